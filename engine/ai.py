@@ -1,0 +1,186 @@
+"""Computer players: a cheap deterministic heuristic and a seeded random player.
+
+:func:`default_action` is what a bot seat plays and what is played for a player who timed out,
+so it tries to play reasonably: keep strong cards for the plot, win tricks that complete a job
+worth having, put workers where they finish jobs or shield the Brigadier's own plot, and send
+the trump Jack (Пьяница) to a job that is going to fail.
+
+Both players only read what the seat's own view allows (its hand and plot plus public state).
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.actions import Action, ActionKind
+from engine.cards import JACK, QUEEN, card_id
+from engine.rules import Reward
+from engine.state import Game, Phase
+
+_SUIT = tuple(c // 13 for c in range(52))
+_POINTS = tuple(c % 13 + 1 for c in range(52))
+
+
+def random_action(game: Game, seat: int, rng: random.Random) -> Action:
+    """A uniformly random legal action for ``seat``; raises ValueError if it may not act."""
+    legal = game.legal_actions(seat)
+    if not legal:
+        raise ValueError(f"seat {seat} has no legal action")
+    return legal[rng.randrange(len(legal))]
+
+
+class RandomPlayer:
+    """A seeded random player: ``RandomPlayer(seed)(game, seat)`` gives an action."""
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = random.Random(f"random-player/{seed}")
+
+    def __call__(self, game: Game, seat: int) -> Action:
+        return random_action(game, seat, self.rng)
+
+
+def default_action(game: Game, seat: int) -> Action:
+    """The heuristic move for ``seat`` now (deterministic for a given state).
+
+    Raises :class:`ValueError` when the seat has nothing to do.
+    """
+    legal = game.legal_actions(seat)
+    if not legal:
+        raise ValueError(f"seat {seat} has no legal action")
+    if len(legal) == 1:
+        return legal[0]
+    phase = game.phase
+    if phase is Phase.TRUMP:
+        return _choose_trump(game, seat, legal)
+    if phase is Phase.SWAP:
+        return _choose_swap(game, seat, legal)
+    if phase is Phase.PLAY:
+        return _choose_play(game, seat, legal)
+    return _choose_assign(game, seat, legal)
+
+
+def _choose_trump(game: Game, seat: int, legal: list[Action]) -> Action:
+    hand = game.hands[seat]
+
+    def strength(a: Action) -> tuple[int, int]:
+        assert a.suit is not None
+        s = int(a.suit)
+        cards = [c for c in hand if _SUIT[c] == s]
+        return (len(cards) * 20 + sum(_POINTS[c] for c in cards), -s)
+
+    return max(legal, key=strength)
+
+
+def _choose_swap(game: Game, seat: int, legal: list[Action]) -> Action:
+    # Hide a strong hand card in the plot in exchange for a weak face-down one, when it gains
+    # at least three points; trumps are better kept for the tricks.
+    best: Action | None = None
+    best_gain = 2
+    for a in legal:
+        if a.kind is not ActionKind.SWAP or a.card is None or a.target is None:
+            continue
+        if _SUIT[a.card.id] == game.trump:
+            continue
+        gain = a.card.points - a.target.points
+        if gain > best_gain:
+            best, best_gain = a, gain
+    return best if best is not None else Action.swap_pass()
+
+
+def _trick_stakes(game: Game, extra: list[int]) -> int:
+    """Reward points a Brigadier would collect if the trick's cards (plus ``extra``) completed
+    the jobs they can most easily reach; a rough measure of whether winning is worth it."""
+    cards = [c for _, c in game.trick] + extra
+    stakes = 0
+    for j in range(4):
+        if game.completed_by[j] is not None:
+            continue
+        need = game.rules.threshold - game.hours[j]
+        if need <= sum(game.hours_of(c) for c in cards):
+            if game.rules.reward is Reward.BRIGADIER:
+                stakes += sum(_POINTS[c] for c in game.rewards[j]) or 1
+            elif game.rules.reward is Reward.STACK:
+                stakes += 4
+    return stakes
+
+
+def _wins(game: Game, card: int) -> bool:
+    """Whether ``card`` would beat every card in the current trick."""
+    trick = game.trick
+    if not trick:
+        return True
+    trump = game.trump
+    led = _SUIT[trick[0][1]]
+    best = max(
+        (c for _, c in trick),
+        key=lambda c: (_SUIT[c] == trump, _SUIT[c] == led, c),
+    )
+    if _SUIT[card] == trump:
+        return _SUIT[best] != trump or card > best
+    if _SUIT[best] == trump or _SUIT[card] != led:
+        return False
+    return card > best
+
+
+def _choose_play(game: Game, seat: int, legal: list[Action]) -> Action:
+    cards = [a.card.id for a in legal if a.card is not None]
+    hand = game.hands[seat]
+    last_in_hand = len(hand) == 2  # the card kept now goes to the plot and scores
+
+    def low(c: int) -> tuple[int, int]:
+        return (_SUIT[c] == game.trump, _POINTS[c])
+
+    if not game.trick:
+        # Lead low from a side suit; keep strong cards for the plot.
+        choice = min(cards, key=low)
+    else:
+        winners = [c for c in cards if _wins(game, c)]
+        stakes = _trick_stakes(game, [])
+        if winners and stakes >= 3 and len(game.trick) == game.n - 1:
+            choice = min(winners, key=low)  # last to play: take a valuable trick cheaply
+        elif winners and stakes >= 3:
+            choice = max(winners, key=lambda c: (_SUIT[c] == game.trump, _POINTS[c]))
+        else:
+            losers = [c for c in cards if c not in winners]
+            choice = min(losers or cards, key=low)
+    if last_in_hand:
+        # Of the last two cards, keep the more valuable one unless forced.
+        other = [c for c in hand if c != choice]
+        if other and cards and len(cards) == 2 and _POINTS[other[0]] < _POINTS[choice]:
+            choice = other[0]
+    return Action.play(choice)
+
+
+def _choose_assign(game: Game, seat: int, legal: list[Action]) -> Action:
+    trump = game.trump
+    own_suits = [0, 0, 0, 0]
+    for c in game.plots[seat]:
+        if c % 13 >= 5:
+            own_suits[_SUIT[c]] += _POINTS[c]
+    threshold = game.rules.threshold
+    drunk = queen = -1
+    if game.rules.nomenklatura and trump is not None:
+        drunk, queen = card_id(JACK, trump), card_id(QUEEN, trump)
+
+    def score(a: Action) -> tuple[int, int, int]:
+        assert a.card is not None and a.suit is not None
+        c, j = a.card.id, int(a.suit)
+        hours = game.hours[j]
+        after = hours + game.hours_of(c)
+        done = game.completed_by[j] is not None
+        value: int
+        if c == drunk:
+            # The Jack shields a failing job: put it where the plot has the most at stake.
+            value = 0 if done else own_suits[j] * 4 - hours
+        elif done:
+            value = -100 + _POINTS[c]  # wasted on a finished job
+        elif after >= threshold:
+            reward = sum(_POINTS[r] for r in game.rewards[j])
+            value = 200 + reward * 10 + own_suits[j]
+        else:
+            value = after * 2 + own_suits[j] * 3
+            if c == queen:
+                value -= 30  # an Informer on a job that fails exposes everyone
+        return (value, -j, -c)
+
+    return max(legal, key=score)

@@ -1,0 +1,126 @@
+"""JSON snapshots of a game, with a format version.
+
+A snapshot holds the rules, seed and action log (enough to replay the game) plus the state
+itself, so loading is fast. Randomness is derived from the seed per year, so a restored game
+deals the same future as the original.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.cards import CARD_TEXT, parse_card
+from engine.rules import Rules
+
+if TYPE_CHECKING:
+    from engine.state import Game
+
+FORMAT = "kolkhoz-game"
+FORMAT_VERSION = 1
+
+
+def _enc(cards: list[int] | set[int]) -> list[str]:
+    return [CARD_TEXT[c] for c in (sorted(cards) if isinstance(cards, set) else cards)]
+
+
+def _dec(texts: list[str]) -> list[int]:
+    return [parse_card(t) for t in texts]
+
+
+def game_to_json(g: Game) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "rules": g.rules.to_dict(),
+        "players": g.n,
+        "seed": g.seed,
+        "first_planner": g.planner0,
+        "log": [[s, t] for s, t in g.log],
+        "state": {
+            "year": g.year,
+            "planner": g.planner,
+            "phase": g.phase.value,
+            "hand_size": g.hand_size,
+            "lean": g.lean,
+            "famine": g.famine,
+            "trump": g.trump,
+            "trump_played": g.trump_played,
+            "hands": [_enc(h) for h in g.hands],
+            "plots": [_enc(p) for p in g.plots],
+            "face_up": _enc(g.face_up),
+            "stacks": [[_enc(st) for st in stacks] for stacks in g.stacks],
+            "deck": _enc(g.deck),
+            "north": _enc(g.north),
+            "hours": list(g.hours),
+            "completed_by": list(g.completed_by),
+            "workers": [_enc(w) for w in g.workers],
+            "rewards": [_enc(r) for r in g.rewards],
+            "reward_piles": [_enc(p) for p in g.reward_piles],
+            "discarded": _enc(g.discarded),
+            "trick": [[s, CARD_TEXT[c]] for s, c in g.trick],
+            "pending": _enc(g.pending),
+            "brigadier": g.brigadier,
+            "last_trick": [[s, CARD_TEXT[c]] for s, c in g.last_trick],
+            "last_trick_winner": g.last_trick_winner,
+            "lead": g.lead,
+            "turn": g.turn,
+            "tricks_done": g.tricks_done,
+            "medals": list(g.medals),
+            "brigadier_year": list(g.brigadier_year),
+            "completed_year": list(g.completed_year),
+            "swap_pending": list(g.swap_pending),
+            "ended_early": g.ended_early,
+        },
+    }
+
+
+def game_from_json(data: dict[str, Any]) -> Game:
+    from engine.state import Game, Phase
+
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError("not a Kolkhoz game snapshot")
+    if data.get("version") != FORMAT_VERSION:
+        raise ValueError(f"unsupported snapshot version {data.get('version')!r}")
+    try:
+        rules = Rules.from_dict(data["rules"])
+        g = Game.__new__(Game)
+        g._init_empty(rules, int(data["players"]), data["seed"])
+        g.planner0 = int(data["first_planner"])
+        g.log = [(int(s), str(t)) for s, t in data["log"]]
+        st = data["state"]
+        g.year = st["year"]
+        g.planner = st["planner"]
+        g.phase = Phase(st["phase"])
+        g.hand_size = st["hand_size"]
+        g.lean = st["lean"]
+        g.famine = st["famine"]
+        g.trump = st["trump"]
+        g.trump_played = st["trump_played"]
+        g.hands = [_dec(h) for h in st["hands"]]
+        g.plots = [_dec(p) for p in st["plots"]]
+        g.face_up = set(_dec(st["face_up"]))
+        g.stacks = [[_dec(x) for x in stacks] for stacks in st["stacks"]]
+        g.deck = _dec(st["deck"])
+        g.north = _dec(st["north"])
+        g.hours = list(st["hours"])
+        g.completed_by = list(st["completed_by"])
+        g.workers = [_dec(w) for w in st["workers"]]
+        g.rewards = [_dec(r) for r in st["rewards"]]
+        g.reward_piles = [_dec(p) for p in st["reward_piles"]]
+        g.discarded = _dec(st["discarded"])
+        g.trick = [(int(s), parse_card(c)) for s, c in st["trick"]]
+        g.pending = _dec(st["pending"])
+        g.brigadier = st["brigadier"]
+        g.last_trick = [(int(s), parse_card(c)) for s, c in st["last_trick"]]
+        g.last_trick_winner = st["last_trick_winner"]
+        g.lead = st["lead"]
+        g.turn = st["turn"]
+        g.tricks_done = st["tricks_done"]
+        g.medals = list(st["medals"])
+        g.brigadier_year = list(st["brigadier_year"])
+        g.completed_year = list(st["completed_year"])
+        g.swap_pending = list(st["swap_pending"])
+        g.ended_early = st["ended_early"]
+    except (KeyError, TypeError, IndexError) as exc:
+        raise ValueError(f"malformed game snapshot: {exc!r}") from None
+    return g

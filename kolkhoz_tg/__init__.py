@@ -1,0 +1,1 @@
+"""Kolkhoz play-by-post: the service core, the terminal front end and the Telegram bot."""
