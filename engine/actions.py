@@ -55,7 +55,7 @@ class Action:
     :meth:`swap_pass`) or :meth:`parse`.
     """
 
-    __slots__ = ("card", "code", "kind", "suit", "target", "text")
+    __slots__ = ("card", "card_id", "code", "kind", "suit", "suit_id", "target", "text")
 
     kind: ActionKind
     card: Card | None  # played / assigned / swapped-out hand card
@@ -63,6 +63,8 @@ class Action:
     target: Card | None  # face-down plot card taken back in a swap
     code: int
     text: str
+    card_id: int  # card.id, or -1 (a shortcut for the engine's hot path)
+    suit_id: int  # int(suit), or -1
 
     def __init__(
         self,
@@ -103,6 +105,8 @@ class Action:
         setter(self, "target", target)
         setter(self, "code", code)
         setter(self, "text", text)
+        setter(self, "card_id", -1 if card is None else card.id)
+        setter(self, "suit_id", -1 if suit is None else int(suit))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Action is immutable")

@@ -35,10 +35,11 @@ class Suit(IntEnum):
         Raises :class:`ValueError` for anything else.
         """
         key = text.strip()
-        suit = _SUIT_INPUT.get(key) or _SUIT_INPUT.get(key.upper()) or _SUIT_INPUT.get(key.lower())
-        if suit is None:
-            raise ValueError(f"not a suit: {text!r}")
-        return suit
+        for candidate in (key, key.upper(), key.lower()):
+            suit = _SUIT_INPUT.get(candidate)
+            if suit is not None:
+                return suit
+        raise ValueError(f"not a suit: {text!r}")
 
 
 _SYMBOLS: Final = {Suit.H: "♥", Suit.D: "♦", Suit.C: "♣", Suit.S: "♠"}

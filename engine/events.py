@@ -86,7 +86,9 @@ class CardSentNorth(NamedTuple):
     card: Card
 
 
-class NobodyExposed(NamedTuple):
+class NothingRequisitioned(NamedTuple):
+    """A failed job cost nobody a card (nobody exposed held a matching card)."""
+
     job: Suit
 
 
@@ -108,7 +110,7 @@ class GameOver(NamedTuple):
 Event = (
     YearStarted | TrumpDeclared | SwapDecided | CardPlayed | TrickWon | CardAssigned
     | JobCompleted | CardsToPlot | JobFailed | DrunkardSentNorth | CardsRevealed
-    | CardSentNorth | NobodyExposed | StacksReturned | YearEnded | GameOver
+    | CardSentNorth | NothingRequisitioned | StacksReturned | YearEnded | GameOver
 )
 
 

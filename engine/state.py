@@ -14,6 +14,7 @@ from typing import Any
 from engine import events as ev
 from engine.actions import (
     _ASSIGN_BASE,
+    _BY_CODE,
     _PLAY_BASE,
     _SWAP_BASE,
     _TRUMP_BASE,
@@ -42,6 +43,7 @@ _ACE_OF_CLUBS = card_id(ACE, Suit.C)
 _HOURS = tuple(0 if c % 13 < 5 else c % 13 + 1 for c in range(52))
 _SUIT = tuple(c // 13 for c in range(52))
 _ALL_JOBS = (0, 1, 2, 3)
+_JACKS = tuple(card_id(JACK, s) for s in SUITS)
 
 
 class Phase(StrEnum):
@@ -50,6 +52,19 @@ class Phase(StrEnum):
     PLAY = "play"
     ASSIGN = "assign"
     OVER = "over"
+
+
+_PLAY, _ASSIGN, _TRUMP, _SWAP, _OVER = (
+    Phase.PLAY, Phase.ASSIGN, Phase.TRUMP, Phase.SWAP, Phase.OVER
+)
+
+
+def _shuffle(cards: list[int], rng: random.Random) -> None:
+    """Fisher-Yates with ``rng.random()``: a little cheaper than ``Random.shuffle``."""
+    rand = rng.random
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _year_rng(seed: int | str, label: str) -> random.Random:
@@ -249,19 +264,19 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     @property
     def to_act(self) -> list[int]:
         """Seats that may act now: several in the swap phase, none when the game is over."""
         phase = self.phase
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             return [self.turn]
-        if phase is Phase.ASSIGN:
+        if phase is _ASSIGN:
             return [self.brigadier] if self.brigadier is not None else []
-        if phase is Phase.TRUMP:
+        if phase is _TRUMP:
             return [self.planner]
-        if phase is Phase.SWAP:
+        if phase is _SWAP:
             return list(self.swap_pending)
         return []
 
@@ -271,8 +286,6 @@ class Game:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now (empty if it may not act)."""
-        from engine.actions import _BY_CODE
-
         return [_BY_CODE[c] for c in self._legal_codes(seat)]
 
     def is_legal(self, seat: int, action: Action | str) -> bool:
@@ -291,7 +304,7 @@ class Game:
 
     def _compute_legal(self, seat: int) -> list[int]:
         phase = self.phase
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             if seat != self.turn:
                 return []
             hand = self.hands[seat]
@@ -307,7 +320,7 @@ class Game:
                 if others:
                     return [_PLAY_BASE + c for c in others]
             return [_PLAY_BASE + c for c in hand]
-        if phase is Phase.ASSIGN:
+        if phase is _ASSIGN:
             if seat != self.brigadier:
                 return []
             out: list[int] = []
@@ -315,11 +328,11 @@ class Game:
                 for j in self._jobs_for(c):
                     out.append(_ASSIGN_BASE + c * 4 + j)
             return out
-        if phase is Phase.TRUMP:
+        if phase is _TRUMP:
             if seat != self.planner:
                 return []
             return [_TRUMP_BASE + s for s in _ALL_JOBS]
-        if phase is Phase.SWAP:
+        if phase is _SWAP:
             if seat not in self.swap_pending:
                 return []
             hidden = self.hidden_plot(seat)
@@ -347,7 +360,8 @@ class Game:
     def hours_of(self, c: int) -> int:
         """Work hours a card adds now: face value, J 11, Q 12, K 13; the trump Jack 0 with
         ``nomenklatura`` (Пьяница)."""
-        if self.rules.nomenklatura and self.trump is not None and c == card_id(JACK, self.trump):
+        trump = self.trump
+        if trump is not None and c == _JACKS[trump] and self.rules.nomenklatura:
             return 0
         return _HOURS[c]
 
@@ -416,21 +430,24 @@ class Game:
         Raises :class:`InvalidAction` (malformed) or :class:`IllegalAction` (not legal now);
         in both cases the game is left exactly as it was.
         """
-        a = Action.parse(action)
-        if type(seat) is not int or a.code not in self._legal_codes(seat):
+        a = action if type(action) is Action else Action.parse(action)
+        if type(seat) is not int:
+            raise self._explain(seat, a)
+        codes = self._legal.get(seat)
+        if codes is None:
+            codes = self._legal_codes(seat)
+        if a.code not in codes:
             raise self._explain(seat, a)
         self._legal = {}
         out: list[ev.Event] = []
         kind = a.kind
         if kind is ActionKind.PLAY:
-            assert a.card is not None
-            self._play(seat, a.card.id, out)
+            self._play(seat, a.card_id, out)
         elif kind is ActionKind.ASSIGN:
-            assert a.card is not None and a.suit is not None
-            self._assign(seat, a.card.id, int(a.suit), out)
+            self._assign(seat, a.card_id, a.suit_id, out)
         elif kind is ActionKind.TRUMP:
             assert a.suit is not None
-            self.trump = int(a.suit)
+            self.trump = a.suit_id
             out.append(ev.TrumpDeclared(seat, a.suit))
             self._after_trump(out)
         else:
@@ -445,15 +462,16 @@ class Game:
         if _SUIT[c] == self.trump:
             self.trump_played = True
         out.append(ev.CardPlayed(seat, CARDS[c]))
-        if len(trick) < self.n:
-            self.turn = (seat + 1) % self.n
+        n = self.n
+        if len(trick) < n:
+            self.turn = (seat + 1) % n
             return
         winner = self._trick_winner()
         self.brigadier = winner
         self.medals[winner] += 1
         self.brigadier_year[winner] = True
         self.pending = [x for _, x in trick]
-        self.phase = Phase.ASSIGN
+        self.phase = _ASSIGN
         out.append(ev.TrickWon(winner, tuple(CARDS[x] for _, x in trick)))
 
     def _trick_winner(self) -> int:
@@ -475,8 +493,12 @@ class Game:
         pending = self.pending
         pending.remove(c)
         self.workers[job].append(c)
-        self.hours[job] += self.hours_of(c)
-        out.append(ev.CardAssigned(seat, CARDS[c], Suit(job), self.hours[job]))
+        hours = _HOURS[c]
+        trump = self.trump
+        if trump is not None and c == _JACKS[trump] and self.rules.nomenklatura:
+            hours = 0  # Пьяница: the trump Jack works no hours
+        self.hours[job] += hours
+        out.append(ev.CardAssigned(seat, CARDS[c], SUITS[job], self.hours[job]))
         if pending:
             return
         # The Brigadier placed the last card: jobs that reached the threshold complete now.
@@ -521,7 +543,7 @@ class Game:
             self.completed_year[seat] = True
         out.append(
             ev.JobCompleted(
-                Suit(j),
+                SUITS[j],
                 seat,
                 tuple(CARDS[x] for x in rewards),
                 None if top is None else CARDS[top],
@@ -556,6 +578,7 @@ class Game:
     def _start_year(self, out: list[ev.Event]) -> None:
         rules = self.rules
         if self.year >= rules.years:
+            self.deck = self._available_workers()
             self._end_game(out, early=False)
             return
         if rules.reward is Reward.STACK and self.north:
@@ -581,8 +604,7 @@ class Game:
         self.famine = famine
         self.hand_size = hand_size
         self.lean = hand_size < 5
-        rng = _year_rng(self.seed, f"year{self.year}")
-        rng.shuffle(available)
+        _shuffle(available, _year_rng(self.seed, f"year{self.year}"))
         for s in range(n):
             seat = (self.planner + 1 + s) % n
             hand = available[s * hand_size : (s + 1) * hand_size]
@@ -659,74 +681,87 @@ class Game:
                 self.rewards[j] = []
         self.workers = [[], [], [], []]
         self.trump = None
-        self.deck = self._available_workers()
+        self.deck = []  # dealt anew from every worker not in a plot or up north
         out.append(ev.YearEnded(self.year))
         self.planner = (self.planner + 1) % n
         self._start_year(out)
 
     def exposure(self, job: int, all_failed: bool) -> list[int]:
         """Seats exposed by the requisition of a failed ``job`` this year (before revealing)."""
+        trump = self.trump
+        if (
+            trump is not None
+            and self.rules.nomenklatura
+            and card_id(QUEEN, trump) in self.workers[job]
+        ):
+            return list(range(self.n))  # Информатор: everyone reveals
+        return self._base_exposure(all_failed)
+
+    def _base_exposure(self, all_failed: bool) -> list[int]:
         rules = self.rules
         everyone = list(range(self.n))
         if rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE:
-            base = everyone
-        elif rules.reward is Reward.STACK:
+            return everyone
+        if rules.reward is Reward.STACK:
             # seed 001, Колхозик: the Brigadiers are known by the stacks they took.
             base = [s for s in everyone if self.completed_year[s]]
         else:
             base = [s for s in everyone if self.brigadier_year[s]]
         if not base and rules.mice_fallback and all_failed:
-            base = everyone  # "Разговоры вели даже с мышами" for this year
-        if (
-            rules.nomenklatura
-            and self.trump is not None
-            and card_id(QUEEN, self.trump) in self.workers[job]
-        ):
-            base = everyone  # Информатор
+            return everyone  # "Разговоры вели даже с мышами" for this year
         return base
 
     def _requisition(self, out: list[ev.Event]) -> None:
-        rules = self.rules
         failed = [j for j in _ALL_JOBS if self.completed_by[j] is None]
+        if not failed:
+            return
         all_failed = len(failed) == 4
         trump = self.trump
-        nomenklatura = rules.nomenklatura and trump is not None
+        nomenklatura = self.rules.nomenklatura and trump is not None
+        each = self.rules.losers is Losers.EACH
         face_up = self.face_up
+        plots = self.plots
+        # Matching cards: plot workers by seat and suit, highest first (rewards never count).
+        matching = [[[], [], [], []] for _ in plots]  # type: list[list[list[int]]]
+        for s, plot in enumerate(plots):
+            buckets = matching[s]
+            for c in sorted(plot, reverse=True):
+                if _HOURS[c]:
+                    buckets[_SUIT[c]].append(c)
         for j in failed:
-            out.append(ev.JobFailed(Suit(j), self.hours[j]))
+            job = SUITS[j]
+            out.append(ev.JobFailed(job, self.hours[j]))
             workers = self.workers[j]
+            count = 1
             if nomenklatura:
                 assert trump is not None
-                jack = card_id(JACK, trump)
+                jack = _JACKS[trump]
                 if jack in workers:
+                    # Пьяница: the Jack goes north instead, and nothing else happens here.
                     workers.remove(jack)
                     self.north.append(jack)
-                    out.append(ev.DrunkardSentNorth(Suit(j), CARDS[jack]))
+                    out.append(ev.DrunkardSentNorth(job, CARDS[jack]))
                     continue
-            exposed = self.exposure(j, all_failed)
-            count = 2 if nomenklatura and card_id(KING, trump or 0) in workers else 1
-            matching: dict[int, list[int]] = {}
-            for s in exposed:
-                cards = sorted(
-                    (c for c in self.plots[s] if _SUIT[c] == j and _HOURS[c]), reverse=True
-                )
-                matching[s] = cards
+                if card_id(KING, trump) in workers:
+                    count = 2  # Партийный чиновник doubles the loss
+            losses: list[tuple[int, int]] = []
+            for s in self.exposure(j, all_failed):
+                cards = matching[s][j]
                 new = [c for c in cards if c not in face_up]
                 if new:
                     face_up.update(new)
-                    out.append(ev.CardsRevealed(s, Suit(j), tuple(CARDS[c] for c in sorted(new))))
-            if rules.losers is Losers.EACH:
-                losses = [(s, c) for s in exposed for c in matching[s][:count]]
-            else:
-                pool = sorted(((c, s) for s in exposed for c in matching[s]), reverse=True)
-                losses = [(s, c) for c, s in pool[:count]]
+                    out.append(ev.CardsRevealed(s, job, tuple(CARDS[c] for c in reversed(new))))
+                losses.extend((s, c) for c in (cards[:count] if each else cards))
+            if not each:
+                losses.sort(key=lambda sc: sc[1], reverse=True)
+                del losses[count:]
             if not losses:
-                out.append(ev.NobodyExposed(Suit(j)))
+                out.append(ev.NothingRequisitioned(job))
             for s, c in losses:
-                self.plots[s].remove(c)
+                plots[s].remove(c)
                 face_up.discard(c)
                 self.north.append(c)
-                out.append(ev.CardSentNorth(s, Suit(j), CARDS[c]))
+                out.append(ev.CardSentNorth(s, job, CARDS[c]))
 
     def _end_game(self, out: list[ev.Event], early: bool) -> None:
         self.phase = Phase.OVER
