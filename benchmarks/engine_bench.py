@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import PRESETS, Game, preset  # noqa: E402
-from engine.ai import default_action  # noqa: E402
+from engine import PRESETS, Game, preset
+from engine.ai import default_action
 
 
 def play_random(name: str, players: int, seed: int, rng: random.Random) -> int:

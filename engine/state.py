@@ -626,6 +626,7 @@ class Game:
         self.last_trick_winner = None
         self.brigadier = None
         self._legal = {}
+        self._set_first_lead()
         out.append(
             ev.YearStarted(
                 self.year, self.planner, hand_size, self.lean, famine,
@@ -645,12 +646,15 @@ class Game:
         else:
             self._start_tricks()
 
-    def _start_tricks(self) -> None:
+    def _set_first_lead(self) -> None:
         if self.rules.first_lead is FirstLead.PLANNER:
-            self.lead = self.planner
+            self.lead = self.planner  # seed 001
         else:
-            self.lead = (self.planner + 1) % self.n
+            self.lead = (self.planner + 1) % self.n  # seeds 000/002
         self.turn = self.lead
+
+    def _start_tricks(self) -> None:
+        self._set_first_lead()
         self.phase = Phase.PLAY
 
     def _end_year(self, out: list[ev.Event]) -> None:

@@ -24,6 +24,13 @@ def build_view(game: Game, seat: int | None) -> dict[str, Any]:
     if seat is not None and (type(seat) is not int or not 0 <= seat < game.n):
         raise ValueError(f"no seat {seat!r} in a {game.n}-player game")
     face_up = game.face_up
+    # Cards this reader may not see wherever they are now; only used to mask the history of
+    # the last trick (its cards may have gone face-down into a stack, or back into the deck).
+    secret = set(game.deck)
+    for s in range(game.n):
+        if s != seat:
+            secret.update(game.hands[s])
+            secret.update(c for c in game.plots[s] if c not in face_up)
     players: list[dict[str, Any]] = []
     for s in range(game.n):
         own = s == seat
@@ -73,7 +80,11 @@ def build_view(game: Game, seat: int | None) -> dict[str, Any]:
         "trick": [[s, CARD_TEXT[c]] for s, c in game.trick],
         "pending": _cards(game.pending),
         "brigadier": game.brigadier,
-        "last_trick": [[s, CARD_TEXT[c]] for s, c in game.last_trick],
+        # A card of the last trick that has since gone where the reader may not look (face-down
+        # into another seat's Колхозик stack, or back into the deck) shows as null.
+        "last_trick": [
+            [s, CARD_TEXT[c] if c not in secret else None] for s, c in game.last_trick
+        ],
         "last_trick_winner": game.last_trick_winner,
         "players": players,
         "north": _cards(game.north),

@@ -1,0 +1,98 @@
+"""Invariant checks shared by the random playout tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine import Game, Phase
+from engine.cards import CARD_TEXT, card_id, parse_card
+
+
+def card_places(g: Game) -> dict[str, list[int]]:
+    """Every place a card can be, each as a list of card ids."""
+    places: dict[str, list[int]] = {
+        "deck": list(g.deck),
+        "north": list(g.north),
+        "discarded": list(g.discarded),
+    }
+    for s in range(g.n):
+        places[f"hand{s}"] = list(g.hands[s])
+        places[f"plot{s}"] = list(g.plots[s])
+    for j in range(4):
+        places[f"workers{j}"] = list(g.workers[j])
+        places[f"rewards{j}"] = list(g.rewards[j])
+        places[f"pile{j}"] = list(g.reward_piles[j])
+    if g.phase is Phase.ASSIGN:
+        places["pending"] = list(g.pending)
+    else:
+        places["trick"] = [c for _, c in g.trick]
+    if g.rules.deck == 36:
+        places["job markers"] = [card_id(1, s) for s in range(4)]  # the Aces mark the jobs
+    return places
+
+
+def check_conservation(g: Game) -> None:
+    """Every card of the deck in use is in exactly one place."""
+    seen: dict[int, str] = {}
+    for place, cards in card_places(g).items():
+        for c in cards:
+            assert c not in seen, f"{CARD_TEXT[c]} is in {seen[c]} and in {place}"
+            seen[c] = place
+    expected = 52 if g.rules.deck == 52 else 36
+    assert len(seen) == expected, f"{len(seen)} cards in play, expected {expected}"
+    if g.rules.deck == 36:
+        assert all(c % 13 == 0 or c % 13 >= 5 for c in seen), "a 2-5 in the 36-card game"
+    for c in g.face_up:
+        assert any(c in plot for plot in g.plots), f"face-up {CARD_TEXT[c]} not in a plot"
+
+
+def secret_cards(g: Game, seat: int | None) -> set[str]:
+    """Cards ``seat`` may not see (None: the public, who may see nothing private)."""
+    hidden: set[int] = set(g.deck)
+    for j in range(4):
+        hidden.update(g.reward_piles[j])
+    for s in range(g.n):
+        if s == seat:
+            continue
+        hidden.update(g.hands[s])
+        hidden.update(c for c in g.plots[s] if c not in g.face_up)
+    return {CARD_TEXT[c] for c in hidden}
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)] + [
+            s for k in value for s in _strings(k)
+        ]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def check_view(g: Game, seat: int | None) -> dict[str, Any]:
+    """The view is JSON data, holds no card its reader may not see, and has the required keys."""
+    view = g.view(seat)
+    json.dumps(view)
+    leaked = secret_cards(g, seat) & set(_strings(view))
+    assert not leaked, f"view of {seat} shows {sorted(leaked)}"
+    for key in (
+        "year", "years", "phase", "planner", "lead", "trump", "lean", "to_act", "jobs",
+        "trick", "pending", "players", "north", "deck_count",
+    ):
+        assert key in view, key
+    for s, p in enumerate(view["players"]):
+        if s == seat:
+            assert p["hand"] == [CARD_TEXT[c] for c in g.hands[s]]
+            assert isinstance(p["plot_hidden"], list)
+        else:
+            assert p["hand"] is None
+            assert isinstance(p["plot_hidden"], int)
+        assert p["hand_count"] == len(g.hands[s])
+        for text in p["plot_revealed"]:
+            assert parse_card(text) in g.face_up
+    assert view["to_act"] == g.to_act
+    assert ("scores" in view) == g.is_over
+    return view
