@@ -24,6 +24,16 @@ from engine.cards import card_id
         ("10♠", 10, Suit.S),
         ("10♣", 10, Suit.C),
         ("10♥", 10, Suit.H),
+        ("6H", 6, Suit.H),
+        ("10H", 10, Suit.H),
+        ("TH", 10, Suit.H),
+        ("th", 10, Suit.H),
+        ("6h", 6, Suit.H),
+        ("JH", 11, Suit.H),
+        ("QH", 12, Suit.H),
+        ("KH", 13, Suit.H),
+        ("AH", 1, Suit.H),
+        ("5H", 5, Suit.H),
         ("10ч", 10, Suit.H),  # червы
         ("10б", 10, Suit.D),  # бубны
         ("10т", 10, Suit.C),  # трефы
@@ -120,12 +130,23 @@ def test_action_accepts_other_notations(text: str, canonical: str) -> None:
         ("play:10♥", "play:10H"),
         ("play:10ч", "play:10H"),
         ("trump:♥", "trump:H"),
+        ("play:TH", "play:10H"),
+        ("trump:h", "trump:H"),
+        ("swap:9h<KC", "swap:9H<KC"),
+        ("assign:TH>D", "assign:10H>D"),
+        (" play:10H ", "play:10H"),
         ("assign:10D>H", "assign:10D>H"),
     ],
 )
 def test_action_accepts_other_notations_hearts(text: str, canonical: str) -> None:
     """Same as above, for Hearts (suit H = 0)."""
     assert str(Action.parse(text)) == canonical
+
+
+@pytest.mark.parametrize(("text", "suit"), [("H", Suit.H), ("h", Suit.H), ("♥", Suit.H),
+                                            ("ч", Suit.H), ("D", Suit.D), ("s", Suit.S)])
+def test_suit_parse(text: str, suit: Suit) -> None:
+    assert Suit.parse(text) is suit
 
 
 @pytest.mark.parametrize(
