@@ -10,6 +10,7 @@ also be named: ``S``, ``♠``, ``п``, ``пики``, ``spades``, or the job's na
 from __future__ import annotations
 
 import re
+
 from engine import Suit, parse_card
 from engine.cards import card_id, card_text
 
