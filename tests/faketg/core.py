@@ -1,0 +1,1473 @@
+"""The fake Bot API: state, strict validation and the update queue.
+
+Transports (:mod:`.transport`) turn HTTP-ish requests into :meth:`FakeTelegram.handle`
+calls; the test drives users through :class:`~.users.FakeUser`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import json
+import logging
+import time
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from .errors import ApiError, bad_request, conflict, forbidden, too_many_requests
+from .formatting import parse_text, utf16_len
+from .models import (
+    ApiCall,
+    CallbackQueryRecord,
+    FakeChat,
+    InlineQueryRecord,
+    StoredMessage,
+)
+from .users import FakeUser
+
+if TYPE_CHECKING:
+    from telegram.ext import Application
+
+_LOGGER = logging.getLogger(__name__)
+
+MAX_TEXT = 4096
+MAX_CALLBACK_DATA = 64
+MAX_INLINE_BUTTONS = 100
+MAX_REPLY_BUTTONS = 300
+MAX_MARKUP_JSON = 10_000
+MAX_CALLBACK_ANSWER = 200
+MAX_INLINE_RESULTS = 50
+DEFAULT_ALLOWED_UPDATES = frozenset(
+    {
+        "message",
+        "edited_message",
+        "channel_post",
+        "edited_channel_post",
+        "business_connection",
+        "business_message",
+        "edited_business_message",
+        "deleted_business_messages",
+        "inline_query",
+        "chosen_inline_result",
+        "callback_query",
+        "shipping_query",
+        "pre_checkout_query",
+        "purchased_paid_media",
+        "poll",
+        "poll_answer",
+        "my_chat_member",
+        "chat_join_request",
+        "chat_boost",
+        "removed_chat_boost",
+    }
+)
+CHAT_ACTIONS = frozenset(
+    {
+        "typing",
+        "upload_photo",
+        "record_video",
+        "upload_video",
+        "record_voice",
+        "upload_voice",
+        "upload_document",
+        "choose_sticker",
+        "find_location",
+        "record_video_note",
+        "upload_video_note",
+    }
+)
+# Parameters that are plain strings even when they look like JSON ("123", "true").
+_STRING_PARAMS = frozenset(
+    {
+        "text",
+        "caption",
+        "callback_query_id",
+        "inline_query_id",
+        "inline_message_id",
+        "query",
+        "url",
+        "parse_mode",
+        "language_code",
+        "description",
+        "short_description",
+        "name",
+        "secret_token",
+        "action",
+        "next_offset",
+        "title",
+        "ip_address",
+        "business_connection_id",
+    }
+)
+_QUERY_INVALID = "query is too old and response timeout expired or query ID is invalid"
+_ACTIVE = ("creator", "administrator", "member", "restricted")
+
+
+def decode_params(raw: dict[str, Any]) -> dict[str, Any]:
+    """Decode form/JSON-string parameters the way the Bot API types them."""
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if isinstance(value, str) and key not in _STRING_PARAMS:
+            try:
+                out[key] = json.loads(value)
+            except ValueError:
+                out[key] = value
+        else:
+            out[key] = value
+    return out
+
+
+class Params:
+    """Typed access to decoded parameters with Telegram-like errors."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def has(self, name: str) -> bool:
+        return self.data.get(name) is not None
+
+    def str(self, name: str, default: str | None = None) -> str | None:
+        value = self.data.get(name)
+        if value is None:
+            return default
+        return value if isinstance(value, str) else json.dumps(value)
+
+    def req_str(self, name: str, empty_error: str | None = None) -> str:
+        value = self.str(name)
+        if value is None:
+            raise bad_request(empty_error or f'parameter "{name}" is required')
+        return value
+
+    def int(self, name: str, default: int | None = None) -> int | None:
+        value = self.data.get(name)
+        if value is None:
+            return default
+        if isinstance(value, bool):
+            return int(value)
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise bad_request(f"invalid {name} specified") from None
+
+    def req_int(self, name: str) -> int:
+        value = self.int(name)
+        if value is None:
+            raise bad_request(f'parameter "{name}" is required')
+        return value
+
+    def float(self, name: str, default: float = 0.0) -> float:
+        value = self.data.get(name)
+        if value is None:
+            return default
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise bad_request(f"invalid {name} specified") from None
+
+    def bool(self, name: str, default: bool = False) -> bool:
+        value = self.data.get(name)
+        if value is None:
+            return default
+        if isinstance(value, str):
+            return value.lower() in ("true", "1")
+        return bool(value)
+
+    def json(self, name: str) -> Any:
+        value = self.data.get(name)
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except ValueError:
+                raise bad_request(f"can't parse {name} JSON object") from None
+        return value
+
+
+Handler = Callable[[Params], Any]
+
+
+class FakeTelegram:
+    """An in-memory Telegram Bot API for one bot.
+
+    Create users with :meth:`user`, groups with :meth:`create_group`; serve it to a PTB
+    application through :class:`~.transport.FakeRequest` (in-process) or
+    :class:`~.transport.FakeBotApiServer` (HTTP on 127.0.0.1).
+    """
+
+    def __init__(
+        self,
+        token: str = "123456789:FAKE-TOKEN-for-tests",
+        *,
+        bot_username: str = "kolkhoz_test_bot",
+        bot_first_name: str = "Kolkhoz",
+        privacy_mode: bool = True,
+        inline_mode: bool = True,
+        inline_feedback: bool = True,
+        allow_http_webhook: bool = True,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.token = token
+        bot_id = int(token.split(":", 1)[0]) if token.split(":", 1)[0].isdigit() else 777
+        self.bot_id = bot_id
+        self.bot_username = bot_username
+        self.bot_first_name = bot_first_name
+        self.privacy_mode = privacy_mode
+        self.inline_mode = inline_mode
+        self.inline_feedback = inline_feedback
+        self.allow_http_webhook = allow_http_webhook
+        self.clock = clock
+
+        self.users: dict[int, FakeUser] = {}
+        self.chats: dict[int, FakeChat] = {}
+        self.sent_log: list[ApiCall] = []
+        self.unknown_methods: list[str] = []
+        self.callback_queries: dict[str, CallbackQueryRecord] = {}
+        self.inline_queries: dict[str, InlineQueryRecord] = {}
+        self.inline_messages: dict[str, StoredMessage] = {}
+        self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self.bot_settings: dict[tuple[str, str], Any] = {}
+        self.chat_actions: list[tuple[int, str]] = []
+        self.webhook: dict[str, Any] | None = None
+        self.webhook_log: list[dict[str, Any]] = []
+        self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status)
+        self.app_errors: list[BaseException] = []
+        #: exceptions inside the fake itself (bugs): returned as HTTP 500 and asserted on
+        self.internal_errors: list[BaseException] = []
+
+        self._updates: list[dict[str, Any]] = []  # pushed, not yet confirmed
+        self._update_ids = itertools.count(1)
+        self._allowed_updates: frozenset[str] = DEFAULT_ALLOWED_UPDATES
+        self._ids = itertools.count(1)
+        self._group_ids = itertools.count(1)
+        self._flood: dict[str, list[int]] = {}
+        self._inflight = 0
+        self._poll_generation = 0
+        self._event: asyncio.Event | None = None
+        self._apps: list[Application[Any, Any, Any, Any, Any, Any]] = []
+        self._direct_apps: list[Application[Any, Any, Any, Any, Any, Any]] = []
+        self._webhook_task: asyncio.Task[None] | None = None
+
+        self._handlers: dict[str, Handler] = {}
+        for name in dir(self):
+            if name.startswith("api_"):
+                self._handlers[name[4:].lower()] = getattr(self, name)
+
+    # ------------------------------------------------------------------ helpers
+    def now(self) -> int:
+        return int(self.clock())
+
+    @property
+    def bot_user_json(self) -> dict[str, Any]:
+        return {
+            "id": self.bot_id,
+            "is_bot": True,
+            "first_name": self.bot_first_name,
+            "username": self.bot_username,
+        }
+
+    def _waiter(self) -> asyncio.Event:
+        """An event set by the next :meth:`_notify` (state change: update pushed, ...)."""
+        if self._event is None:
+            self._event = asyncio.Event()
+        return self._event
+
+    def _notify(self) -> None:
+        event, self._event = self._event, None
+        if event is not None:
+            event.set()
+
+    def _next_id(self) -> str:
+        return str(4_000_000_000_000 + next(self._ids))
+
+    # ------------------------------------------------------------------ world set-up
+    def user(
+        self,
+        id: int,
+        first_name: str,
+        *,
+        last_name: str | None = None,
+        username: str | None = None,
+        language_code: str | None = "ru",
+        is_bot: bool = False,
+    ) -> FakeUser:
+        """Create (or return) a user; its private chat with the bot has the user's id."""
+        if id in self.users:
+            return self.users[id]
+        if id <= 0:
+            raise ValueError("user ids are positive")
+        user = FakeUser(
+            self,
+            id,
+            first_name,
+            last_name=last_name,
+            username=username,
+            language_code=language_code,
+            is_bot=is_bot,
+        )
+        self.users[id] = user
+        self.chats[id] = FakeChat(
+            id=id,
+            type="private",
+            first_name=first_name,
+            last_name=last_name,
+            username=username,
+            members={id: "member", self.bot_id: "member"},
+        )
+        return user
+
+    def create_group(
+        self,
+        title: str,
+        members: Iterable[FakeUser] = (),
+        *,
+        supergroup: bool = False,
+        creator: FakeUser | None = None,
+        admins: Iterable[FakeUser] = (),
+        bot_admin: bool = False,
+        bot_member: bool = True,
+        username: str | None = None,
+        chat_id: int | None = None,
+    ) -> FakeChat:
+        """Create a group (or supergroup) with the bot already in it (no updates emitted)."""
+        members = list(members)
+        n = next(self._group_ids)
+        if chat_id is None:
+            chat_id = -(1_001_000_000_000 + n) if supergroup else -(4_000_000_000 + n)
+        chat = FakeChat(
+            id=chat_id,
+            type="supergroup" if supergroup else "group",
+            title=title,
+            username=username,
+        )
+        for m in members:
+            chat.members[m.id] = "member"
+        for a in admins:
+            chat.members[a.id] = "administrator"
+        owner = creator or (members[0] if members else None)
+        if owner is not None:
+            chat.members[owner.id] = "creator"
+        if bot_member:
+            chat.members[self.bot_id] = "administrator" if bot_admin else "member"
+        self.chats[chat.id] = chat
+        return chat
+
+    def chat(self, chat: FakeChat | int) -> FakeChat:
+        chat_id = chat if isinstance(chat, int) else chat.id
+        return self.chats[chat_id]
+
+    def set_bot_status(
+        self,
+        chat: FakeChat | int,
+        status: str,
+        *,
+        by: FakeUser | None = None,
+        announce: bool = True,
+    ) -> None:
+        """Change the bot's status in a chat (member, administrator, left, kicked) and emit
+        the ``my_chat_member`` update Telegram sends."""
+        c = self.chat(chat)
+        old = c.members.get(self.bot_id, "left")
+        c.members[self.bot_id] = status
+        if announce:
+            actor = by or self._some_member(c)
+            self.push_update(
+                "my_chat_member",
+                {
+                    "chat": c.to_json(),
+                    "from": actor.to_json() if actor else self.bot_user_json,
+                    "date": self.now(),
+                    "old_chat_member": self.chat_member_json(c, self.bot_id, old),
+                    "new_chat_member": self.chat_member_json(c, self.bot_id, status),
+                },
+            )
+
+    def _some_member(self, chat: FakeChat) -> FakeUser | None:
+        for uid, status in chat.members.items():
+            if uid in self.users and status in ("creator", "administrator"):
+                return self.users[uid]
+        for uid in chat.members:
+            if uid in self.users:
+                return self.users[uid]
+        return None
+
+    def migrate_to_supergroup(
+        self, chat: FakeChat | int, *, by: FakeUser | None = None
+    ) -> FakeChat:
+        """Upgrade a basic group: emits the two service messages Telegram sends and makes
+        the old id fail with ``group chat was upgraded to a supergroup chat``."""
+        old = self.chat(chat)
+        if old.type != "group":
+            raise ValueError("only basic groups can be migrated")
+        new = FakeChat(
+            id=-(1_001_000_000_000 + next(self._group_ids)),
+            type="supergroup",
+            title=old.title,
+            members=dict(old.members),
+            migrated_from=old.id,
+            permissions=dict(old.permissions),
+        )
+        self.chats[new.id] = new
+        actor = by or self._some_member(old)
+        sender = actor.to_json() if actor else self.bot_user_json
+        m_old = self._store_message(
+            old,
+            actor.id if actor else self.bot_id,
+            None,
+            service=True,
+            extra={"migrate_to_chat_id": new.id},
+        )
+        old.migrated_to = new.id
+        m_new = self._store_message(
+            new,
+            actor.id if actor else self.bot_id,
+            None,
+            service=True,
+            extra={"migrate_from_chat_id": old.id},
+        )
+        for m in (m_old, m_new):
+            payload = self.message_json(m)
+            payload["from"] = sender
+            self.push_update("message", payload)
+        return new
+
+    # ------------------------------------------------------------------ flood switch
+    def flood(self, method: str, times: int = 1, retry_after: int = 1) -> None:
+        """Make the next ``times`` calls of ``method`` fail with 429 ``retry_after``."""
+        self._flood[method.lower()] = [times, retry_after]
+
+    # ------------------------------------------------------------------ JSON builders
+    def user_json(self, user_id: int) -> dict[str, Any]:
+        if user_id == self.bot_id:
+            return self.bot_user_json
+        return self.users[user_id].to_json()
+
+    def message_json(self, msg: StoredMessage, *, nested: bool = False) -> dict[str, Any]:
+        chat = self.chats[msg.chat_id]
+        data: dict[str, Any] = {
+            "message_id": msg.message_id,
+            "date": msg.date,
+            "chat": chat.to_json(),
+            "from": self.user_json(msg.from_id),
+        }
+        if msg.text is not None:
+            data["text"] = msg.text
+            if msg.entities:
+                data["entities"] = msg.entities
+        if msg.reply_markup and "inline_keyboard" in msg.reply_markup:
+            data["reply_markup"] = msg.reply_markup
+        if msg.edit_date is not None:
+            data["edit_date"] = msg.edit_date
+        if msg.via_bot_id is not None:
+            data["via_bot"] = self.user_json(msg.via_bot_id)
+        if msg.reply_to_message_id is not None and not nested:
+            replied = chat.messages.get(msg.reply_to_message_id)
+            if replied is not None and not replied.deleted:
+                data["reply_to_message"] = self.message_json(replied, nested=True)
+        data.update(msg.extra)
+        return data
+
+    def chat_member_json(
+        self, chat: FakeChat, user_id: int, status: str | None = None
+    ) -> dict[str, Any]:
+        status = status or chat.members.get(user_id, "left")
+        user = self.user_json(user_id)
+        if status == "creator":
+            return {"status": "creator", "user": user, "is_anonymous": False}
+        if status == "administrator":
+            return {
+                "status": "administrator",
+                "user": user,
+                "can_be_edited": False,
+                "is_anonymous": False,
+                "can_manage_chat": True,
+                "can_delete_messages": True,
+                "can_manage_video_chats": True,
+                "can_restrict_members": True,
+                "can_promote_members": False,
+                "can_change_info": True,
+                "can_invite_users": True,
+                "can_post_stories": False,
+                "can_edit_stories": False,
+                "can_delete_stories": False,
+                "can_pin_messages": True,
+            }
+        if status == "kicked":
+            return {"status": "kicked", "user": user, "until_date": 0}
+        if status in ("member", "left"):
+            return {"status": status, "user": user}
+        raise ValueError(f"unsupported member status {status!r}")
+
+    # ------------------------------------------------------------------ updates
+    def push_update(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Queue an update for the bot (delivered by getUpdates, webhook or directly)."""
+        update = {"update_id": next(self._update_ids), kind: payload}
+        self._updates.append(update)
+        self._deliver_direct()
+        self._notify()
+        return update
+
+    @property
+    def pending_updates(self) -> list[dict[str, Any]]:
+        """Updates pushed but not yet confirmed by the bot."""
+        return list(self._updates)
+
+    def _confirm(self, offset: int) -> None:
+        self._updates = [u for u in self._updates if u["update_id"] >= offset]
+
+    def _update_kind(self, update: dict[str, Any]) -> str:
+        return next(k for k in update if k != "update_id")
+
+    def _deliver_direct(self) -> None:
+        if not self._direct_apps or self.webhook:
+            return
+        from telegram import Update
+
+        while self._updates:
+            update = self._updates.pop(0)
+            for app in self._direct_apps:
+                app.update_queue.put_nowait(Update.de_json(update, app.bot))
+
+    # ------------------------------------------------------------------ entry point
+    async def handle(
+        self,
+        token: str | None,
+        method: str,
+        raw_params: dict[str, Any],
+        *,
+        transport: str = "inprocess",
+    ) -> tuple[int, dict[str, Any]]:
+        """Run one Bot API call; returns (HTTP status, JSON body)."""
+        params = decode_params(raw_params)
+        if token != self.token:
+            return 401, {"ok": False, "error_code": 401, "description": "Unauthorized"}
+        key = method.lower()
+        long_poll = key == "getupdates"
+        if not long_poll:
+            self._inflight += 1
+        try:
+            flood = self._flood.get(key)
+            if flood and flood[0] > 0:
+                flood[0] -= 1
+                raise too_many_requests(flood[1])
+            handler = self._handlers.get(key)
+            if handler is None:
+                self.unknown_methods.append(method)
+                raise bad_request(
+                    f"method {method!r} is not implemented by the fake Telegram "
+                    "(tests/faketg); add it there"
+                )
+            result = handler(Params(params))
+            if inspect.isawaitable(result):
+                result = await result
+        except ApiError as exc:
+            self.sent_log.append(
+                ApiCall(method, params, False, None, exc.code, exc.description, transport)
+            )
+            return exc.code, exc.to_json()
+        finally:
+            if not long_poll:
+                self._inflight -= 1
+        self.sent_log.append(ApiCall(method, params, True, result, transport=transport))
+        return 200, {"ok": True, "result": result}
+
+    # ------------------------------------------------------------------ inspection
+    def calls(self, method: str | None = None, *, ok: bool | None = None) -> list[ApiCall]:
+        """Logged calls, optionally of one method (case-insensitive) / outcome."""
+        return [
+            c
+            for c in self.sent_log
+            if (method is None or c.method.lower() == method.lower()) and (ok is None or c.ok == ok)
+        ]
+
+    def messages(
+        self,
+        chat: FakeChat | FakeUser | int,
+        *,
+        include_service: bool = False,
+        include_deleted: bool = False,
+    ) -> list[StoredMessage]:
+        """Current messages of a chat, oldest first (edits applied in place)."""
+        c = self.chats[chat if isinstance(chat, int) else chat.id]
+        return [
+            m
+            for m in c.messages.values()
+            if (include_deleted or not m.deleted) and (include_service or not m.service)
+        ]
+
+    def bot_messages(self, chat: FakeChat | FakeUser | int) -> list[StoredMessage]:
+        return [m for m in self.messages(chat) if m.from_id == self.bot_id]
+
+    def last_message(
+        self, chat: FakeChat | FakeUser | int, *, from_bot: bool = True
+    ) -> StoredMessage | None:
+        """The newest (non-deleted, non-service) message, by default the bot's."""
+        msgs = self.bot_messages(chat) if from_bot else self.messages(chat)
+        return msgs[-1] if msgs else None
+
+    def message(self, chat: FakeChat | FakeUser | int, message_id: int) -> StoredMessage:
+        c = self.chats[chat if isinstance(chat, int) else chat.id]
+        return c.messages[message_id]
+
+    def my_commands(
+        self, scope: dict[str, Any] | None = None, language_code: str = ""
+    ) -> list[dict[str, Any]]:
+        return self.commands.get((_scope_key(scope), language_code), [])
+
+    def assert_all_callbacks_answered(self) -> None:
+        missing = [q for q in self.callback_queries.values() if not q.answered]
+        if missing:
+            raise AssertionError(
+                "callback queries never answered (Telegram clients show a spinner): "
+                + ", ".join(f"{q.id} data={q.data!r} from {q.user_id}" for q in missing)
+            )
+
+    def assert_no_app_errors(self) -> None:
+        if self.internal_errors:
+            raise AssertionError(f"the fake Telegram crashed: {self.internal_errors!r}")
+        if self.app_errors:
+            errors = list(self.app_errors)
+            raise AssertionError(f"the application's handlers raised: {errors!r}") from errors[0]
+
+    # ------------------------------------------------------------------ app plumbing
+    def attach(self, app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        """Let :meth:`wait_idle` watch ``app`` and collect its handler errors."""
+        if app not in self._apps:
+            self._apps.append(app)
+            app.add_error_handler(self._collect_error)
+
+    def detach(self, app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        if app in self._apps:
+            self._apps.remove(app)
+            with contextlib.suppress(KeyError, ValueError):
+                app.remove_error_handler(self._collect_error)
+        if app in self._direct_apps:
+            self._direct_apps.remove(app)
+
+    async def _collect_error(self, update: object, context: Any) -> None:
+        if context.error is not None:
+            self.app_errors.append(context.error)
+
+    def _is_idle(self) -> bool:
+        if self._updates or self._inflight:
+            return False
+        for app in self._apps:
+            queue = app.update_queue
+            if queue.qsize() or getattr(queue, "_unfinished_tasks", 0):
+                return False
+            tasks = getattr(app, "_Application__create_task_tasks", set())
+            if any(not t.done() for t in tasks):
+                return False
+        return True
+
+    async def wait_idle(self, timeout: float = 10.0) -> None:
+        """Wait until every pushed update was fetched and fully handled.
+
+        Idle = no unconfirmed update, no Bot API call in flight, and for each attached
+        application an empty update queue with no unfinished update and no pending
+        ``create_task`` task; it must hold over several event-loop turns in a row.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        stable = 0
+        while True:
+            if self._is_idle():
+                stable += 1
+                if stable >= 5:
+                    return
+                await asyncio.sleep(0)
+                continue
+            stable = 0
+            if loop.time() > deadline:
+                raise TimeoutError(
+                    f"fake Telegram not idle after {timeout}s: pending updates "
+                    f"{[u['update_id'] for u in self._updates]}, in-flight calls "
+                    f"{self._inflight}, apps {len(self._apps)}"
+                )
+            await asyncio.sleep(0.001)
+
+    drain = wait_idle
+
+    @contextlib.asynccontextmanager
+    async def running(
+        self,
+        app: Application[Any, Any, Any, Any, Any, Any],
+        *,
+        mode: str = "polling",
+        poll_timeout: float = 10,
+        webhook_port: int | None = None,
+        check: bool = True,
+    ) -> AsyncIterator[Application[Any, Any, Any, Any, Any, Any]]:
+        """Run ``app`` against this fake: ``mode`` is ``"polling"`` (the real Updater with
+        long polling), ``"direct"`` (updates put straight into ``app.update_queue``) or
+        ``"webhook"`` (the real Updater webhook server on 127.0.0.1, fed by POSTs).
+
+        On a clean exit waits for idle and, if ``check``, asserts no handler raised and
+        every callback query was answered.
+        """
+        self.attach(app)
+        try:
+            async with app:
+                await app.start()
+                if mode == "polling":
+                    await app.updater.start_polling(  # type: ignore[union-attr]
+                        poll_interval=0, timeout=int(poll_timeout)
+                    )
+                elif mode == "direct":
+                    self._direct_apps.append(app)
+                    self._deliver_direct()
+                elif mode == "webhook":
+                    from .transport import free_port
+
+                    port = webhook_port or free_port()
+                    await app.updater.start_webhook(  # type: ignore[union-attr]
+                        listen="127.0.0.1",
+                        port=port,
+                        url_path="webhook",
+                        webhook_url=f"http://127.0.0.1:{port}/webhook",
+                        secret_token="fake-secret",
+                    )
+                else:
+                    raise ValueError(f"unknown mode {mode!r}")
+                try:
+                    yield app
+                    if check:
+                        await self.wait_idle()
+                        self.assert_no_app_errors()
+                        self.assert_all_callbacks_answered()
+                finally:
+                    if app.updater is not None and app.updater.running:
+                        await app.updater.stop()
+                    if app.running:
+                        await app.stop()
+        finally:
+            self.detach(app)
+            await self._stop_webhook_worker()
+
+    async def close(self) -> None:
+        await self._stop_webhook_worker()
+
+    # ------------------------------------------------------------------ chat access
+    def _resolve_chat(self, value: Any) -> FakeChat:
+        chat: FakeChat | None = None
+        if isinstance(value, str) and value.startswith("@"):
+            chat = next((c for c in self.chats.values() if c.username == value[1:]), None)
+        else:
+            try:
+                chat = self.chats.get(int(value))
+            except (TypeError, ValueError):
+                chat = None
+        if chat is None:
+            raise bad_request("chat not found")
+        if chat.migrated_to is not None:
+            raise bad_request(
+                "group chat was upgraded to a supergroup chat",
+                {"migrate_to_chat_id": chat.migrated_to},
+            )
+        if chat.type == "private":
+            user = self.users[chat.id]
+            if not user.started and not user.blocked:
+                raise bad_request("chat not found")
+        return chat
+
+    def _writable_chat(self, value: Any) -> FakeChat:
+        if value is None:
+            raise bad_request("chat_id is empty")
+        try:
+            chat = self._resolve_chat(value)
+        except ApiError as exc:
+            if exc.description == "Bad Request: chat not found" and self._is_unstarted(value):
+                raise forbidden("bot can't initiate conversation with a user") from None
+            raise
+        if chat.type == "private":
+            user = self.users[chat.id]
+            if user.blocked:
+                raise forbidden("bot was blocked by the user")
+        else:
+            kind = "supergroup" if chat.type == "supergroup" else "group"
+            status = chat.members.get(self.bot_id, "left")
+            if status == "kicked":
+                raise forbidden(f"bot was kicked from the {kind} chat")
+            if status == "left":
+                raise forbidden(f"bot is not a member of the {kind} chat")
+        return chat
+
+    def _is_unstarted(self, value: Any) -> bool:
+        try:
+            user = self.users.get(int(value))
+        except (TypeError, ValueError):
+            return False
+        return user is not None and not user.started
+
+    def _store_message(
+        self,
+        chat: FakeChat,
+        from_id: int,
+        text: str | None,
+        *,
+        entities: list[dict[str, Any]] | None = None,
+        reply_markup: dict[str, Any] | None = None,
+        service: bool = False,
+        extra: dict[str, Any] | None = None,
+        reply_to: int | None = None,
+        via_bot_id: int | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> StoredMessage:
+        msg = StoredMessage(
+            chat_id=chat.id,
+            message_id=chat.next_message_id,
+            from_id=from_id,
+            date=self.now(),
+            text=text,
+            entities=entities or [],
+            reply_markup=reply_markup,
+            service=service,
+            extra=extra or {},
+            reply_to_message_id=reply_to,
+            via_bot_id=via_bot_id,
+            params=params or {},
+        )
+        chat.next_message_id += 1
+        chat.messages[msg.message_id] = msg
+        return msg
+
+    # ------------------------------------------------------------------ validation
+    def _text(
+        self, p: Params, *, name: str = "text", edit: bool = False
+    ) -> tuple[str, list[dict[str, Any]]]:
+        raw = p.str(name)
+        if raw is None or raw == "":
+            raise bad_request("text must be non-empty" if edit else "message text is empty")
+        entities = p.json("entities") if p.has("entities") else None
+        text, ents = parse_text(raw, p.str("parse_mode"), entities)
+        if not text:
+            raise bad_request("text must be non-empty" if edit else "message text is empty")
+        if len(text) > MAX_TEXT:
+            raise bad_request("MESSAGE_TOO_LONG" if edit else "message is too long")
+        return text, ents
+
+    def validate_markup(self, markup: Any, *, inline_only: bool = False) -> dict[str, Any] | None:
+        if markup is None:
+            return None
+        if isinstance(markup, str):
+            try:
+                markup = json.loads(markup)
+            except ValueError:
+                raise bad_request("can't parse reply keyboard markup JSON object") from None
+        if not isinstance(markup, dict):
+            raise bad_request("can't parse reply keyboard markup JSON object")
+        if len(json.dumps(markup, ensure_ascii=False).encode()) > MAX_MARKUP_JSON:
+            raise bad_request("reply markup is too long")
+        if "inline_keyboard" in markup:
+            rows = markup["inline_keyboard"]
+            if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+                raise bad_request(
+                    'field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays'
+                )
+            if sum(len(r) for r in rows) > MAX_INLINE_BUTTONS:
+                raise bad_request("reply markup is too long")
+            for row in rows:
+                for button in row:
+                    self._validate_inline_button(button)
+            return markup
+        if inline_only:
+            raise bad_request("inline keyboard expected")
+        if "keyboard" in markup:
+            rows = markup["keyboard"]
+            if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+                raise bad_request(
+                    'field "keyboard" of the ReplyKeyboardMarkup must be an Array of Arrays'
+                )
+            if sum(len(r) for r in rows) > MAX_REPLY_BUTTONS:
+                raise bad_request("reply markup is too long")
+            for row in rows:
+                for button in row:
+                    text = button if isinstance(button, str) else button.get("text")
+                    if not text:
+                        raise bad_request("keyboard button text is empty")
+            return markup
+        if markup.get("remove_keyboard") or markup.get("force_reply"):
+            return markup
+        raise bad_request("can't parse reply keyboard markup JSON object")
+
+    def _validate_inline_button(self, button: Any) -> None:
+        if not isinstance(button, dict):
+            raise bad_request(
+                "can't parse inline keyboard button: InlineKeyboardButton must be an Object"
+            )
+        text = button.get("text")
+        if not isinstance(text, str):
+            raise bad_request(
+                'can\'t parse inline keyboard button: Field "text" must be of type String'
+            )
+        if not text.strip():
+            raise bad_request("BUTTON_TEXT_INVALID")
+        actions = [
+            k
+            for k in (
+                "callback_data",
+                "url",
+                "switch_inline_query",
+                "switch_inline_query_current_chat",
+                "switch_inline_query_chosen_chat",
+                "login_url",
+                "web_app",
+                "pay",
+                "callback_game",
+                "copy_text",
+            )
+            if k in button
+        ]
+        if not actions:
+            raise bad_request(
+                "can't parse inline keyboard button: Text buttons are unallowed in "
+                "the inline keyboard"
+            )
+        if "callback_data" in button:
+            data = button["callback_data"]
+            if not isinstance(data, str) or not 1 <= len(data.encode()) <= MAX_CALLBACK_DATA:
+                raise bad_request("BUTTON_DATA_INVALID")
+        if "url" in button:
+            url = str(button["url"])
+            if not url.startswith(("http://", "https://", "tg://")) or len(url) < 8:
+                raise bad_request(f"inline keyboard button URL '{url}' is invalid: Wrong HTTP URL")
+
+    # ------------------------------------------------------------------ Bot API methods
+    def api_getMe(self, p: Params) -> dict[str, Any]:
+        return {
+            **self.bot_user_json,
+            "can_join_groups": True,
+            "can_read_all_group_messages": not self.privacy_mode,
+            "supports_inline_queries": self.inline_mode,
+            "can_connect_to_business": False,
+            "has_main_web_app": False,
+        }
+
+    def api_logOut(self, p: Params) -> bool:
+        return True
+
+    def api_close(self, p: Params) -> bool:
+        return True
+
+    async def api_getUpdates(self, p: Params) -> list[dict[str, Any]]:
+        if self.webhook:
+            raise conflict(
+                "can't use getUpdates method while webhook is active; use deleteWebhook to "
+                "delete the webhook first"
+            )
+        offset = p.int("offset")
+        limit = p.int("limit", 100) or 100
+        if not 1 <= limit <= 100:
+            limit = 100
+        timeout = p.float("timeout", 0.0)
+        allowed = p.json("allowed_updates")
+        if isinstance(allowed, list):
+            self._allowed_updates = frozenset(allowed) if allowed else DEFAULT_ALLOWED_UPDATES
+        if offset is not None:
+            if offset < 0:
+                self._updates = self._updates[offset:]
+            else:
+                self._confirm(offset)
+        self._poll_generation += 1
+        generation = self._poll_generation
+        self._notify()  # an older long poll ends with 409, as on Telegram
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(timeout, 0.0)
+        while True:
+            # drop what the bot did not subscribe to: Telegram never sends it
+            self._updates = [
+                u for u in self._updates if self._update_kind(u) in self._allowed_updates
+            ]
+            if generation != self._poll_generation:
+                raise conflict(
+                    "terminated by other getUpdates request; make sure that only one bot "
+                    "instance is running"
+                )
+            if self._updates:
+                return [dict(u) for u in self._updates[:limit]]
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return []
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._waiter().wait(), remaining)
+
+    def api_setWebhook(self, p: Params) -> bool:
+        url = p.str("url") or ""
+        if url == "":
+            return self.api_deleteWebhook(p)
+        if not url.startswith("https://") and not (
+            self.allow_http_webhook and url.startswith("http://")
+        ):
+            raise bad_request("bad webhook: An HTTPS URL must be provided for webhook")
+        if p.bool("drop_pending_updates"):
+            self._updates.clear()
+        allowed = p.json("allowed_updates")
+        if isinstance(allowed, list):
+            self._allowed_updates = frozenset(allowed) if allowed else DEFAULT_ALLOWED_UPDATES
+        self.webhook = {
+            "url": url,
+            "secret_token": p.str("secret_token"),
+            "max_connections": p.int("max_connections", 40),
+            "allowed_updates": allowed,
+        }
+        self.webhook_log.append({"action": "set", **self.webhook})
+        self._start_webhook_worker()
+        return True
+
+    def api_deleteWebhook(self, p: Params) -> bool:
+        if p.bool("drop_pending_updates"):
+            self._updates.clear()
+        self.webhook_log.append({"action": "delete"})
+        self.webhook = None
+        self._notify()
+        return True
+
+    def api_getWebhookInfo(self, p: Params) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "url": self.webhook["url"] if self.webhook else "",
+            "has_custom_certificate": False,
+            "pending_update_count": len(self._updates),
+        }
+        if self.webhook:
+            info["max_connections"] = self.webhook["max_connections"]
+        return info
+
+    def api_sendMessage(self, p: Params) -> dict[str, Any]:
+        chat = self._writable_chat(p.data.get("chat_id"))
+        text, entities = self._text(p)
+        markup = self.validate_markup(p.json("reply_markup"))
+        reply_to = self._reply_target(chat, p)
+        msg = self._store_message(
+            chat,
+            self.bot_id,
+            text,
+            entities=entities,
+            reply_markup=markup if markup and "inline_keyboard" in markup else None,
+            reply_to=reply_to,
+            params=dict(p.data),
+        )
+        if p.has("message_thread_id"):
+            msg.extra["message_thread_id"] = p.int("message_thread_id")
+        return self.message_json(msg)
+
+    def _reply_target(self, chat: FakeChat, p: Params) -> int | None:
+        reply = p.json("reply_parameters")
+        message_id: int | None = None
+        allow = False
+        if isinstance(reply, dict):
+            message_id = reply.get("message_id")
+            allow = bool(reply.get("allow_sending_without_reply"))
+        elif p.has("reply_to_message_id"):
+            message_id = p.int("reply_to_message_id")
+            allow = p.bool("allow_sending_without_reply")
+        if message_id is None:
+            return None
+        target = chat.messages.get(int(message_id))
+        if target is None or target.deleted:
+            if allow:
+                return None
+            raise bad_request("message to be replied not found")
+        return int(message_id)
+
+    def _target_message(self, p: Params, *, what: str) -> tuple[StoredMessage, bool]:
+        """The message an edit refers to, and whether it is an inline message."""
+        inline_id = p.str("inline_message_id")
+        if inline_id:
+            msg = self.inline_messages.get(inline_id)
+            if msg is None:
+                raise bad_request("MESSAGE_ID_INVALID")
+            return msg, True
+        if not p.has("chat_id"):
+            raise bad_request("chat_id is empty")
+        chat = self._resolve_chat(p.data["chat_id"])
+        message_id = p.int("message_id")
+        if message_id is None:
+            raise bad_request("message identifier is not specified")
+        msg = chat.messages.get(message_id)
+        if msg is None or msg.deleted or msg.service:
+            raise bad_request(f"message to {what} not found")
+        return msg, False
+
+    def _apply_edit(
+        self,
+        msg: StoredMessage,
+        text: str | None,
+        entities: list[dict[str, Any]],
+        markup: dict[str, Any] | None,
+    ) -> None:
+        if text == msg.text and entities == msg.entities and markup == msg.reply_markup:
+            raise bad_request(
+                "message is not modified: specified new message content and reply markup are "
+                "exactly the same as a current content and reply markup of the message"
+            )
+        msg.history.append((msg.text, list(msg.entities), msg.reply_markup))
+        msg.text, msg.entities, msg.reply_markup = text, entities, markup
+        msg.edit_date = self.now()
+
+    def api_editMessageText(self, p: Params) -> dict[str, Any] | bool:
+        msg, inline = self._target_message(p, what="edit")
+        if msg.from_id != self.bot_id and not inline:
+            raise bad_request("message can't be edited")
+        text, entities = self._text(p, edit=True)
+        markup = self.validate_markup(p.json("reply_markup"), inline_only=True)
+        self._apply_edit(msg, text, entities, markup)
+        return True if inline else self.message_json(msg)
+
+    def api_editMessageReplyMarkup(self, p: Params) -> dict[str, Any] | bool:
+        msg, inline = self._target_message(p, what="edit")
+        if msg.from_id != self.bot_id and not inline:
+            raise bad_request("message can't be edited")
+        markup = self.validate_markup(p.json("reply_markup"), inline_only=True)
+        self._apply_edit(msg, msg.text, msg.entities, markup)
+        return True if inline else self.message_json(msg)
+
+    def api_deleteMessage(self, p: Params) -> bool:
+        chat = self._resolve_chat(p.data.get("chat_id"))
+        message_id = p.req_int("message_id")
+        self._delete(chat, message_id)
+        return True
+
+    def api_deleteMessages(self, p: Params) -> bool:
+        chat = self._resolve_chat(p.data.get("chat_id"))
+        ids = p.json("message_ids") or []
+        if not 1 <= len(ids) <= 100:
+            raise bad_request("message_ids must contain 1-100 identifiers")
+        for message_id in ids:
+            with contextlib.suppress(ApiError):
+                self._delete(chat, int(message_id))
+        return True
+
+    def _delete(self, chat: FakeChat, message_id: int) -> None:
+        msg = chat.messages.get(message_id)
+        if msg is None or msg.deleted:
+            raise bad_request("message to delete not found")
+        bot_status = chat.members.get(self.bot_id, "left")
+        if (
+            chat.is_group
+            and msg.from_id != self.bot_id
+            and bot_status not in ("administrator", "creator")
+        ):
+            raise bad_request("message can't be deleted")
+        msg.deleted = True
+        if message_id in chat.pinned:
+            chat.pinned.remove(message_id)
+
+    def _can_pin(self, chat: FakeChat) -> bool:
+        if chat.type == "private":
+            return True
+        status = chat.members.get(self.bot_id, "left")
+        if status in ("administrator", "creator"):
+            return True
+        return chat.type == "group" and bool(chat.permissions.get("can_pin_messages"))
+
+    def api_pinChatMessage(self, p: Params) -> bool:
+        chat = self._writable_chat(p.data.get("chat_id"))
+        message_id = p.req_int("message_id")
+        if not self._can_pin(chat):
+            raise bad_request("not enough rights to manage pinned messages in the chat")
+        msg = chat.messages.get(message_id)
+        if msg is None or msg.deleted or msg.service:
+            raise bad_request("message to pin not found")
+        if message_id in chat.pinned:
+            chat.pinned.remove(message_id)
+        chat.pinned.insert(0, message_id)
+        self._store_message(
+            chat,
+            self.bot_id,
+            None,
+            service=True,
+            extra={"pinned_message": self.message_json(msg, nested=True)},
+        )
+        return True
+
+    def api_unpinChatMessage(self, p: Params) -> bool:
+        chat = self._writable_chat(p.data.get("chat_id"))
+        if not self._can_pin(chat):
+            raise bad_request("not enough rights to manage pinned messages in the chat")
+        message_id = p.int("message_id")
+        if message_id is None:
+            if chat.pinned:
+                chat.pinned.pop(0)
+            return True
+        if message_id not in chat.pinned:
+            raise bad_request("message to unpin not found")
+        chat.pinned.remove(message_id)
+        return True
+
+    def api_unpinAllChatMessages(self, p: Params) -> bool:
+        chat = self._writable_chat(p.data.get("chat_id"))
+        if not self._can_pin(chat):
+            raise bad_request("not enough rights to manage pinned messages in the chat")
+        chat.pinned.clear()
+        return True
+
+    def api_sendChatAction(self, p: Params) -> bool:
+        chat = self._writable_chat(p.data.get("chat_id"))
+        action = p.req_str("action")
+        if action not in CHAT_ACTIONS:
+            raise bad_request("wrong type of action")
+        self.chat_actions.append((chat.id, action))
+        return True
+
+    def api_getChat(self, p: Params) -> dict[str, Any]:
+        chat = self._resolve_chat(p.data.get("chat_id"))
+        data: dict[str, Any] = {
+            **chat.to_json(),
+            "accent_color_id": 0,
+            "max_reaction_count": 11,
+            "accepted_gift_types": {
+                "unlimited_gifts": False,
+                "limited_gifts": False,
+                "unique_gifts": False,
+                "premium_subscription": False,
+                "gifts_from_channels": False,
+            },
+        }
+        if chat.is_group:
+            data["permissions"] = dict(chat.permissions)
+        if chat.pinned:
+            data["pinned_message"] = self.message_json(chat.messages[chat.pinned[0]], nested=True)
+        return data
+
+    def api_getChatMember(self, p: Params) -> dict[str, Any]:
+        chat = self._resolve_chat(p.data.get("chat_id"))
+        user_id = p.req_int("user_id")
+        if user_id not in self.users and user_id != self.bot_id:
+            raise bad_request("user not found")
+        if chat.type == "private" and user_id not in (chat.id, self.bot_id):
+            raise bad_request("user not found")
+        return self.chat_member_json(chat, user_id)
+
+    def api_getChatAdministrators(self, p: Params) -> list[dict[str, Any]]:
+        chat = self._resolve_chat(p.data.get("chat_id"))
+        if chat.type == "private":
+            raise bad_request("there are no administrators in the private chat")
+        return [
+            self.chat_member_json(chat, uid)
+            for uid, status in chat.members.items()
+            if status in ("creator", "administrator")
+        ]
+
+    def api_getChatMemberCount(self, p: Params) -> int:
+        chat = self._resolve_chat(p.data.get("chat_id"))
+        return sum(1 for s in chat.members.values() if s in _ACTIVE)
+
+    def api_leaveChat(self, p: Params) -> bool:
+        chat = self._resolve_chat(p.data.get("chat_id"))
+        if chat.type == "private":
+            raise bad_request("chat member status can't be changed in private chats")
+        chat.members[self.bot_id] = "left"
+        return True
+
+    def api_answerCallbackQuery(self, p: Params) -> bool:
+        query_id = p.req_str("callback_query_id")
+        record = self.callback_queries.get(query_id)
+        if record is None or record.answered:
+            if record is not None:
+                record.answer_count += 1
+            raise bad_request(_QUERY_INVALID)
+        text = p.str("text")
+        if text is not None and len(text) > MAX_CALLBACK_ANSWER:
+            raise bad_request("MESSAGE_TOO_LONG")
+        url = p.str("url")
+        record.answered = True
+        record.answer_count += 1
+        record.answer = {
+            "text": text,
+            "show_alert": p.bool("show_alert"),
+            "url": url,
+            "cache_time": p.int("cache_time"),
+        }
+        return True
+
+    def api_answerInlineQuery(self, p: Params) -> bool:
+        query_id = p.req_str("inline_query_id")
+        record = self.inline_queries.get(query_id)
+        if record is None or record.answered:
+            raise bad_request(_QUERY_INVALID)
+        results = p.json("results")
+        if not isinstance(results, list):
+            raise bad_request("can't parse inline query results JSON object")
+        if len(results) > MAX_INLINE_RESULTS:
+            raise bad_request("RESULTS_TOO_MUCH")
+        seen: set[str] = set()
+        for result in results:
+            self._validate_inline_result(result, seen)
+        record.answered = True
+        record.results = results
+        record.answer = {
+            k: p.data[k]
+            for k in ("cache_time", "is_personal", "next_offset", "button")
+            if k in p.data
+        }
+        return True
+
+    def _validate_inline_result(self, result: Any, seen: set[str]) -> None:
+        if not isinstance(result, dict) or "type" not in result:
+            raise bad_request("can't parse inline query result: type is missing")
+        rid = result.get("id")
+        if not isinstance(rid, str) or not 1 <= len(rid.encode()) <= 64:
+            raise bad_request("RESULT_ID_INVALID")
+        if rid in seen:
+            raise bad_request("RESULT_ID_DUPLICATE")
+        seen.add(rid)
+        if result["type"] == "article":
+            if not result.get("title"):
+                raise bad_request("RESULT_TITLE_EMPTY")
+            if "input_message_content" not in result:
+                raise bad_request(
+                    "can't parse inline query result: input_message_content is missing"
+                )
+        content = result.get("input_message_content")
+        if isinstance(content, dict) and "message_text" in content:
+            raw = content["message_text"]
+            if not raw:
+                raise bad_request("MESSAGE_EMPTY")
+            text, _ = parse_text(raw, content.get("parse_mode"), content.get("entities"))
+            if not text:
+                raise bad_request("MESSAGE_EMPTY")
+            if len(text) > MAX_TEXT:
+                raise bad_request("MESSAGE_TOO_LONG")
+        if "reply_markup" in result:
+            self.validate_markup(result["reply_markup"], inline_only=True)
+
+    # commands and bot settings -------------------------------------------------
+    def api_setMyCommands(self, p: Params) -> bool:
+        commands = p.json("commands")
+        if not isinstance(commands, list) or len(commands) > 100:
+            raise bad_request("commands must be an Array of at most 100 BotCommand")
+        for c in commands:
+            name = c.get("command", "") if isinstance(c, dict) else ""
+            if (
+                not (1 <= len(name) <= 32)
+                or not all(ch.islower() or ch.isdigit() or ch == "_" for ch in name)
+                or not name.isascii()
+            ):
+                raise bad_request("BOT_COMMAND_INVALID")
+            description = c.get("description", "")
+            if not 1 <= len(description) <= 256:
+                raise bad_request("BOT_COMMAND_DESCRIPTION_INVALID")
+        lang = self._language(p)
+        self.commands[(_scope_key(p.json("scope")), lang)] = [
+            {"command": c["command"], "description": c["description"]} for c in commands
+        ]
+        return True
+
+    def api_getMyCommands(self, p: Params) -> list[dict[str, Any]]:
+        return self.commands.get((_scope_key(p.json("scope")), self._language(p)), [])
+
+    def api_deleteMyCommands(self, p: Params) -> bool:
+        self.commands.pop((_scope_key(p.json("scope")), self._language(p)), None)
+        return True
+
+    def _language(self, p: Params) -> str:
+        lang = p.str("language_code") or ""
+        if lang and not (len(lang) == 2 and lang.isalpha() and lang.islower()):
+            raise bad_request("invalid language code specified")
+        return lang
+
+    def _set_setting(self, p: Params, key: str, limit: int) -> bool:
+        value = p.str(key) or ""
+        if len(value) > limit:
+            raise bad_request(f"{key} is too long")
+        self.bot_settings[(key, self._language(p))] = value
+        return True
+
+    def _get_setting(self, p: Params, key: str) -> dict[str, Any]:
+        lang = self._language(p)
+        value = self.bot_settings.get((key, lang)) or self.bot_settings.get((key, ""), "")
+        if key == "name" and not value:
+            value = self.bot_first_name
+        return {key: value}
+
+    def api_setMyDescription(self, p: Params) -> bool:
+        return self._set_setting(p, "description", 512)
+
+    def api_getMyDescription(self, p: Params) -> dict[str, Any]:
+        return self._get_setting(p, "description")
+
+    def api_setMyShortDescription(self, p: Params) -> bool:
+        return self._set_setting(p, "short_description", 120)
+
+    def api_getMyShortDescription(self, p: Params) -> dict[str, Any]:
+        return self._get_setting(p, "short_description")
+
+    def api_setMyName(self, p: Params) -> bool:
+        return self._set_setting(p, "name", 64)
+
+    def api_getMyName(self, p: Params) -> dict[str, Any]:
+        return self._get_setting(p, "name")
+
+    def api_setChatMenuButton(self, p: Params) -> bool:
+        self.bot_settings[("menu_button", str(p.data.get("chat_id", "")))] = p.json("menu_button")
+        return True
+
+    def api_getChatMenuButton(self, p: Params) -> dict[str, Any]:
+        value = self.bot_settings.get(("menu_button", str(p.data.get("chat_id", ""))))
+        return value or {"type": "commands"}
+
+    # ------------------------------------------------------------------ webhook delivery
+    def _start_webhook_worker(self) -> None:
+        if self._webhook_task is None or self._webhook_task.done():
+            self._webhook_task = asyncio.get_running_loop().create_task(self._webhook_loop())
+
+    async def _stop_webhook_worker(self) -> None:
+        task, self._webhook_task = self._webhook_task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _webhook_loop(self) -> None:
+        import httpx
+
+        async with httpx.AsyncClient(timeout=10) as client:
+            while self.webhook is not None:
+                self._updates = [
+                    u for u in self._updates if self._update_kind(u) in self._allowed_updates
+                ]
+                if not self._updates:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._waiter().wait(), 1.0)
+                    continue
+                update = self._updates[0]
+                headers = {"Content-Type": "application/json"}
+                if self.webhook.get("secret_token"):
+                    headers["X-Telegram-Bot-Api-Secret-Token"] = self.webhook["secret_token"]
+                self._inflight += 1
+                try:
+                    response = await client.post(
+                        self.webhook["url"], content=json.dumps(update), headers=headers
+                    )
+                    status = response.status_code
+                except httpx.HTTPError as exc:
+                    _LOGGER.debug("webhook delivery failed: %r", exc)
+                    status = 0
+                finally:
+                    self._inflight -= 1
+                self.webhook_deliveries.append((update["update_id"], status))
+                if 200 <= status < 300:
+                    self._confirm(update["update_id"] + 1)
+                else:
+                    await asyncio.sleep(0.05)
+
+
+def _scope_key(scope: Any) -> str:
+    if isinstance(scope, str):
+        scope = json.loads(scope)
+    if not scope:
+        scope = {"type": "default"}
+    return json.dumps(scope, sort_keys=True)
+
+
+def chat_instance(chat_id: int) -> str:
+    return str(zlib.crc32(str(chat_id).encode()) * 1_000_003)
+
+
+__all__ = [
+    "FakeTelegram",
+    "Params",
+    "decode_params",
+    "utf16_len",
+]

@@ -1,0 +1,265 @@
+"""Transports for :class:`~.core.FakeTelegram`: in-process ``BaseRequest`` and HTTP server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.parser
+import email.policy
+import json
+import socket
+import traceback
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
+
+from telegram._utils.types import ODVInput
+from telegram.request import BaseRequest, RequestData
+
+if TYPE_CHECKING:
+    from .core import FakeTelegram
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def split_api_path(path: str) -> tuple[str, str] | None:
+    """``/bot<TOKEN>/<method>`` (any prefix before it) -> (token, method)."""
+    parts = [p for p in path.split("/") if p]
+    if len(parts) < 2 or (len(parts) >= 3 and parts[-3] == "file"):
+        return None
+    token, method = parts[-2], parts[-1]
+    if token.startswith("bot"):
+        token = token[3:]
+    return token, method
+
+
+async def _dispatch(
+    fake: FakeTelegram, token: str, method: str, params: dict[str, Any], transport: str
+) -> tuple[int, dict[str, Any]]:
+    try:
+        return await fake.handle(token, method, params, transport=transport)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a bug in the fake: make it visible
+        fake.internal_errors.append(exc)
+        return 500, {
+            "ok": False,
+            "error_code": 500,
+            "description": f"Internal Server Error: fake Telegram crashed: {exc!r}\n"
+            + traceback.format_exc(),
+        }
+
+
+class FakeRequest(BaseRequest):
+    """PTB request object that calls the fake directly (no sockets).
+
+    Use one for ``request`` and one for ``get_updates_request``::
+
+        ApplicationBuilder().token(fake.token)
+            .request(FakeRequest(fake)).get_updates_request(FakeRequest(fake))
+    """
+
+    def __init__(self, fake: FakeTelegram, read_timeout: float | None = 5.0) -> None:
+        self.fake = fake
+        self._read_timeout = read_timeout
+
+    @property
+    def read_timeout(self) -> float | None:
+        return self._read_timeout
+
+    async def initialize(self) -> None:
+        return None
+
+    async def shutdown(self) -> None:
+        return None
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        route = split_api_path(urlsplit(url).path)
+        if route is None:
+            body = {"ok": False, "error_code": 404, "description": "Not Found"}
+            return 404, json.dumps(body).encode()
+        token, api_method = route
+        # exactly what the HTTP transport would put on the wire: strings (JSON for non-str)
+        params: dict[str, Any] = dict(request_data.json_parameters) if request_data else {}
+        if request_data is not None and request_data.contains_files:
+            for name, value in request_data.multipart_data.items():
+                filename = value[0] if isinstance(value, tuple) else name
+                params.setdefault(name, f"<file {filename}>")
+        await asyncio.sleep(0)  # a network call is never synchronous
+        status, body = await _dispatch(self.fake, token, api_method, params, "inprocess")
+        return status, json.dumps(body).encode()
+
+
+class FakeBotApiServer:
+    """The fake on a real socket: ``http://127.0.0.1:PORT/bot<TOKEN>/<method>``.
+
+    Point PTB at it with ``ApplicationBuilder().base_url(server.base_url)``.
+    Speaks enough HTTP/1.1 for httpx: keep-alive, Content-Length or chunked bodies,
+    form-urlencoded, JSON and multipart parameters.
+    """
+
+    def __init__(self, fake: FakeTelegram, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.fake = fake
+        self.host = host
+        self.port = port
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[Any]] = set()
+        self.requests = 0
+
+    @property
+    def base_url(self) -> str:
+        """The value for ``ApplicationBuilder().base_url`` (``KOLKHOZ_BOT_API_URL``)."""
+        return f"http://{self.host}:{self.port}/bot"
+
+    async def start(self) -> FakeBotApiServer:
+        self._server = await asyncio.start_server(self._serve, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.close()
+        for task in list(self._connections):
+            task.cancel()
+        for task in list(self._connections):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            await self._server.wait_closed()
+        self._server = None
+
+    async def __aenter__(self) -> FakeBotApiServer:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._connections.add(task)
+        try:
+            while True:
+                request = await self._read_request(reader)
+                if request is None:
+                    break
+                verb, target, headers, body = request
+                status, payload = await self._respond(verb, target, headers, body)
+                data = json.dumps(payload).encode()
+                keep_alive = headers.get("connection", "").lower() != "close"
+                head = (
+                    f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
+                    "Content-Type: application/json\r\n"
+                    f"Content-Length: {len(data)}\r\n"
+                    f"Connection: {'keep-alive' if keep_alive else 'close'}\r\n\r\n"
+                )
+                writer.write(head.encode() + data)
+                await writer.drain()
+                if not keep_alive:
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            # server stopping: end quietly (asyncio's stream callback would log a
+            # cancelled connection task as an error)
+            pass
+        finally:
+            if task is not None:
+                self._connections.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _read_request(
+        self, reader: asyncio.StreamReader
+    ) -> tuple[str, str, dict[str, str], bytes] | None:
+        line = await reader.readline()
+        if not line.strip():
+            return None
+        verb, target, _version = line.decode("latin-1").split(" ", 2)
+        headers: dict[str, str] = {}
+        while True:
+            h = await reader.readline()
+            if h in (b"\r\n", b"\n", b""):
+                break
+            name, _, value = h.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip()
+        body = b""
+        if "content-length" in headers:
+            body = await reader.readexactly(int(headers["content-length"]))
+        elif headers.get("transfer-encoding", "").lower() == "chunked":
+            chunks = []
+            while True:
+                size = int((await reader.readline()).split(b";")[0].strip(), 16)
+                if size == 0:
+                    await reader.readline()
+                    break
+                chunks.append(await reader.readexactly(size))
+                await reader.readline()
+            body = b"".join(chunks)
+        self.requests += 1
+        return verb, target, headers, body
+
+    async def _respond(
+        self, verb: str, target: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, dict[str, Any]]:
+        url = urlsplit(target)
+        route = split_api_path(url.path)
+        if route is None or verb not in ("GET", "POST"):
+            return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
+        params: dict[str, Any] = dict(parse_qsl(url.query, keep_blank_values=True))
+        try:
+            params.update(parse_body(headers.get("content-type", ""), body))
+        except ValueError as exc:
+            return 400, {
+                "ok": False,
+                "error_code": 400,
+                "description": f"Bad Request: can't parse request body: {exc}",
+            }
+        token, method = route
+        return await _dispatch(self.fake, token, method, params, "http")
+
+
+def parse_body(content_type: str, body: bytes) -> dict[str, Any]:
+    """Parameters of a Bot API request body (form, JSON or multipart)."""
+    if not body:
+        return {}
+    kind = content_type.split(";", 1)[0].strip().lower()
+    if kind == "application/json":
+        data = json.loads(body)
+        if not isinstance(data, dict):
+            raise ValueError("JSON body must be an object")
+        return data
+    if kind == "multipart/form-data":
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            f"Content-Type: {content_type}\r\n\r\n".encode() + body
+        )
+        params: dict[str, Any] = {}
+        for part in message.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            if not isinstance(name, str):
+                continue
+            filename = part.get_filename()
+            payload = part.get_payload(decode=True)
+            if filename:
+                params[name] = f"<file {filename}>"
+            else:
+                raw = payload if isinstance(payload, bytes) else b""
+                params[name] = raw.decode(part.get_content_charset() or "utf-8")
+        return params
+    return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True))
