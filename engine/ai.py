@@ -14,7 +14,7 @@ import random
 
 from engine.actions import Action, ActionKind
 from engine.cards import JACK, QUEEN, card_id
-from engine.rules import Reward
+from engine.rules import Losers, Requisition, Reward
 from engine.state import Game, Phase
 
 _SUIT = tuple(c // 13 for c in range(52))
@@ -73,9 +73,11 @@ def _choose_trump(game: Game, seat: int, legal: list[Action]) -> Action:
 
 def _choose_swap(game: Game, seat: int, legal: list[Action]) -> Action:
     # Hide a strong hand card in the plot in exchange for a weak face-down one, when it gains
-    # at least three points; trumps are better kept for the tricks.
+    # enough to be worth the requisition risk; trumps are better kept for the tricks.
+    rules = game.rules
+    exposed = rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE
     best: Action | None = None
-    best_gain = 2
+    best_gain = 5 if exposed else 2
     for a in legal:
         if a.kind is not ActionKind.SWAP or a.card is None or a.target is None:
             continue
@@ -130,7 +132,12 @@ def _choose_play(game: Game, seat: int, legal: list[Action]) -> Action:
     def low(c: int) -> tuple[int, int]:
         return (_SUIT[c] == game.trump, _POINTS[c])
 
-    if not game.trick:
+    rules = game.rules
+    if rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE:
+        # Everyone is exposed to every requisition ("Зонский режим"): a strong card kept is a
+        # card lost, so spend strong cards on the jobs and keep the weak ones.
+        choice = max(cards, key=lambda c: (_POINTS[c], -c))
+    elif not game.trick:
         # Lead low from a side suit; keep strong cards for the plot.
         choice = min(cards, key=low)
     else:
@@ -143,12 +150,37 @@ def _choose_play(game: Game, seat: int, legal: list[Action]) -> Action:
         else:
             losers = [c for c in cards if c not in winners]
             choice = min(losers or cards, key=low)
-    if last_in_hand:
-        # Of the last two cards, keep the more valuable one unless forced.
-        other = [c for c in hand if c != choice]
-        if other and cards and len(cards) == 2 and _POINTS[other[0]] < _POINTS[choice]:
-            choice = other[0]
+    if last_in_hand and len(cards) == 2:
+        # The card kept goes face-down into the plot: keep the one worth more after the
+        # year's requisition, not simply the higher one.
+        other = next(c for c in cards if c != choice)
+        if _keep_value(game, seat, other) < _keep_value(game, seat, choice):
+            choice = other
     return Action.play(choice)
+
+
+def _keep_value(game: Game, seat: int, c: int) -> float:
+    """Expected points of ``c`` in the plot after this year's requisition (a rough guess)."""
+    return _POINTS[c] * (1.0 - _loss_risk(game, seat, c))
+
+
+def _loss_risk(game: Game, seat: int, c: int) -> float:
+    j = _SUIT[c]
+    if game.completed_by[j] is not None:
+        return 0.0
+    rules = game.rules
+    if rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE:
+        exposed = 1.0
+    elif rules.reward is Reward.STACK:
+        exposed = 0.9 if game.completed_year[seat] else 0.4  # mice fallback, Informer
+    else:
+        exposed = 0.9 if game.brigadier_year[seat] else 0.3
+    need = game.rules.threshold - game.hours[j]
+    fails = 0.9 if need > 15 else 0.6 if need > 5 else 0.35
+    if rules.losers is Losers.HIGHEST:
+        # Only the single highest matching card goes: high cards are the ones at risk.
+        fails *= 0.3 + 0.7 * (_POINTS[c] - 5) / 8
+    return exposed * fails
 
 
 def _choose_assign(game: Game, seat: int, legal: list[Action]) -> Action:
