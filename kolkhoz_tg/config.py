@@ -1,0 +1,58 @@
+"""Settings from the environment (prefix ``KOLKHOZ_``) and an optional ``.env`` file."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from functools import lru_cache
+from typing import Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from kolkhoz_tg.timeutil import parse_duration
+
+DEFAULT_DATABASE_URL = "sqlite:///kolkhoz.sqlite3"
+LOCALES = ("ru", "en")
+
+
+class Settings(BaseSettings):
+    """Everything an operator may set; see ``docs/operators.md``."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="KOLKHOZ_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    database_url: str = DEFAULT_DATABASE_URL
+    bot_token: SecretStr | None = None
+    bot_api_url: str | None = None
+    locale: str = "ru"
+    #: The default turn time limit of a new game (a chat or a game may set its own).
+    turn_timeout: timedelta = timedelta(hours=24)
+    #: When reminders go out: "50%" (half the time limit gone) or "1h" (one hour before).
+    reminders: str = "50%,1h"
+    #: Consecutive timeouts after which a bot stand-in plays the seat.
+    standin_after: int = Field(default=2, ge=1, le=100)
+    #: How often the safety sweep looks for missed deadlines.
+    sweep_interval: timedelta = timedelta(seconds=60)
+
+    @field_validator("turn_timeout", "sweep_interval", mode="before")
+    @classmethod
+    def _duration(cls, value: Any) -> timedelta:
+        return parse_duration(value)
+
+    @field_validator("locale")
+    @classmethod
+    def _locale(cls, value: str) -> str:
+        value = value.strip().lower()[:2]
+        if value not in LOCALES:
+            raise ValueError(f"locale must be one of {', '.join(LOCALES)}")
+        return value
+
+    @property
+    def reminder_specs(self) -> list[str]:
+        return [part.strip() for part in self.reminders.split(",") if part.strip()]
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

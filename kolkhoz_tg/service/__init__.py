@@ -1,0 +1,65 @@
+"""The transport-agnostic core: plain ids and strings in, plain records out.
+
+Quick use::
+
+    from kolkhoz_tg.service import GameService, open_service
+    service = open_service("sqlite:///kolkhoz.sqlite3")
+    game = service.create_game(chat_id=-100, creator_id=1, creator_name="Anna")
+    service.join(game.id, 2, "Boris")
+    result = service.start(game.id, by_user=1, fill_with_bots=True)
+    view = service.seat_view(game.id, 1)
+    service.act(game.id, 1, view.legal[0], view.game.version)
+"""
+
+from __future__ import annotations
+
+from kolkhoz_tg.config import Settings
+from kolkhoz_tg.service.core import ChatInfo, GameService, UserInfo
+from kolkhoz_tg.service.errors import BadRequest, NotAllowed, NotFound, ServiceError, WrongState
+from kolkhoz_tg.service.records import (
+    ActResult,
+    ActStatus,
+    BoardView,
+    DueJob,
+    GameInfo,
+    Kind,
+    Notification,
+    SeatInfo,
+    SeatView,
+    SweepResult,
+    UserStats,
+)
+from kolkhoz_tg.storage.database import Database
+from kolkhoz_tg.timeutil import Clock
+
+
+def open_service(
+    url: str | None = None, clock: Clock | None = None, settings: Settings | None = None
+) -> GameService:
+    """A service on ``url`` (default: the configured database), migrations applied."""
+    settings = settings or Settings()
+    return GameService(Database(url or settings.database_url), clock=clock, settings=settings)
+
+
+__all__ = [
+    "ActResult",
+    "ActStatus",
+    "BadRequest",
+    "BoardView",
+    "ChatInfo",
+    "DueJob",
+    "GameInfo",
+    "GameService",
+    "Kind",
+    "NotAllowed",
+    "NotFound",
+    "Notification",
+    "SeatInfo",
+    "SeatView",
+    "ServiceError",
+    "SweepResult",
+    "UserInfo",
+    "UserStats",
+    "WrongState",
+    "open_service",
+]

@@ -1,0 +1,211 @@
+"""Plain data the service returns: frozen dataclasses of ints, strings, dicts and datetimes.
+
+Nothing here refers to Telegram; a front end renders these records in the reader's language.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+
+class Kind(StrEnum):
+    """What a :class:`Notification` reports. ``user_id`` None: for the group chat."""
+
+    LOBBY = "lobby"  # chat: the lobby changed (data: game)
+    GAME_STARTED = "game_started"  # chat: data: game, view
+    BOARD = "board"  # chat: the board changed (data: events, view, game, deadline)
+    YOUR_TURN = "your_turn"  # user: data: view (private), legal, deadline, phase
+    REMINDER = "reminder"  # user: data: deadline, last (the final one)
+    TIMED_OUT = "timed_out"  # user: data: actions played for them, timeouts, standin_after
+    STAND_IN = "stand_in"  # user and chat: a bot now plays the seat (data: timeouts)
+    PLAYER_BACK = "player_back"  # chat: the player took their seat back
+    YEAR_SUMMARY = "year_summary"  # chat: data: year, completed, events, scores
+    GAME_OVER = "game_over"  # chat: data: table (rows by rank), winners, early
+    PAUSED = "paused"  # chat: data: by, remaining
+    RESUMED = "resumed"  # chat: data: by, deadline
+    ABORTED = "aborted"  # chat: data: by
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """One thing a front end must tell someone. Stored in the outbox in the same transaction
+    as the change it reports; :meth:`~kolkhoz_tg.service.GameService.mark_delivered` it once
+    shown. ``data`` is JSON (see :class:`Kind` and ``docs/design-core.md``)."""
+
+    id: int
+    kind: Kind
+    game_id: int | None
+    chat_id: int | None
+    user_id: int | None
+    seat: int | None
+    version: int
+    data: dict[str, Any]
+    created_at: datetime
+
+    @property
+    def for_group(self) -> bool:
+        return self.user_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    seat: int
+    user_id: int | None
+    name: str
+    is_bot: bool
+    standin: bool
+    timeouts: int
+    auto_moves: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "user_id": self.user_id,
+            "name": self.name,
+            "is_bot": self.is_bot,
+            "standin": self.standin,
+            "timeouts": self.timeouts,
+            "auto_moves": self.auto_moves,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A game's header: lobby state, seats, settings and clock (no cards)."""
+
+    id: int
+    chat_id: int
+    creator_id: int | None
+    status: str
+    preset: str | None
+    rules: dict[str, Any]
+    players: int
+    seed: str
+    version: int
+    turn_timeout: int  # seconds
+    reminders: list[str]
+    standin_after: int
+    seats: list[SeatInfo]
+    deadline: datetime | None
+    paused_remaining: int | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def seat_of(self, user_id: int) -> int | None:
+        for s in self.seats:
+            if s.user_id == user_id:
+                return s.seat
+        return None
+
+    @property
+    def free_seats(self) -> list[int]:
+        taken = {s.seat for s in self.seats}
+        return [i for i in range(self.players) if i not in taken]
+
+    @property
+    def names(self) -> list[str]:
+        by_seat = {s.seat: s.name for s in self.seats}
+        return [by_seat.get(i, "") for i in range(self.players)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "chat_id": self.chat_id,
+            "creator_id": self.creator_id,
+            "status": self.status,
+            "preset": self.preset,
+            "rules": self.rules,
+            "players": self.players,
+            "version": self.version,
+            "turn_timeout": self.turn_timeout,
+            "reminders": list(self.reminders),
+            "standin_after": self.standin_after,
+            "seats": [s.to_dict() for s in self.seats],
+            "deadline": None if self.deadline is None else self.deadline.isoformat(),
+            "paused_remaining": self.paused_remaining,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What one player may see now, plus what they may do (for the private message)."""
+
+    game: GameInfo
+    seat: int
+    view: dict[str, Any]  # engine.Game.view(seat)
+    legal: list[str]  # legal action texts now (empty when not their turn)
+    to_act: bool
+    deadline: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    """What the whole group may see (for the board message)."""
+
+    game: GameInfo
+    view: dict[str, Any] | None  # engine.Game.view(None); None in the lobby
+    deadline: datetime | None
+
+
+class ActStatus(StrEnum):
+    APPLIED = "applied"  # the action was played (and maybe bots after it)
+    DUPLICATE = "duplicate"  # this exact request was already applied: nothing more to do
+    STALE = "stale"  # the game moved on since the version the request was based on
+    ILLEGAL = "illegal"  # not allowed now (see reason: the engine's code)
+    INVALID = "invalid"  # not an action at all
+    NOT_SEATED = "not_seated"  # the user holds no seat in this game
+    NOT_ACTIVE = "not_active"  # the game is in the lobby, paused, finished or aborted
+
+
+@dataclass(frozen=True, slots=True)
+class ActResult:
+    """The outcome of :meth:`~kolkhoz_tg.service.GameService.act`."""
+
+    status: ActStatus
+    game_id: int
+    version: int  # the game's version now
+    seat: int | None = None
+    reason: str | None = None  # engine reason code for ILLEGAL (follow_suit, trump_lead …)
+    message: str | None = None  # English detail, for logs
+    events: list[dict[str, Any]] = field(default_factory=list)
+    notifications: list[Notification] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the action is in the game (now or by an earlier identical request)."""
+        return self.status in (ActStatus.APPLIED, ActStatus.DUPLICATE)
+
+
+@dataclass(frozen=True, slots=True)
+class SweepResult:
+    checked: int  # due games looked at
+    processed: int  # games where something happened (a reminder, a timeout)
+    notifications: list[Notification] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class UserStats:
+    user_id: int
+    games: int
+    finished: int
+    wins: int
+    total_score: int
+    auto_moves: int
+
+
+@dataclass(frozen=True, slots=True)
+class DueJob:
+    """A scheduler job the database asks for: ``kind`` is ``timeout`` or ``reminder``."""
+
+    game_id: int
+    kind: str
+    at: datetime
+
+    @property
+    def job_id(self) -> str:
+        return f"game:{self.game_id}:{self.kind}"

@@ -1,0 +1,371 @@
+"""One write transaction on one running game: moves, automatic moves, clock, notifications.
+
+:class:`Turn` is what :class:`~kolkhoz_tg.service.core.GameService` builds for ``act()``, a
+timeout, ``start()`` and the like. It never commits: the service owns the transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlmodel import Session
+
+from engine import Action, Game, Phase, event_to_dict
+from engine import events as ev
+from engine.ai import default_action
+from kolkhoz_tg.service.deadlines import reminder_times
+from kolkhoz_tg.service.records import Kind
+from kolkhoz_tg.storage.models import (
+    ActionRow,
+    Actor,
+    GameRow,
+    GameStatus,
+    NotificationRow,
+    SeatRow,
+    UserRow,
+)
+from kolkhoz_tg.timeutil import QuietHours
+
+#: More automatic moves than any game has: a guard against a bug looping forever.
+_MAX_AUTO_MOVES = 5000
+
+
+@dataclass(slots=True)
+class Move:
+    seat: int
+    action: str
+    actor: Actor
+    events: list[ev.Event]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "action": self.action,
+            "actor": self.actor.value,
+            "events": [event_to_dict(e) for e in self.events],
+        }
+
+
+def forced_action(game: Game, seat: int) -> Action | None:
+    """The move ``seat`` has no choice about, if any: its single legal action, or in the
+    assignment phase a card of the trick that can go to one job only (the order of assignment
+    does not matter: jobs complete only after the last card)."""
+    legal = game.legal_actions(seat)
+    if len(legal) == 1:
+        return legal[0]
+    if game.phase is Phase.ASSIGN and legal:
+        options: dict[int, list[Action]] = {}
+        for a in legal:
+            assert a.card is not None
+            options.setdefault(a.card.id, []).append(a)
+        for choices in options.values():
+            if len(choices) == 1:
+                return choices[0]
+    return None
+
+
+def quiet_hours(user: UserRow | None) -> QuietHours | None:
+    if user is None or not user.timezone or user.quiet_start is None or user.quiet_end is None:
+        return None
+    return QuietHours(user.timezone, user.quiet_start, user.quiet_end)
+
+
+@dataclass
+class Turn:
+    """The state of one write transaction on a started game."""
+
+    session: Session
+    row: GameRow
+    seats: dict[int, SeatRow]
+    game: Game
+    now: datetime
+    base_version: int
+    moves: list[Move] = field(default_factory=list)
+    notes: list[NotificationRow] = field(default_factory=list)
+    #: (year, phase, to_act) before this transaction: who was already waiting.
+    before_year: int = 0
+    before_phase: Phase = Phase.TRUMP
+    before_to_act: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.before_year = self.game.year
+        self.before_phase = self.game.phase
+        self.before_to_act = tuple(self.game.to_act)
+
+    # ------------------------------------------------------------------ moves
+
+    def waits_for_human(self, seat: int) -> bool:
+        row = self.seats[seat]
+        return not row.is_bot and not row.standin
+
+    def apply(self, seat: int, action: Action | str, actor: Actor, user_id: int | None) -> Move:
+        """Play one move and log it; raises the engine's ActionError if it is not legal."""
+        game = self.game
+        completed_before = list(game.completed_by)
+        events = game.apply(seat, action)
+        text = game.log[-1][1]
+        self.session.add(
+            ActionRow(
+                game_id=self.row.id,
+                seq=len(game.log) - 1,
+                seat=seat,
+                action=text,
+                actor=actor.value,
+                user_id=user_id,
+                version=self.base_version,
+                at=self.now,
+            )
+        )
+        move = Move(seat, text, actor, events)
+        self.moves.append(move)
+        for e in events:
+            if isinstance(e, ev.YearEnded):
+                self._year_summary(e.year, completed_before, events)
+        return move
+
+    def play_timeout(self, seat: int) -> list[Move]:
+        """Play the engine's default move for a seat whose deadline passed: one move, or the
+        whole rest of the trick's assignment for a Brigadier."""
+        game = self.game
+        phase = game.phase
+        played: list[Move] = []
+        while seat in game.to_act and game.phase is phase and not game.is_over:
+            played.append(self.apply(seat, default_action(game, seat), Actor.TIMEOUT, None))
+            if phase is not Phase.ASSIGN:
+                break
+        return played
+
+    def run_automatic(self) -> None:
+        """Let bots, stand-ins and forced moves play until a human must choose (or the end)."""
+        game = self.game
+        for _ in range(_MAX_AUTO_MOVES):
+            if game.is_over:
+                return
+            for seat in game.to_act:
+                row = self.seats[seat]
+                if row.is_bot or row.standin:
+                    actor = Actor.BOT if row.is_bot else Actor.STANDIN
+                    self.apply(seat, default_action(game, seat), actor, None)
+                    if row.standin:
+                        row.auto_moves += 1
+                    break
+                forced = forced_action(game, seat)
+                if forced is not None:
+                    self.apply(seat, forced, Actor.FORCED, None)
+                    break
+            else:
+                return
+        raise RuntimeError(f"game {self.row.id}: automatic moves did not stop")
+
+    # ------------------------------------------------------------------ clock
+
+    def set_clock(self, moved: bool) -> None:
+        """New deadline and reminders after a change (the swap phase keeps its deadline)."""
+        row, game, now = self.row, self.game, self.now
+        if game.is_over or row.status != GameStatus.ACTIVE.value:
+            self.clear_clock()
+            return
+        humans = [s for s in game.to_act if self.waits_for_human(s)]
+        continuing_swap = (
+            game.phase is Phase.SWAP
+            and self.before_phase is Phase.SWAP
+            and self.before_year == game.year
+        )
+        keep = row.deadline is not None and (not moved or continuing_swap)
+        limit = timedelta(seconds=row.turn_timeout)
+        if not keep:
+            row.deadline = now + limit
+            row.turn_started_at = now
+        deadline = row.deadline
+        assert deadline is not None
+        for seat, seat_row in self.seats.items():
+            if seat not in humans:
+                seat_row.reminders = []
+                seat_row.remind_at = None
+            elif not (keep and seat in self.before_to_act):
+                self._plan_reminders(seat_row, deadline, limit)
+        self.update_due()
+
+    def _plan_reminders(self, seat_row: SeatRow, deadline: datetime, limit: timedelta) -> None:
+        user = self.session.get(UserRow, seat_row.user_id) if seat_row.user_id else None
+        times = reminder_times(deadline, limit, self.row.reminders, self.now, quiet_hours(user))
+        seat_row.reminders = [t.isoformat() for t in times]
+        seat_row.remind_at = times[0] if times else None
+
+    def update_due(self) -> None:
+        row = self.row
+        pending = [s.remind_at for s in self.seats.values() if s.remind_at is not None]
+        row.next_reminder = min(pending) if pending else None
+        if row.status != GameStatus.ACTIVE.value or row.deadline is None:
+            row.next_due = None
+        else:
+            row.next_due = min([row.deadline, *pending])
+
+    def clear_clock(self) -> None:
+        row = self.row
+        row.deadline = None
+        row.next_reminder = None
+        row.next_due = None
+        row.turn_started_at = None
+        for seat_row in self.seats.values():
+            seat_row.reminders = []
+            seat_row.remind_at = None
+
+    # ------------------------------------------------------------------ notifications
+
+    def notify(
+        self,
+        kind: Kind,
+        data: dict[str, Any],
+        user_id: int | None = None,
+        seat: int | None = None,
+        version: int | None = None,
+    ) -> NotificationRow:
+        note = NotificationRow(
+            game_id=self.row.id,
+            chat_id=self.row.chat_id,
+            user_id=user_id,
+            seat=seat,
+            kind=kind.value,
+            version=self.base_version + 1 if version is None else version,
+            data=data,
+            created_at=self.now,
+        )
+        self.notes.append(note)
+        return note
+
+    def game_header(self) -> dict[str, Any]:
+        """Names and seat flags for renderers (the :class:`GameInfo` essentials)."""
+        row = self.row
+        return {
+            "id": row.id,
+            "chat_id": row.chat_id,
+            "status": row.status,
+            "preset": row.preset,
+            "players": row.players,
+            "version": self.base_version + 1,
+            "turn_timeout": row.turn_timeout,
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "user_id": s.user_id,
+                    "name": s.name,
+                    "is_bot": s.is_bot,
+                    "standin": s.standin,
+                    "timeouts": s.timeouts,
+                    "auto_moves": s.auto_moves,
+                }
+                for s in sorted(self.seats.values(), key=lambda x: x.seat)
+            ],
+        }
+
+    def _deadline_text(self) -> str | None:
+        return None if self.row.deadline is None else self.row.deadline.isoformat()
+
+    def _year_summary(
+        self, year: int, completed_before: list[int | None], events: list[ev.Event]
+    ) -> None:
+        completed = [
+            {"job": "HDCS"[j], "seat": s} for j, s in enumerate(completed_before) if s is not None
+        ]
+        completed += [
+            {"job": e.job.letter, "seat": e.seat} for e in events if isinstance(e, ev.JobCompleted)
+        ]
+        # The year's end is everything from the cards going to the plots to YearEnded.
+        first = next((i for i, e in enumerate(events) if isinstance(e, ev.CardsToPlot)), 0)
+        last = next(i for i, e in enumerate(events) if isinstance(e, ev.YearEnded))
+        summary = [event_to_dict(e) for e in events[first : last + 1]]
+        self.notify(
+            Kind.YEAR_SUMMARY,
+            {
+                "year": year,
+                "completed": completed,
+                "events": summary,
+                "medals": list(self.game.medals),
+            },
+        )
+
+    def emit_play_notifications(self, announce: bool = False) -> None:
+        """The board, "your turn" for whoever must now choose, and the final table.
+
+        ``announce``: tell every waiting player (start, resume), not only the new ones."""
+        game = self.game
+        if self.moves:
+            self.notify(
+                Kind.BOARD,
+                {
+                    "moves": [m.to_dict() for m in self.moves],
+                    "view": game.view(None),
+                    "game": self.game_header(),
+                    "deadline": self._deadline_text(),
+                },
+            )
+        if game.is_over:
+            self._game_over()
+            return
+        if self.row.status != GameStatus.ACTIVE.value:
+            return
+        if not self.moves and not announce:
+            return
+        movers = {m.seat for m in self.moves if m.actor is Actor.PLAYER}
+        for seat in game.to_act:
+            seat_row = self.seats[seat]
+            if not self.waits_for_human(seat):
+                continue
+            if (
+                not announce
+                and seat in self.before_to_act
+                and seat not in movers
+                and game.phase is self.before_phase
+                and game.year == self.before_year
+            ):
+                continue  # still waiting for the same decision (another seat swapped)
+            self.notify(
+                Kind.YOUR_TURN,
+                {
+                    "view": game.view(seat),
+                    "legal": [a.text for a in game.legal_actions(seat)],
+                    "phase": game.phase.value,
+                    "deadline": self._deadline_text(),
+                    "game": self.game_header(),
+                },
+                user_id=seat_row.user_id,
+                seat=seat,
+            )
+
+    def _game_over(self) -> None:
+        game, row = self.game, self.row
+        scores = game.scores()
+        winners = game.winners()
+        plots = game.final_plots()
+        order = sorted(range(game.n), key=lambda s: (-scores[s], s))
+        table = []
+        rank = 0
+        last: int | None = None
+        for i, s in enumerate(order):
+            if scores[s] != last:
+                rank, last = i + 1, scores[s]
+            seat_row = self.seats[s]
+            table.append(
+                {
+                    "rank": rank,
+                    "seat": s,
+                    "name": seat_row.name,
+                    "user_id": seat_row.user_id,
+                    "is_bot": seat_row.is_bot,
+                    "score": scores[s],
+                    "plot": plots[s],
+                    "medals": game.medals[s],
+                    "auto_moves": seat_row.auto_moves,
+                }
+            )
+        row.status = GameStatus.FINISHED.value
+        row.finished_at = self.now
+        row.result = {"scores": scores, "winners": winners, "early": game.ended_early}
+        self.clear_clock()
+        self.notify(
+            Kind.GAME_OVER,
+            {"table": table, "winners": winners, "early": game.ended_early, "years": game.year},
+        )

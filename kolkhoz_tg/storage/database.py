@@ -1,0 +1,117 @@
+"""The database connection: SQLite by default, PostgreSQL by URL; schema via Alembic only.
+
+SQLite is tuned for a small always-on service: WAL (readers never block the writer), a busy
+timeout (writers queue instead of failing), foreign keys on, and write transactions opened
+with ``BEGIN IMMEDIATE`` so two writers never both read a version and then collide on
+upgrading their lock (SQLite's ``SQLITE_BUSY_SNAPSHOT``, which no timeout can wait out).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm import sessionmaker
+from sqlmodel import Session
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
+_WRITE_OPTION = "kolkhoz_write"
+
+
+def normalize_url(url: str) -> str:
+    """Accept plain ``postgresql://`` and ``postgres://`` URLs and use psycopg 3 for them."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine for ``url`` with the SQLite settings above applied to every connection."""
+    url = normalize_url(url)
+    if url.startswith("sqlite"):
+        connect_args = {"timeout": 30.0, "check_same_thread": False}
+        engine = sa.create_engine(url, connect_args=connect_args, **kwargs)
+        _tune_sqlite(engine)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return sa.create_engine(url, **kwargs)
+
+
+def _tune_sqlite(engine: Engine) -> None:
+    memory = engine.url.database in (None, "", ":memory:")
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event below decide how transactions start.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        if not memory:
+            cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        if conn.get_execution_options().get(_WRITE_OPTION):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            conn.exec_driver_sql("BEGIN")
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to ``revision`` with the Alembic migrations in ``migrations/``."""
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.connect() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)
+        conn.commit()
+
+
+class Database:
+    """An engine plus the two kinds of session the service uses.
+
+    ``write()`` opens a write transaction (``BEGIN IMMEDIATE`` on SQLite; on PostgreSQL the
+    service takes row locks itself) and commits on success; ``read()`` a read-only one.
+    """
+
+    def __init__(self, url: str, *, run_migrations: bool = True, **engine_kwargs: Any) -> None:
+        self.url = normalize_url(url)
+        self.engine = make_engine(self.url, **engine_kwargs)
+        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        self.is_postgres = self.engine.dialect.name == "postgresql"
+        write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
+        self._write = sessionmaker(
+            write_engine, class_=Session, expire_on_commit=False, autoflush=False
+        )
+        self._read = sessionmaker(
+            self.engine, class_=Session, expire_on_commit=False, autoflush=False
+        )
+        if run_migrations:
+            migrate(self.engine)
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A session in one write transaction: committed if the block succeeds."""
+        with self._write() as session, session.begin():
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with self._read() as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,207 @@
+"""The tables. Change them only together with a migration in ``migrations/versions``
+(``tests/service/test_migrations.py`` fails when the two drift apart).
+
+Datetimes are stored as UTC and always come back timezone-aware (:class:`UTCDateTime`), on
+SQLite (which has no time zones) as on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Dialect
+from sqlmodel import Field, SQLModel
+
+
+class UTCDateTime(sa.types.TypeDecorator[datetime]):
+    """Aware UTC datetimes in, aware UTC datetimes out, on every backend."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class GameStatus(StrEnum):
+    LOBBY = "lobby"
+    ACTIVE = "active"
+    PAUSED = "paused"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
+class Actor(StrEnum):
+    """Who made a logged move."""
+
+    PLAYER = "player"  # the seat's own player
+    TIMEOUT = "timeout"  # the engine's default move after the deadline passed
+    STANDIN = "standin"  # a bot standing in after repeated timeouts
+    BOT = "bot"  # a bot seat
+    FORCED = "forced"  # the seat's only possible move, played at once
+
+
+def _utc_column(nullable: bool = True, index: bool = False) -> Any:
+    return Field(default=None, sa_type=UTCDateTime(), nullable=nullable, index=index)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class UserRow(SQLModel, table=True):
+    """A person (a Telegram user id, or a local id for the terminal)."""
+
+    __tablename__ = "users"
+
+    id: int = Field(sa_type=sa.BigInteger(), primary_key=True, sa_column_kwargs={
+        "autoincrement": False})
+    name: str = Field(max_length=128)
+    locale: str | None = Field(default=None, max_length=8)
+    #: Whether the bot can write to this user privately (they started it).
+    can_pm: bool = False
+    timezone: str | None = Field(default=None, max_length=64)
+    #: Quiet hours in the user's time zone, as minutes after local midnight.
+    quiet_start: int | None = None
+    quiet_end: int | None = None
+    created_at: datetime = Field(default_factory=_now, sa_type=UTCDateTime(), nullable=False)
+
+
+class ChatRow(SQLModel, table=True):
+    """A group chat (or the terminal's local table) where games are played."""
+
+    __tablename__ = "chats"
+
+    id: int = Field(sa_type=sa.BigInteger(), primary_key=True, sa_column_kwargs={
+        "autoincrement": False})
+    title: str | None = Field(default=None, max_length=256)
+    locale: str | None = Field(default=None, max_length=8)
+    #: Defaults for new games here: preset, options, turn_timeout, reminders, standin_after.
+    settings: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON(), nullable=False)
+    created_at: datetime = Field(default_factory=_now, sa_type=UTCDateTime(), nullable=False)
+
+
+class GameRow(SQLModel, table=True):
+    """One game: rules, seed, the engine snapshot and the clock."""
+
+    __tablename__ = "games"
+    __table_args__ = (
+        sa.Index("ix_games_chat_status", "chat_id", "status"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(sa_type=sa.BigInteger(), foreign_key="chats.id", nullable=False)
+    creator_id: int | None = Field(
+        default=None, sa_type=sa.BigInteger(), foreign_key="users.id", nullable=True
+    )
+    status: str = Field(default=GameStatus.LOBBY.value, max_length=16)
+    preset: str | None = Field(default=None, max_length=32)
+    rules: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON(), nullable=False)
+    players: int = 4
+    seed: str = Field(max_length=64)
+    #: ``engine.Game.to_json()`` of the current state (None in the lobby).
+    state: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON(), nullable=True)
+    #: Bumped by every change players can see; buttons carry it (optimistic concurrency).
+    version: int = 0
+    turn_timeout: int = 86400  # seconds
+    reminders: list[str] = Field(default_factory=list, sa_type=sa.JSON(), nullable=False)
+    standin_after: int = 2
+    turn_started_at: datetime | None = _utc_column()
+    deadline: datetime | None = _utc_column()
+    next_reminder: datetime | None = _utc_column()
+    #: min(deadline, next_reminder) while active, else NULL: what the sweep looks at.
+    next_due: datetime | None = _utc_column(index=True)
+    #: Seconds left on the clock when the game was paused.
+    paused_remaining: int | None = None
+    #: Final scores and winners once finished: {"scores": [...], "winners": [...]}.
+    result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON(), nullable=True)
+    #: A front end's own data (e.g. the Telegram board message id); the core ignores it.
+    meta: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON(), nullable=False)
+    created_at: datetime = Field(default_factory=_now, sa_type=UTCDateTime(), nullable=False)
+    started_at: datetime | None = _utc_column()
+    finished_at: datetime | None = _utc_column()
+
+
+class SeatRow(SQLModel, table=True):
+    """Who plays seat ``seat`` of a game: a user, or a bot (``user_id`` NULL)."""
+
+    __tablename__ = "seats"
+    __table_args__ = (sa.UniqueConstraint("game_id", "user_id", name="uq_seats_game_user"),)
+
+    game_id: int = Field(
+        foreign_key="games.id", primary_key=True, sa_column_kwargs={"autoincrement": False}
+    )
+    seat: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    user_id: int | None = Field(
+        default=None, sa_type=sa.BigInteger(), foreign_key="users.id", nullable=True, index=True
+    )
+    is_bot: bool = False
+    name: str = Field(max_length=128)
+    #: Consecutive deadlines missed; reset when the player acts.
+    timeouts: int = 0
+    #: A bot stand-in plays this seat until its player is back.
+    standin: bool = False
+    #: Moves played for this seat by the clock or a stand-in, over the whole game.
+    auto_moves: int = 0
+    #: Reminders still to send for the current turn (ISO UTC times, earliest first).
+    reminders: list[str] = Field(default_factory=list, sa_type=sa.JSON(), nullable=False)
+    remind_at: datetime | None = _utc_column()
+    joined_at: datetime = Field(default_factory=_now, sa_type=UTCDateTime(), nullable=False)
+
+
+class ActionRow(SQLModel, table=True):
+    """The append-only action log: replaying it on rules + seed rebuilds the game."""
+
+    __tablename__ = "actions"
+    __table_args__ = (sa.Index("ix_actions_game_version", "game_id", "version"),)
+
+    game_id: int = Field(
+        foreign_key="games.id", primary_key=True, sa_column_kwargs={"autoincrement": False}
+    )
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seat: int
+    action: str = Field(max_length=32)
+    actor: str = Field(max_length=16)
+    user_id: int | None = Field(default=None, sa_type=sa.BigInteger(), nullable=True)
+    #: The game version the request that made this move was based on.
+    version: int
+    at: datetime = Field(sa_type=UTCDateTime(), nullable=False)
+
+
+class NotificationRow(SQLModel, table=True):
+    """The outbox: what a front end must tell whom. Written in the same transaction as the
+    change it reports, so nothing is lost if delivery fails; marked delivered afterwards."""
+
+    __tablename__ = "notifications"
+    __table_args__ = (sa.Index("ix_notifications_pending", "delivered_at", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int | None = Field(default=None, foreign_key="games.id", nullable=True, index=True)
+    chat_id: int | None = Field(default=None, sa_type=sa.BigInteger(), nullable=True)
+    #: The private recipient; NULL means the group chat.
+    user_id: int | None = Field(default=None, sa_type=sa.BigInteger(), nullable=True)
+    seat: int | None = None
+    kind: str = Field(max_length=32)
+    version: int = 0
+    data: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON(), nullable=False)
+    created_at: datetime = Field(sa_type=UTCDateTime(), nullable=False)
+    delivered_at: datetime | None = _utc_column()
+    #: Replaced by a newer record of the same kind before it was delivered.
+    superseded: bool = False

@@ -1,0 +1,116 @@
+"""Lobby: create, join, leave, bots, start, abort, settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from kolkhoz_tg.service import (
+    BadRequest,
+    GameService,
+    Kind,
+    NotAllowed,
+    WrongState,
+)
+
+
+def test_create_join_leave_and_start(service: GameService) -> None:
+    game = service.create_game(-5, 1, creator_name="Anna", preset="original", players=3)
+    assert game.status == "lobby"
+    assert [s.name for s in game.seats] == ["Anna"]
+    assert game.preset == "original"
+    game = service.join(game.id, 2, "Boris")
+    with pytest.raises(NotAllowed) as e:
+        service.join(game.id, 2, "Boris")
+    assert e.value.code == "already_seated"
+    game = service.join(game.id, 3, "Vera", seat=2)
+    with pytest.raises(NotAllowed) as e:
+        service.join(game.id, 4, "Gleb")
+    assert e.value.code == "game_full"
+    game = service.leave(game.id, 3)
+    assert game.free_seats == [2]
+    with pytest.raises(WrongState) as e:
+        service.start(game.id, 1)
+    assert e.value.code == "not_full"
+    with pytest.raises(NotAllowed):
+        service.start(game.id, 2, fill_with_bots=True)
+    result = service.start(game.id, 1, fill_with_bots=True)
+    assert result.ok
+    info = service.game_info(game.id)
+    assert info.status == "active"
+    assert [s.is_bot for s in info.seats] == [False, False, True]
+    assert info.deadline is not None
+    assert Kind.GAME_STARTED in {n.kind for n in result.notifications}
+    with pytest.raises(WrongState):
+        service.join(game.id, 9, "Late")
+
+
+def test_bots_and_seat_removal(service: GameService) -> None:
+    game = service.create_game(-5, 1, creator_name="Anna")
+    game = service.add_bot(game.id, 1, seat=3)
+    assert game.seats[-1].is_bot and game.seats[-1].seat == 3
+    with pytest.raises(NotAllowed) as e:
+        service.add_bot(game.id, 1, seat=3)
+    assert e.value.code == "seat_taken"
+    with pytest.raises(BadRequest):
+        service.add_bot(game.id, 1, seat=7)
+    with pytest.raises(NotAllowed):
+        service.add_bot(game.id, 99)  # not a member
+    game = service.remove_seat(game.id, 1, 3)
+    assert len(game.seats) == 1
+
+
+def test_bad_settings_are_refused(service: GameService) -> None:
+    with pytest.raises(BadRequest) as e:
+        service.create_game(-5, 1, preset="nope")
+    assert e.value.code == "bad_preset"
+    with pytest.raises(BadRequest) as e:
+        service.create_game(-5, 1, options={"deck": 40})
+    assert e.value.code == "bad_option"
+    with pytest.raises(BadRequest) as e:
+        service.create_game(-5, 1, turn_timeout="10s")
+    assert e.value.code == "bad_duration"
+    with pytest.raises(BadRequest):
+        service.create_game(-5, 1, players=6)
+    with pytest.raises(BadRequest):
+        service.create_game(-5, 1, reminders=["150%"])
+
+
+def test_chat_defaults_apply_to_new_games(service: GameService) -> None:
+    service.set_chat_defaults(-5, preset="zone", turn_timeout="2h", reminders=["30m"],
+                              standin_after=3, options={"medals_score": True})
+    game = service.create_game(-5, 1, creator_name="Anna")
+    assert game.preset == "zone"
+    assert game.rules["medals_score"] is True
+    assert game.turn_timeout == 7200
+    assert game.reminders == ["30m"]
+    assert game.standin_after == 3
+    game = service.configure(game.id, 1, turn_timeout="90m")
+    assert game.turn_timeout == 5400
+    with pytest.raises(NotAllowed):
+        service.configure(game.id, 2, turn_timeout="1h")
+
+
+def test_abort(service: GameService) -> None:
+    game = service.create_game(-5, 1, creator_name="Anna")
+    service.join(game.id, 2, "Boris")
+    with pytest.raises(NotAllowed):
+        service.abort(game.id, 2)
+    result = service.abort(game.id, 2, force=True)
+    assert [n.kind for n in result.notifications] == [Kind.ABORTED]
+    assert service.game_info(game.id).status == "aborted"
+    with pytest.raises(WrongState):
+        service.abort(game.id, 1)
+    assert service.games_in_chat(-5) == []
+    assert [g.id for g in service.games_in_chat(-5, open_only=False)] == [game.id]
+
+
+def test_locales(service: GameService) -> None:
+    service.ensure_user(1, "Anna", "en-US")
+    service.ensure_chat(-5, "Dacha", "ru")
+    assert service.locale_for(1, -5) == "en"
+    assert service.locale_for(2, -5) == "ru"
+    assert service.locale_for(None, -6, fallback="en") == "en"
+    service.set_user_locale(1, "ru")
+    assert service.user(1) is not None and service.user(1).locale == "ru"  # type: ignore[union-attr]
+    with pytest.raises(BadRequest):
+        service.set_user_locale(1, "de")
