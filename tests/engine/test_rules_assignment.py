@@ -37,7 +37,7 @@ def _jobs(g, card: str) -> set[str]:
 
 def test_assignment_suit_own_job_and_trump_anywhere() -> None:
     """assignment = suit: each card to its own suit's job; a trump card to any job."""
-    g = deal(CLASSIC, 4, 3, trump="S", 
+    g = deal(CLASSIC, 4, 3, trump="S",
              hands={0: "6H", 1: "KD", 2: "7S", 3: "QH"})
     play(g, "6H", "KD", "7S", "QH")
     assert g.brigadier == 2
@@ -51,7 +51,7 @@ def test_assignment_suit_own_job_and_trump_anywhere() -> None:
 
 def test_assignment_present_jobs_of_suits_in_trick() -> None:
     """assignment = present: each card to any job whose suit is present in this trick."""
-    g = deal(KOLKHOZ, 4, 0, trump="S", 
+    g = deal(KOLKHOZ, 4, 0, trump="S",
              hands={0: "6H", 1: "KD", 2: "7H", 3: "QH"})
     play(g, "6H", "KD", "7H", "QH")
     assert g.brigadier == 3
@@ -63,7 +63,7 @@ def test_assignment_present_jobs_of_suits_in_trick() -> None:
 
 def test_assignment_present_trump_gives_no_extra_freedom() -> None:
     """Under 'present' a trump card goes only to jobs of suits present (its own is present)."""
-    g = deal(KOLKHOZ, 4, 0, trump="S", 
+    g = deal(KOLKHOZ, 4, 0, trump="S",
              hands={0: "6H", 1: "7S", 2: "7H", 3: "QH"})
     play(g, "6H", "7S", "7H", "QH")
     assert g.brigadier == 1
@@ -72,7 +72,7 @@ def test_assignment_present_trump_gives_no_extra_freedom() -> None:
 
 
 def test_assignment_present_single_suit_trick() -> None:
-    g = deal(KOLKHOZ, 4, 0, trump="S", 
+    g = deal(KOLKHOZ, 4, 0, trump="S",
              hands={0: "6C", 1: "7C", 2: "KC", 3: "QC"})
     play(g, "6C", "7C", "KC", "QC")
     for card in ("6C", "7C", "KC", "QC"):
@@ -82,7 +82,7 @@ def test_assignment_present_single_suit_trick() -> None:
 @pytest.mark.parametrize("name", ["classic", "kolkhoz"])
 def test_lean_year_any_card_to_any_job(name: str) -> None:
     """In a lean year any card may go to any job (both assignment modes)."""
-    g = deal(preset(name), 4, 3, year=5, hand_size=4, 
+    g = deal(preset(name), 4, 3, year=5, hand_size=4,
              hands={0: "6H", 1: "KD", 2: "7H", 3: "QH"}, lead=0)
     play(g, "6H", "KD", "7H", "QH")
     for card in ("6H", "KD", "7H", "QH"):
@@ -91,7 +91,7 @@ def test_lean_year_any_card_to_any_job(name: str) -> None:
 
 def test_only_brigadier_assigns_one_card_at_a_time_in_any_order() -> None:
     """The Brigadier assigns every card of the trick, one card at a time."""
-    g = deal(CLASSIC, 4, 3, trump="S", 
+    g = deal(CLASSIC, 4, 3, trump="S",
              hands={0: "6H 6C 6D", 1: "KH 7C 7D", 2: "7H 8C 8D", 3: "QH 9C 9D"})
     play(g, "6H", "KH", "7H", "QH")
     assert g.to_act == [1]
@@ -128,7 +128,7 @@ def test_hours_accumulate_face_value() -> None:
 def test_trump_jack_adds_zero_hours_with_nomenklatura(nomenklatura: bool, jack_hours: int) -> None:
     """The trump Jack (Пьяница) adds 0 hours with nomenklatura, 11 without."""
     rules = replace(CLASSIC, nomenklatura=nomenklatura)
-    g = deal(rules, 4, 3, trump="S", 
+    g = deal(rules, 4, 3, trump="S",
              hands={0: "6H", 1: "JS", 2: "JH", 3: "7H"})
     play(g, "6H", "JS", "JH", "7H")
     assign(g, "JS>H")
@@ -195,7 +195,7 @@ def test_original_threshold_is_36() -> None:
 
 
 def test_several_jobs_complete_in_one_trick() -> None:
-    g = deal(CLASSIC, 4, 3, trump="S", 
+    g = deal(CLASSIC, 4, 3, trump="S",
              workers={"H": "KH QH JH", "D": "KD QD JD"},  # 36 each
              rewards={"H": "2H", "D": "3D"},
              hands={0: "6H 6C 6S", 1: "6D 7C 7S", 2: "7H 8C 8S", 3: "7D 9C 9S"})
@@ -317,3 +317,30 @@ def test_kolkhoznik_preset_has_no_reward_cards() -> None:
             seat = g.to_act[0]
             act(g, (seat, str(g.legal_actions(seat)[-1])))
         assert all(x % 13 >= 5 for p in g.plots for x in p)
+
+
+def test_two_stacks_in_one_trick() -> None:
+    """reward = stack: completing two jobs with one trick gives two stacks; each returns to
+    the deck at the end of the year except its top card."""
+    g = deal(KOLKHOZNIK, 4, 0, trump="C",
+             workers={"H": "KH QH JH", "D": "KD QD JD"},  # 36 hours each
+             hands={0: "6H 6C", 1: "7D 7C", 2: "8H 8C", 3: "9D 9C"})
+    play(g, "6H", "7D", "8H", "9D")  # Hearts led: 8H wins
+    assert g.brigadier == 2
+    events = assign(g, "6H>H", "7D>D", "8H>H", "9D>D")
+    done = events_of(events, ev.JobCompleted)
+    assert [(e.job.letter, str(e.stack_top), e.stack_size) for e in done] == [
+        ("H", "6H", 5), ("D", "7D", 5)]
+    assert g.year == 2  # that was the last trick
+    assert stexts(g.plots[2]) == stexts(cards("6H 7D 8C"))
+    assert face_up_texts(g, 2) == stexts(cards("6H 7D"))
+    check_conservation(g)
+
+
+def test_lean_year_jack_has_full_hours() -> None:
+    """No trump in a lean year, hence no Пьяница: every Jack works 11 hours."""
+    g = deal(CLASSIC, 4, 3, year=5, hand_size=4, lead=0,
+             hands={0: "JS 6C 6D", 1: "JH 7C 7D", 2: "JD 8C 8D", 3: "JC 9C 9D"})
+    play(g, "JS", "JH", "JD", "JC")
+    assign(g, "JS>S", "JH>S", "JD>D", "JC>D")
+    assert g.hours == [0, 22, 0, 22]

@@ -119,7 +119,8 @@ def test_trump_lead_allowed_after_trump_discarded_earlier_this_year() -> None:
 
 def test_trump_played_resets_each_year() -> None:
     """'this year': the flag starts false in every year."""
-    g = deal(CLASSIC, 4, 0, trump="S", trump_played=True, completed_by={"H": 0, "D": 0, "C": 0, "S": 0},
+    g = deal(CLASSIC, 4, 0, trump="S", trump_played=True,
+             completed_by={"H": 0, "D": 0, "C": 0, "S": 0},
              hands={0: "6H 7D", 1: "8H 8D", 2: "9H 9D", 3: "10S 10D"}, lead=0)
     play(g, "6H", "8H", "9H", "10S")
     assign(g, "6H>H", "8H>H", "9H>H", "10S>S")
