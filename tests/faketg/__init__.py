@@ -23,7 +23,13 @@ from .models import (
     InlineQueryRecord,
     StoredMessage,
 )
-from .transport import FakeBotApiServer, FakeRequest, free_port
+from .transport import (
+    FakeBotApiServer,
+    FakeRequest,
+    forbid_real_telegram,
+    free_port,
+    inprocess_builder,
+)
 from .users import FakeUser
 
 __all__ = [
@@ -41,7 +47,9 @@ __all__ = [
     "InlineQueryRecord",
     "Params",
     "StoredMessage",
+    "forbid_real_telegram",
     "free_port",
+    "inprocess_builder",
     "parse_html",
     "parse_markdown_v2",
     "parse_text",

@@ -541,6 +541,9 @@ class FakeTelegram:
         """Run one Bot API call; returns (HTTP status, JSON body)."""
         params = decode_params(raw_params)
         if token != self.token:
+            self.sent_log.append(
+                ApiCall(method, params, False, None, 401, "Unauthorized", transport)
+            )
             return 401, {"ok": False, "error_code": 401, "description": "Unauthorized"}
         key = method.lower()
         long_poll = key == "getupdates"

@@ -116,30 +116,49 @@ def parse_html(source: str) -> tuple[str, list[dict[str, Any]]]:
             out.add(source[i:j])
             i = j
             continue
-        # a tag
-        end = source.find(">", i)
-        if end < 0:
-            raise _parse_error(f"Can't find end of the tag at byte offset {byte_offset(i)}")
-        inner = source[i + 1 : end]
-        if inner.startswith("/"):
-            name = inner[1:].strip().lower()
+        # a tag, scanned like tdlib's parse_html
+        begin = byte_offset(i)
+        if source.startswith("</", i):
             if not stack:
-                raise _parse_error(f"Unexpected end tag at byte offset {byte_offset(i)}")
-            if name != stack[-1].tag:
+                raise _parse_error(f"Unexpected end tag at byte offset {begin}")
+            j = i + 2
+            while j < n and not source[j].isspace() and source[j] != ">":
+                j += 1
+            name = source[i + 2 : j].lower()
+            while j < n and source[j].isspace():
+                j += 1
+            if j >= n or source[j] != ">":
+                raise _parse_error(f"Unclosed end tag at byte offset {begin}")
+            if name and name != stack[-1].tag:
                 raise _parse_error(
-                    f'Unmatched end tag at byte offset {byte_offset(i)}, expected "</'
+                    f'Unmatched end tag at byte offset {begin}, expected "</'
                     f'{stack[-1].tag}>", found "</{name}>"'
                 )
             out.close(stack.pop())
-            i = end + 1
+            i = j + 1
             continue
-        m = re.match(r"[a-zA-Z0-9-]*", inner)
-        name = m.group(0).lower() if m else ""
+        j = i + 1
+        while j < n and not source[j].isspace() and source[j] != ">":
+            j += 1
+        if j >= n:
+            raise _parse_error(f"Unclosed start tag at byte offset {begin}")
+        name = source[i + 1 : j].lower()
         if name not in _HTML_TAGS:
-            raise _parse_error(f'Unsupported start tag "{name}" at byte offset {byte_offset(i)}')
+            raise _parse_error(f'Unsupported start tag "{name}" at byte offset {begin}')
+        end = j
+        quote = ""
+        while end < n and (quote or source[end] != ">"):
+            if source[end] in "\"'" and (not quote or quote == source[end]):
+                quote = "" if quote else source[end]
+            end += 1
+        if end >= n:
+            raise _parse_error(
+                f"Unclosed end of attribute value at byte offset {begin}"
+                if quote
+                else f"Unclosed start tag at byte offset {begin}"
+            )
         attrs: dict[str, str] = {}
-        rest = inner[len(name) :].rstrip("/")
-        for am in _ATTR_RE.finditer(rest):
+        for am in _ATTR_RE.finditer(source[j:end]):
             if am.group(1):
                 value = am.group(2) or am.group(3) or am.group(4) or ""
                 attrs[am.group(1).lower()] = value
@@ -147,19 +166,22 @@ def parse_html(source: str) -> tuple[str, list[dict[str, Any]]]:
         if name == "span":
             if attrs.get("class") != "tg-spoiler":
                 raise _parse_error(
-                    f'Tag "span" must have class "tg-spoiler" at byte offset {byte_offset(i)}'
+                    f'Tag "span" must have class "tg-spoiler" at byte offset {begin}'
                 )
         elif name == "a":
             href = attrs.get("href", "")
             if href.startswith("tg://user?id="):
-                opened.tag = "a"
-                opened.entity = {"type": "text_mention", "user": {"id": int(href[13:] or 0)}}
+                user_id = int(href[13:]) if href[13:].isdigit() else 0
+                opened.entity = {
+                    "type": "text_mention",
+                    "user": {"id": user_id, "is_bot": False, "first_name": ""},
+                }
             else:
                 opened.entity = {"url": href}
         elif name == "tg-emoji":
             if "emoji-id" not in attrs:
                 raise _parse_error(
-                    f'Tag "tg-emoji" must have attribute "emoji-id" at byte offset {byte_offset(i)}'
+                    f'Tag "tg-emoji" must have attribute "emoji-id" at byte offset {begin}'
                 )
             opened.entity = {"custom_emoji_id": attrs["emoji-id"]}
         elif name == "code" and stack and stack[-1].tag == "pre":

@@ -14,10 +14,30 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 from telegram._utils.types import ODVInput
+from telegram.ext import ApplicationBuilder
 from telegram.request import BaseRequest, RequestData
 
 if TYPE_CHECKING:
     from .core import FakeTelegram
+
+
+def forbid_real_telegram(monkeypatch: Any) -> None:
+    """Make any request to api.telegram.org fail loudly (``monkeypatch`` is pytest's).
+
+    PTB's ``Bot`` defaults ``get_updates_request`` to a real HTTPX client: a test that
+    wires only ``request=`` would otherwise poll the real Telegram.
+    """
+    from telegram.request import HTTPXRequest
+
+    original = HTTPXRequest.do_request
+
+    async def guarded(self: HTTPXRequest, url: str, *args: Any, **kwargs: Any) -> Any:
+        host = urlsplit(url).hostname or ""
+        if host == "api.telegram.org" or host.endswith(".telegram.org"):
+            raise AssertionError(f"a test tried to reach the real Telegram: {url.split('/bot')[0]}")
+        return await original(self, url, *args, **kwargs)
+
+    monkeypatch.setattr(HTTPXRequest, "do_request", guarded)
 
 
 def free_port() -> int:
@@ -104,6 +124,16 @@ class FakeRequest(BaseRequest):
         return status, json.dumps(body).encode()
 
 
+def inprocess_builder(fake: FakeTelegram) -> ApplicationBuilder[Any, Any, Any, Any, Any, Any]:
+    """An ``ApplicationBuilder`` wired to ``fake`` in-process (token and both requests)."""
+    return (
+        ApplicationBuilder()
+        .token(fake.token)
+        .request(FakeRequest(fake))
+        .get_updates_request(FakeRequest(fake))
+    )
+
+
 class FakeBotApiServer:
     """The fake on a real socket: ``http://127.0.0.1:PORT/bot<TOKEN>/<method>``.
 
@@ -124,6 +154,10 @@ class FakeBotApiServer:
     def base_url(self) -> str:
         """The value for ``ApplicationBuilder().base_url`` (``KOLKHOZ_BOT_API_URL``)."""
         return f"http://{self.host}:{self.port}/bot"
+
+    def builder(self) -> ApplicationBuilder[Any, Any, Any, Any, Any, Any]:
+        """An ``ApplicationBuilder`` pointed at this server (token and ``base_url``)."""
+        return ApplicationBuilder().token(self.fake.token).base_url(self.base_url)
 
     async def start(self) -> FakeBotApiServer:
         self._server = await asyncio.start_server(self._serve, self.host, self.port)

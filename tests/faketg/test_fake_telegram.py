@@ -1,0 +1,660 @@
+"""The fake Telegram against a real PTB Application, over both transports, and its strictness."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dtm
+import json
+from typing import Any
+
+import httpx
+import pytest
+from telegram import (
+    Bot,
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InputTextMessageContent,
+    Update,
+)
+from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, RetryAfter
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChosenInlineResultHandler,
+    CommandHandler,
+    ContextTypes,
+    InlineQueryHandler,
+    MessageHandler,
+    filters,
+)
+
+from tests.faketg import (
+    FakeBotApiServer,
+    FakeRequest,
+    FakeTelegram,
+    StoredMessage,
+    inprocess_builder,
+    parse_html,
+    parse_markdown_v2,
+)
+
+from .conftest import AppFactory
+
+App = Application[Any, Any, Any, Any, Any, Any]
+
+
+# --------------------------------------------------------------------------- the tiny bot
+def menu_markup() -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton("Red", callback_data="color:red"),
+                InlineKeyboardButton("Blue", callback_data="color:blue"),
+            ],
+            [InlineKeyboardButton("Rules", url="https://example.org/rules")],
+        ]
+    )
+
+
+def add_tiny_bot(app: App, seen: dict[str, list[Any]]) -> App:
+    """A /start handler, a keyboard command, a button handler, inline mode, an echo."""
+
+    async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_message and update.effective_user
+        payload = " ".join(context.args or [])
+        await update.effective_message.reply_text(
+            f"Hello, <b>{update.effective_user.first_name}</b>! payload={payload or '-'}",
+            parse_mode="HTML",
+        )
+
+    async def menu(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_message
+        await update.effective_message.reply_text("Pick a colour", reply_markup=menu_markup())
+
+    async def button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        assert query and query.data
+        await query.answer(f"You picked {query.data.split(':')[1]}")
+        await query.edit_message_text(
+            f"Picked: {query.data.split(':')[1]}", reply_markup=menu_markup()
+        )
+
+    async def inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.inline_query
+        assert query
+        results = [
+            InlineQueryResultArticle(
+                id=f"r{i}",
+                title=f"{query.query} #{i}",
+                input_message_content=InputTextMessageContent(
+                    f"<i>{query.query}</i> #{i}", parse_mode="HTML"
+                ),
+                reply_markup=InlineKeyboardMarkup(
+                    [[InlineKeyboardButton("Vote", callback_data=f"vote:{i}")]]
+                ),
+            )
+            for i in range(3)
+        ]
+        await query.answer(results, cache_time=0)
+
+    async def chosen(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.chosen_inline_result
+        seen["chosen"].append(update.chosen_inline_result)
+
+    async def vote(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        assert query and query.inline_message_id
+        await query.answer("Voted")
+        await query.edit_message_text("Voted!")
+
+    async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_message and update.effective_message.text
+        seen["echo"].append(update.effective_message.text)
+        await update.effective_message.reply_text(update.effective_message.text)
+
+    async def status(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        seen["status"].append(update)
+
+    app.add_handler(CommandHandler("start", start))
+    app.add_handler(CommandHandler("menu", menu))
+    app.add_handler(CallbackQueryHandler(vote, pattern=r"^vote:"))
+    app.add_handler(CallbackQueryHandler(button, pattern=r"^color:"))
+    app.add_handler(InlineQueryHandler(inline))
+    app.add_handler(ChosenInlineResultHandler(chosen))
+    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, status))
+    app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, echo))
+    return app
+
+
+def seen_dict() -> dict[str, list[Any]]:
+    return {"chosen": [], "echo": [], "status": []}
+
+
+# --------------------------------------------------------------------------- end to end
+async def test_start_and_deep_link(fake: FakeTelegram, app_factory: AppFactory) -> None:
+    app = add_tiny_bot(app_factory(), seen_dict())
+    alice = fake.user(101, "Alice")
+    async with fake.running(app):
+        await alice.start_bot("game-42")
+        reply = fake.last_message(alice)
+        assert reply is not None
+        assert reply.text == "Hello, Alice! payload=game-42"
+        assert reply.entities == [{"type": "bold", "offset": 7, "length": 5}]
+    methods = [c.method for c in fake.sent_log]
+    assert methods[:3] == ["getMe", "deleteWebhook", "getUpdates"]
+    assert len(fake.calls("sendMessage")) == 1
+    assert alice.started
+
+
+async def test_keyboard_tap_answers_and_edits_in_place(
+    fake: FakeTelegram, app_factory: AppFactory
+) -> None:
+    app = add_tiny_bot(app_factory(), seen_dict())
+    alice, bob = fake.user(101, "Alice"), fake.user(102, "Bob", language_code="en")
+    group = fake.create_group("Kolkhoz", [alice, bob])
+    async with fake.running(app):
+        await bob.send(group, "/menu@kolkhoz_test_bot")
+        board = fake.last_message(group)
+        assert board is not None
+        assert board.button_texts == ["Red", "Blue", "Rules"]
+        assert board.callback_data == ["color:red", "color:blue"]
+
+        answer = await alice.tap(board, "Blue")
+        assert answer is not None and answer.text == "You picked blue"
+        answer = await bob.tap(board, "color:red")
+        assert answer is not None and answer.text == "You picked red"
+
+        current = fake.message(group, board.message_id)
+        assert current.text == "Picked: red"
+        assert current.edits == 2
+        assert [h[0] for h in current.history] == ["Pick a colour", "Picked: blue"]
+        assert len(fake.bot_messages(group)) == 1  # edited in place, not a new message
+        with pytest.raises(LookupError):
+            await alice.tap(board, "Green")
+    fake.assert_all_callbacks_answered()
+    assert len(fake.calls("answerCallbackQuery")) == 2
+
+
+async def test_inline_query_and_chosen_result(fake: FakeTelegram, app_factory: AppFactory) -> None:
+    seen = seen_dict()
+    app = add_tiny_bot(app_factory(), seen)
+    alice = fake.user(101, "Alice")
+    group = fake.create_group("Kolkhoz", [alice])
+    async with fake.running(app):
+        answer = await alice.inline_query("hand")
+        assert answer is not None
+        assert [r["title"] for r in answer.results] == ["hand #0", "hand #1", "hand #2"]
+        sent = await alice.choose_inline_result(answer, "r1", group)
+        assert sent.text == "hand #1"
+        assert sent.entities == [{"type": "italic", "offset": 0, "length": 4}]
+        assert sent.inline_message_id is not None
+        assert len(seen["chosen"]) == 1
+        assert seen["chosen"][0].result_id == "r1"
+        assert seen["chosen"][0].inline_message_id == sent.inline_message_id
+
+        vote = await alice.tap(sent, "Vote")
+        assert vote is not None and vote.text == "Voted"
+        assert fake.inline_messages[sent.inline_message_id].text == "Voted!"
+
+
+async def test_privacy_mode_and_echo(fake: FakeTelegram, app_factory: AppFactory) -> None:
+    seen = seen_dict()
+    app = add_tiny_bot(app_factory(), seen)
+    alice = fake.user(101, "Alice")
+    group = fake.create_group("Kolkhoz", [alice])
+    async with fake.running(app):
+        await alice.send(group, "just chatting")  # privacy mode: the bot never sees it
+        await alice.send(group, "/menu@some_other_bot")  # not for us
+        assert fake.bot_messages(group) == []
+        await alice.send(None, "hi in private")
+        assert seen["echo"] == ["hi in private"]
+        assert fake.last_message(alice).text == "hi in private"  # type: ignore[union-attr]
+        await alice.send(group, "/menu")
+        board = fake.last_message(group)
+        assert board is not None
+        await alice.send(group, "a reply to the bot", reply_to=board)  # replies do reach it
+        assert seen["echo"] == ["hi in private", "a reply to the bot"]
+
+
+async def test_wait_idle_covers_slow_and_non_blocking_handlers(
+    fake: FakeTelegram, app_factory: AppFactory
+) -> None:
+    app = app_factory()
+
+    async def slow(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_chat
+        for i in range(3):
+            await asyncio.sleep(0.02)
+            await context.bot.send_message(update.effective_chat.id, f"step {i}")
+
+    async def background(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_chat
+        await asyncio.sleep(0.03)
+        await context.bot.send_message(update.effective_chat.id, "background done")
+
+    app.add_handler(CommandHandler("slow", slow))
+    app.add_handler(CommandHandler("bg", background, block=False))
+    users = [fake.user(200 + i, f"U{i}") for i in range(5)]
+    async with fake.running(app):
+        for u in users:
+            await u.send(None, "/slow", wait=False)
+            await u.send(None, "/bg", wait=False)
+        await fake.wait_idle()
+        for u in users:
+            assert [m.text for m in fake.bot_messages(u)] == [
+                "step 0",
+                "background done",
+                "step 1",
+                "step 2",
+            ] or sorted(m.text or "" for m in fake.bot_messages(u)) == [
+                "background done",
+                "step 0",
+                "step 1",
+                "step 2",
+            ]
+        assert fake.pending_updates == []
+
+
+async def test_handler_errors_fail_the_test(fake: FakeTelegram) -> None:
+    app = inprocess_builder(fake).build()
+
+    async def boom(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        raise RuntimeError("handler bug")
+
+    app.add_handler(CommandHandler("boom", boom))
+    alice = fake.user(101, "Alice")
+    with pytest.raises(AssertionError, match="handler bug"):
+        async with fake.running(app):
+            await alice.send(None, "/boom")
+    assert isinstance(fake.app_errors[0], RuntimeError)
+
+
+async def test_unanswered_callback_fails_the_test(fake: FakeTelegram) -> None:
+    app = inprocess_builder(fake).build()
+
+    async def menu(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_message
+        await update.effective_message.reply_text("Pick", reply_markup=menu_markup())
+
+    async def silent(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        pass  # forgets query.answer()
+
+    app.add_handler(CommandHandler("menu", menu))
+    app.add_handler(CallbackQueryHandler(silent))
+    alice = fake.user(101, "Alice")
+    with pytest.raises(AssertionError, match="never answered"):
+        async with fake.running(app):
+            await alice.send(None, "/menu")
+            board = fake.last_message(alice)
+            assert board is not None
+            assert await alice.tap(board, "Red") is None
+
+
+async def test_direct_mode_without_updater(fake: FakeTelegram) -> None:
+    app = add_tiny_bot(inprocess_builder(fake).build(), seen_dict())
+    alice = fake.user(101, "Alice")
+    async with fake.running(app, mode="direct"):
+        await alice.start_bot()
+        assert fake.last_message(alice).text == "Hello, Alice! payload=-"  # type: ignore[union-attr]
+    assert fake.calls("getUpdates") == []
+
+
+async def test_webhook_mode(fake: FakeTelegram, server: FakeBotApiServer) -> None:
+    app = add_tiny_bot(server.builder().build(), seen_dict())
+    alice = fake.user(101, "Alice")
+    async with fake.running(app, mode="webhook"):
+        assert fake.webhook is not None
+        assert fake.webhook["secret_token"] == "fake-secret"
+        await alice.start_bot("hook")
+        assert fake.last_message(alice).text == "Hello, Alice! payload=hook"  # type: ignore[union-attr]
+        assert fake.webhook_deliveries and all(s == 200 for _, s in fake.webhook_deliveries)
+    assert fake.webhook_log[0]["action"] == "set"
+
+
+async def test_migration_service_messages_and_chat_migrated(
+    fake: FakeTelegram, app_factory: AppFactory
+) -> None:
+    seen = seen_dict()
+    app = add_tiny_bot(app_factory(), seen)
+    alice = fake.user(101, "Alice")
+    group = fake.create_group("Kolkhoz", [alice])
+    async with fake.running(app):
+        await alice.send(group, "/menu")
+        new = fake.migrate_to_supergroup(group)
+        await fake.wait_idle()
+        assert [u.effective_message.migrate_to_chat_id for u in seen["status"]] == [new.id, None]
+        assert seen["status"][1].effective_message.migrate_from_chat_id == group.id
+        with pytest.raises(ChatMigrated) as info:
+            await app.bot.send_message(group.id, "still there?")
+        assert info.value.new_chat_id == new.id
+        await app.bot.send_message(new.id, "moved")
+        assert fake.last_message(new).text == "moved"  # type: ignore[union-attr]
+        assert new.type == "supergroup" and str(new.id).startswith("-100")
+
+
+# --------------------------------------------------------------------------- strictness
+async def test_text_length_is_checked_after_entity_parsing(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    await bot.send_message(alice.id, "x" * 4096)
+    await bot.send_message(alice.id, "<b>" + "x" * 4096 + "</b>", parse_mode="HTML")
+    with pytest.raises(BadRequest, match="Message is too long"):
+        await bot.send_message(alice.id, "x" * 4097)
+    with pytest.raises(BadRequest, match="Message text is empty"):
+        await bot.send_message(alice.id, "  \n ")
+    error = fake.calls("sendMessage", ok=False)[0]
+    assert error.error_code == 400
+    assert error.description == "Bad Request: message is too long"
+
+
+@pytest.mark.parametrize(
+    ("html", "error"),
+    [
+        ("<b>bold", 'Can\'t find end tag corresponding to start tag "b"'),
+        ("<b>x</i>", 'Unmatched end tag at byte offset 4, expected "</b>", found "</i>"'),
+        ("line<br>break", 'Unsupported start tag "br" at byte offset 4'),
+        ("1 < 2", 'Unsupported start tag "" at byte offset 2'),
+        ("x</b>", "Unexpected end tag at byte offset 1"),
+        ('<span class="x">s</span>', 'Tag "span" must have class "tg-spoiler"'),
+    ],
+)
+async def test_html_must_be_well_formed(
+    fake: FakeTelegram, bot: Bot, html: str, error: str
+) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    with pytest.raises(BadRequest, match="Can't parse entities") as info:
+        await bot.send_message(alice.id, html, parse_mode="HTML")
+    assert error in fake.calls("sendMessage")[-1].description  # type: ignore[operator]
+    assert "can't parse entities" in str(info.value).lower()
+
+
+def test_html_parsing_entities_and_escapes() -> None:
+    text, entities = parse_html(
+        '&lt;Ура&gt; <b>ж<i>ир</i></b> <a href="https://t.me">👍 link</a> &amp; &#33; &nbsp;'
+    )
+    assert text == "<Ура> жир 👍 link & ! &nbsp;"
+    assert {e["type"] for e in entities} == {"bold", "italic", "text_link"}
+    link = next(e for e in entities if e["type"] == "text_link")
+    assert (link["offset"], link["length"], link["url"]) == (10, 7, "https://t.me")  # UTF-16
+
+
+def test_markdown_v2_reserved_characters() -> None:
+    assert parse_markdown_v2(r"*bold* and \. end\!") == (
+        "bold and . end!",
+        [{"type": "bold", "offset": 0, "length": 4}],
+    )
+    with pytest.raises(Exception, match=r"Character '\.' is reserved"):
+        parse_markdown_v2("Hello.")
+
+
+async def test_callback_data_and_keyboard_limits(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+
+    def kb(data: str) -> InlineKeyboardMarkup:
+        return InlineKeyboardMarkup([[InlineKeyboardButton("b", callback_data=data)]])
+
+    await bot.send_message(alice.id, "ok", reply_markup=kb("x" * 64))
+    with pytest.raises(BadRequest, match="Button_data_invalid"):
+        await bot.send_message(alice.id, "too long", reply_markup=kb("x" * 65))
+    with pytest.raises(BadRequest, match="Button_data_invalid"):
+        await bot.send_message(alice.id, "bytes, not chars", reply_markup=kb("ж" * 33))
+    many = InlineKeyboardMarkup(
+        [[InlineKeyboardButton(str(i), callback_data=str(i)) for i in range(8)]] * 13
+    )
+    with pytest.raises(BadRequest, match="Reply markup is too long"):
+        await bot.send_message(alice.id, "104 buttons", reply_markup=many)
+    with pytest.raises(BadRequest, match=r"(?i)wrong http url"):
+        await bot.send_message(
+            alice.id,
+            "bad url",
+            reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton("u", url="example")]]),
+        )
+    assert len(fake.bot_messages(alice)) == 1
+
+
+async def test_edit_rules(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    msg = await bot.send_message(
+        alice.id, "<b>board</b>", parse_mode="HTML", reply_markup=menu_markup()
+    )
+    with pytest.raises(BadRequest, match="Message is not modified") as info:
+        await bot.edit_message_text(
+            "<b>board</b>", alice.id, msg.message_id, parse_mode="HTML", reply_markup=menu_markup()
+        )
+    assert fake.calls("editMessageText")[-1].description == (
+        "Bad Request: message is not modified: specified new message content and reply markup "
+        "are exactly the same as a current content and reply markup of the message"
+    )
+    assert "not modified" in str(info.value)
+    # same text, but dropping the markup (omitting reply_markup removes the keyboard) is a change
+    await bot.edit_message_text("<b>board</b>", alice.id, msg.message_id, parse_mode="HTML")
+    assert fake.message(alice, msg.message_id).reply_markup is None
+    with pytest.raises(BadRequest, match="Message is not modified"):
+        await bot.edit_message_reply_markup(alice.id, msg.message_id)
+    with pytest.raises(BadRequest, match="Message to edit not found"):
+        await bot.edit_message_text("x", alice.id, 9999)
+    user_msg = await alice.send(None, "mine", wait=False)
+    with pytest.raises(BadRequest, match="Message can't be edited"):
+        await bot.edit_message_text("hijack", alice.id, user_msg.message_id)
+    await bot.delete_message(alice.id, msg.message_id)
+    with pytest.raises(BadRequest, match="Message to delete not found"):
+        await bot.delete_message(alice.id, msg.message_id)
+    with pytest.raises(BadRequest, match="Message to edit not found"):
+        await bot.edit_message_text("gone", alice.id, msg.message_id)
+
+
+async def test_callback_queries_answered_exactly_once(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    await bot.send_message(alice.id, "Pick", reply_markup=menu_markup())
+    board = fake.last_message(alice)
+    assert board is not None
+    await alice.tap(board, "Red", wait=False)
+    await alice.tap(board, "Blue", wait=False)
+    first, second = fake.callback_queries
+    with pytest.raises(AssertionError, match="never answered"):
+        fake.assert_all_callbacks_answered()
+    with pytest.raises(BadRequest, match="Message_too_long"):
+        await bot.answer_callback_query(first, "x" * 201)
+    await bot.answer_callback_query(first, "x" * 200, show_alert=True)
+    with pytest.raises(BadRequest, match="Query is too old"):
+        await bot.answer_callback_query(first)
+    with pytest.raises(BadRequest, match="Query is too old"):
+        await bot.answer_callback_query("123")
+    await bot.answer_callback_query(second)
+    fake.assert_all_callbacks_answered()
+    assert fake.callback_queries[first].answer_count == 2
+    assert fake.callback_queries[first].answer == {
+        "text": "x" * 200,
+        "show_alert": True,
+        "url": None,
+        "cache_time": None,
+    }
+
+
+async def test_inline_answer_limits(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.inline_query("q", wait=False)
+    (query_id,) = fake.inline_queries
+
+    def article(i: int, text: str = "t") -> InlineQueryResultArticle:
+        return InlineQueryResultArticle(str(i), f"title {i}", InputTextMessageContent(text))
+
+    with pytest.raises(BadRequest, match="Results_too_much"):
+        await bot.answer_inline_query(query_id, [article(i) for i in range(51)])
+    with pytest.raises(BadRequest, match="Result_id_duplicate"):
+        await bot.answer_inline_query(query_id, [article(1), article(1)])
+    with pytest.raises(BadRequest, match="Message_too_long"):
+        await bot.answer_inline_query(query_id, [article(1, "x" * 4097)])
+    await bot.answer_inline_query(query_id, [article(i) for i in range(50)])
+    with pytest.raises(BadRequest, match="Query is too old"):
+        await bot.answer_inline_query(query_id, [article(1)])
+    assert len(fake.inline_queries[query_id].results or []) == 50
+
+
+async def test_forbidden_until_started_and_after_block(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    with pytest.raises(Forbidden, match="bot can't initiate conversation with a user"):
+        await bot.send_message(alice.id, "hi")
+    assert fake.calls("sendMessage")[-1].error_code == 403
+    with pytest.raises(BadRequest, match="Chat not found"):
+        await bot.send_message(999_999, "nobody")
+    await alice.start_bot(wait=False)
+    await bot.send_message(alice.id, "hi")
+    await alice.block_bot(wait=False)
+    with pytest.raises(Forbidden, match="bot was blocked by the user"):
+        await bot.send_message(alice.id, "hi again")
+    assert fake.pending_updates[-1]["my_chat_member"]["new_chat_member"]["status"] == "kicked"
+    await alice.unblock_bot(wait=False)
+    await bot.send_message(alice.id, "welcome back")
+
+
+async def test_bot_not_in_group_or_kicked(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    group = fake.create_group("G", [alice])
+    await bot.send_message(group.id, "hello group")
+    fake.set_bot_status(group, "kicked")
+    with pytest.raises(Forbidden, match="bot was kicked from the group chat"):
+        await bot.send_message(group.id, "still?")
+    update = fake.pending_updates[-1]["my_chat_member"]
+    assert update["new_chat_member"]["status"] == "kicked"
+
+
+async def test_flood_control_raises_retry_after(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    fake.flood("sendMessage", times=2, retry_after=1)
+    for _ in range(2):
+        with pytest.raises(RetryAfter) as info:
+            await bot.send_message(alice.id, "spam")
+        assert info.value.retry_after in (1, dtm.timedelta(seconds=1))
+    await bot.send_message(alice.id, "calm")
+    last_error = fake.calls("sendMessage", ok=False)[-1]
+    assert (last_error.error_code, last_error.description) == (
+        429,
+        "Too Many Requests: retry after 1",
+    )
+
+
+async def test_unknown_method_and_wrong_token(fake: FakeTelegram, bot: Bot) -> None:
+    with pytest.raises(BadRequest, match=r"(?i)not implemented by the fake telegram"):
+        await bot.do_api_request("sendDice", api_kwargs={"chat_id": 1})
+    assert fake.unknown_methods == ["sendDice"]
+    wrong = Bot("42:WRONG", request=FakeRequest(fake), get_updates_request=FakeRequest(fake))
+    with pytest.raises(InvalidToken, match="rejected by the server"):
+        await wrong.initialize()  # calls getMe -> 401 Unauthorized
+    assert fake.calls("getMe")[-1].error_code == 401
+
+
+async def test_commands_per_scope_and_language(fake: FakeTelegram, bot: Bot) -> None:
+    await bot.set_my_commands([BotCommand("newgame", "Новая игра")], language_code="ru")
+    await bot.set_my_commands([BotCommand("newgame", "New game")])
+    await bot.set_my_commands(
+        [BotCommand("join", "Join")], scope=BotCommandScopeAllGroupChats(), language_code="en"
+    )
+    assert fake.my_commands(language_code="ru") == [
+        {"command": "newgame", "description": "Новая игра"}
+    ]
+    assert fake.my_commands()[0]["description"] == "New game"
+    assert fake.my_commands({"type": "all_group_chats"}, "en")[0]["command"] == "join"
+    got = await bot.get_my_commands(language_code="ru")
+    assert got[0].description == "Новая игра"
+    with pytest.raises(BadRequest, match="Bot_command_invalid"):
+        await bot.set_my_commands([BotCommand("NewGame", "bad")])
+    await bot.delete_my_commands(language_code="ru")
+    assert fake.my_commands(language_code="ru") == []
+
+
+async def test_chat_info_members_and_pins(fake: FakeTelegram, bot: Bot) -> None:
+    alice, bob = fake.user(101, "Alice"), fake.user(102, "Bob")
+    group = fake.create_group("G", [alice, bob], admins=[bob], supergroup=True)
+    chat = await bot.get_chat(group.id)
+    assert (chat.type, chat.title) == ("supergroup", "G")
+    admins = await bot.get_chat_administrators(group.id)
+    assert {a.user.id: a.status for a in admins} == {101: "creator", 102: "administrator"}
+    me = await bot.get_chat_member(group.id, fake.bot_id)
+    assert me.status == "member"
+    msg = await bot.send_message(group.id, "board")
+    with pytest.raises(BadRequest, match="Not enough rights"):
+        await bot.pin_chat_message(group.id, msg.message_id)
+    fake.set_bot_status(group, "administrator", announce=False)
+    await bot.pin_chat_message(group.id, msg.message_id)
+    assert group.pinned == [msg.message_id]
+    assert (await bot.get_chat(group.id)).pinned_message.message_id == msg.message_id  # type: ignore[union-attr]
+    await bot.unpin_chat_message(group.id, msg.message_id)
+    assert group.pinned == []
+    await bot.send_chat_action(group.id, "typing")
+    assert fake.chat_actions == [(group.id, "typing")]
+    assert await bot.get_chat_member_count(group.id) == 3
+
+
+async def test_get_updates_offsets_and_conflicts(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    for text in ("a", "b", "c"):
+        await alice.send(None, text, wait=False)
+    updates = await bot.get_updates(timeout=0)
+    assert [u.message.text for u in updates] == ["a", "b", "c"]  # type: ignore[union-attr]
+    again = await bot.get_updates(offset=updates[1].update_id, timeout=0)
+    assert [u.message.text for u in again] == ["b", "c"]  # type: ignore[union-attr]
+    assert await bot.get_updates(offset=updates[2].update_id + 1, timeout=0) == ()
+    # a long poll returns as soon as an update arrives
+    poll = asyncio.create_task(bot.get_updates(timeout=5))
+    await asyncio.sleep(0.01)
+    await alice.send(None, "late", wait=False)
+    assert [u.message.text for u in await poll] == ["late"]  # type: ignore[union-attr]
+    await bot.set_webhook("https://example.org/hook")
+    with pytest.raises(Exception, match="webhook is active"):
+        await bot.get_updates(timeout=0)
+    await bot.delete_webhook(drop_pending_updates=True)
+    assert await bot.get_updates(timeout=0) == ()
+
+
+async def test_http_server_speaks_form_json_and_multipart(
+    fake: FakeTelegram, server: FakeBotApiServer
+) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    base = f"{server.base_url}{fake.token}"
+    markup = {"inline_keyboard": [[{"text": "A", "callback_data": "a"}]]}
+    async with httpx.AsyncClient() as client:
+        r = await client.post(
+            f"{base}/sendMessage",
+            data={"chat_id": "101", "text": "form", "reply_markup": json.dumps(markup)},
+        )
+        assert r.status_code == 200 and r.json()["result"]["reply_markup"] == markup
+        r = await client.post(f"{base}/sendMessage", json={"chat_id": 101, "text": "json"})
+        assert r.json()["result"]["text"] == "json"
+        r = await client.post(
+            f"{base}/sendMessage",
+            data={"chat_id": "101", "text": "multi"},
+            files={"doc": ("a.txt", b"hello", "text/plain")},
+        )
+        assert r.json()["result"]["text"] == "multi"
+        r = await client.get(f"{base}/getMe")
+        assert r.json()["result"]["username"] == "kolkhoz_test_bot"
+        r = await client.post(f"{base}/sendMessage", data={"chat_id": "101", "text": "x" * 5000})
+        assert r.status_code == 400
+        assert r.json() == {
+            "ok": False,
+            "error_code": 400,
+            "description": "Bad Request: message is too long",
+        }
+        r = await client.post(f"{server.base_url}WRONG/getMe")
+        assert r.status_code == 401
+    assert [m.text for m in fake.bot_messages(alice)] == ["form", "json", "multi"]
+    assert all(c.transport == "http" for c in fake.sent_log)
+
+
+async def test_stored_message_snapshot_is_independent(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    sent = await bot.send_message(alice.id, "v1", reply_markup=menu_markup())
+    before: StoredMessage = fake.message(alice, sent.message_id).snapshot()
+    await bot.edit_message_text("v2", alice.id, sent.message_id, reply_markup=menu_markup())
+    assert before.text == "v1" and fake.message(alice, sent.message_id).text == "v2"
