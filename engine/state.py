@@ -532,7 +532,8 @@ class Game:
         elif reward is Reward.STACK:
             # Колхозик "Орден": the workers on the job become a stack in the Brigadier's plot,
             # lowest card face-up on top.
-            stack = sorted(self.workers[j])
+            # "Lowest" by rank (6 < ... < K); equal ranks by suit order ♥ ♦ ♣ ♠.
+            stack = sorted(self.workers[j], key=lambda c: (c % 13, c // 13))
             self.workers[j] = []
             size = len(stack)
             if stack:
