@@ -155,3 +155,21 @@ def test_events_of_plot_and_swap_name_no_card() -> None:
     # 7H went face-down by the swap; KH (swapped into the hand) was kept to the end.
     assert stexts(g.plots[0]) == stexts(cards("7H KH"))
     assert all(x not in g.face_up for x in g.plots[0])
+
+
+def test_no_scores_in_view_before_the_end() -> None:
+    """Running scores would reveal the sum of face-down plot cards: views show scores and
+    winners only once the game is over; final plots likewise."""
+    g = _scene()
+    for seat in (None, 0):
+        v = g.view(seat)
+        assert "scores" not in v and "winners" not in v
+    with pytest.raises(RuntimeError):
+        g.final_plots()
+    g2 = Game.new(CLASSIC, players=3, seed=2)
+    while not g2.is_over:
+        seat = g2.to_act[0]
+        g2.apply(seat, default_action(g2, seat))
+    v = g2.view(None)
+    assert v["scores"] == g2.scores() and v["winners"] == g2.winners()
+    assert [sorted(p) for p in g2.final_plots()] == [sorted(texts(p)) for p in g2.plots]
