@@ -345,3 +345,36 @@ def test_lean_year_jack_has_full_hours() -> None:
     play(g, "JS", "JH", "JD", "JC")
     assign(g, "JS>S", "JH>S", "JD>D", "JC>D")
     assert g.hours == [0, 22, 0, 22]
+
+
+def test_stack_top_is_lowest_rank_in_mixed_suit_stack() -> None:
+    """reward = stack: "lowest card face-up on top" by rank (6 < ... < K); with assignment =
+    present a stack can mix suits, and KH must not count as lower than 6S."""
+    g = deal(KOLKHOZNIK, 4, 0, trump="D", workers={"S": "QS 9S"},  # 21 hours
+             hands={0: "6S 6C 6D", 1: "KH 7C 7D", 2: "7S 8C 8D", 3: "8S 9C 9D"})
+    play(g, "6S", "KH", "7S", "8S")  # seat 1 has no Spades; 8S wins
+    assert g.brigadier == 3
+    events = assign(g, "6S>S", "KH>S", "7S>S", "8S>S")  # 21 + 34 = 55 hours
+    (done,) = events_of(events, ev.JobCompleted)
+    assert str(done.stack_top) == "6S"
+    assert face_up_texts(g, 3) == ["6S"]
+    assert hidden_texts(g, 3) == stexts(cards("7S 8S 9S QS KH"))
+    check_conservation(g)
+
+
+def test_stack_top_is_lowest_rank_two_mixed_stacks() -> None:
+    """A Hearts card on the Diamonds job does not become that stack's top when a
+    lower-ranked Diamond is in it."""
+    g = deal(KOLKHOZNIK, 4, 0, trump="C",
+             workers={"H": "KH QH JH", "D": "KD QD JD"},  # 36 hours each
+             hands={0: "6H 6C", 1: "7D 7C", 2: "8H 8C", 3: "9D 9C"})
+    play(g, "6H", "7D", "8H", "9D")  # Hearts led: 8H wins
+    events = assign(g, "6H>H", "7D>D", "8H>D", "9D>H")
+    done = events_of(events, ev.JobCompleted)
+    # Hearts stack KH QH JH 6H 9D: lowest is 6H. Diamonds stack KD QD JD 7D 8H: 7D.
+    assert [(e.job.letter, str(e.stack_top)) for e in done] == [("H", "6H"), ("D", "7D")]
+    # End of year: the tops stay face-up, the rest went back; Clubs failed and seat 2 (who
+    # completed jobs) lost its 8C.
+    assert stexts(g.plots[2]) == stexts(cards("6H 7D"))
+    assert face_up_texts(g, 2) == stexts(cards("6H 7D"))
+    check_conservation(g)
