@@ -18,13 +18,15 @@ ORIGINAL = preset("original")
 # ---------------------------------------------------------------- first lead
 
 
-@pytest.mark.parametrize("planner", [0, 1, 2, 3])
-def test_first_lead_left_of_planner(planner: int) -> None:
-    """first_lead = left_of_planner (seeds 000/002): the player left of the Planner leads."""
-    g = Game.new(CLASSIC, players=4, seed=1, planner=planner)
+@pytest.mark.parametrize(("players", "planner"), [(4, 0), (4, 1), (4, 2), (4, 3), (3, 2),
+                                                 (5, 4), (5, 1)])
+def test_first_lead_left_of_planner(players: int, planner: int) -> None:
+    """first_lead = left_of_planner (seeds 000/002): the player left of the Planner, seat
+    (planner + 1) mod n, leads."""
+    g = Game.new(CLASSIC, players=players, seed=1, planner=planner)
     g.apply(planner, "trump:S")
-    assert g.to_act == [(planner + 1) % 4]
-    assert g.lead == (planner + 1) % 4
+    assert g.to_act == [(planner + 1) % players]
+    assert g.lead == (planner + 1) % players
 
 
 @pytest.mark.parametrize("planner", [0, 2, 4])
