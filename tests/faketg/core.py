@@ -129,19 +129,19 @@ class Params:
     def has(self, name: str) -> bool:
         return self.data.get(name) is not None
 
-    def str(self, name: str, default: str | None = None) -> str | None:
+    def get_str(self, name: str, default: str | None = None) -> str | None:
         value = self.data.get(name)
         if value is None:
             return default
         return value if isinstance(value, str) else json.dumps(value)
 
     def req_str(self, name: str, empty_error: str | None = None) -> str:
-        value = self.str(name)
+        value = self.get_str(name)
         if value is None:
             raise bad_request(empty_error or f'parameter "{name}" is required')
         return value
 
-    def int(self, name: str, default: int | None = None) -> int | None:
+    def get_int(self, name: str, default: int | None = None) -> int | None:
         value = self.data.get(name)
         if value is None:
             return default
@@ -153,12 +153,12 @@ class Params:
             raise bad_request(f"invalid {name} specified") from None
 
     def req_int(self, name: str) -> int:
-        value = self.int(name)
+        value = self.get_int(name)
         if value is None:
             raise bad_request(f'parameter "{name}" is required')
         return value
 
-    def float(self, name: str, default: float = 0.0) -> float:
+    def get_float(self, name: str, default: float = 0.0) -> float:
         value = self.data.get(name)
         if value is None:
             return default
@@ -167,7 +167,7 @@ class Params:
         except (TypeError, ValueError):
             raise bad_request(f"invalid {name} specified") from None
 
-    def bool(self, name: str, default: bool = False) -> bool:
+    def get_bool(self, name: str, default: bool = False) -> bool:
         value = self.data.get(name)
         if value is None:
             return default
@@ -175,7 +175,7 @@ class Params:
             return value.lower() in ("true", "1")
         return bool(value)
 
-    def json(self, name: str) -> Any:
+    def get_json(self, name: str) -> Any:
         value = self.data.get(name)
         if isinstance(value, str):
             try:
@@ -247,6 +247,8 @@ class FakeTelegram:
         self._event: asyncio.Event | None = None
         self._apps: list[Application[Any, Any, Any, Any, Any, Any]] = []
         self._direct_apps: list[Application[Any, Any, Any, Any, Any, Any]] = []
+        self._manual_apps: list[Application[Any, Any, Any, Any, Any, Any]] = []
+        self._event_loop: asyncio.AbstractEventLoop | None = None
         self._webhook_task: asyncio.Task[None] | None = None
 
         self._handlers: dict[str, Handler] = {}
@@ -269,8 +271,10 @@ class FakeTelegram:
 
     def _waiter(self) -> asyncio.Event:
         """An event set by the next :meth:`_notify` (state change: update pushed, ...)."""
-        if self._event is None:
+        loop = asyncio.get_running_loop()
+        if self._event is None or self._event_loop is not loop:
             self._event = asyncio.Event()
+            self._event_loop = loop
         return self._event
 
     def _notify(self) -> None:
@@ -647,6 +651,8 @@ class FakeTelegram:
                 app.remove_error_handler(self._collect_error)
         if app in self._direct_apps:
             self._direct_apps.remove(app)
+        if app in self._manual_apps:
+            self._manual_apps.remove(app)
 
     async def _collect_error(self, update: object, context: Any) -> None:
         if context.error is not None:
@@ -659,7 +665,7 @@ class FakeTelegram:
             queue = app.update_queue
             if queue.qsize() or getattr(queue, "_unfinished_tasks", 0):
                 return False
-            tasks = getattr(app, "_Application__create_task_tasks", set())
+            tasks: set[asyncio.Task[Any]] = getattr(app, "_Application__create_task_tasks", set())
             if any(not t.done() for t in tasks):
                 return False
         return True
@@ -675,6 +681,9 @@ class FakeTelegram:
         deadline = loop.time() + timeout
         stable = 0
         while True:
+            if self._manual_apps:
+                for app in list(self._manual_apps):
+                    await self.process_pending(app)
             if self._is_idle():
                 stable += 1
                 if stable >= 5:
@@ -692,6 +701,20 @@ class FakeTelegram:
 
     drain = wait_idle
 
+    async def process_pending(self, app: Application[Any, Any, Any, Any, Any, Any]) -> int:
+        """Feed every pending update to ``app.process_update`` (in order); returns how many.
+
+        For tests that drive an initialized (not started) application by hand.
+        """
+        from telegram import Update
+
+        count = 0
+        while self._updates:
+            raw = self._updates.pop(0)
+            await app.process_update(Update.de_json(raw, app.bot))
+            count += 1
+        return count
+
     @contextlib.asynccontextmanager
     async def running(
         self,
@@ -703,8 +726,10 @@ class FakeTelegram:
         check: bool = True,
     ) -> AsyncIterator[Application[Any, Any, Any, Any, Any, Any]]:
         """Run ``app`` against this fake: ``mode`` is ``"polling"`` (the real Updater with
-        long polling), ``"direct"`` (updates put straight into ``app.update_queue``) or
-        ``"webhook"`` (the real Updater webhook server on 127.0.0.1, fed by POSTs).
+        long polling), ``"direct"`` (updates put straight into ``app.update_queue``),
+        ``"webhook"`` (the real Updater webhook server on 127.0.0.1, fed by POSTs) or
+        ``"manual"`` (the app is initialized but not started; pending updates are fed to
+        ``app.process_update`` one by one whenever the test waits).
 
         On a clean exit waits for idle and, if ``check``, asserts no handler raised and
         every callback query was answered.
@@ -712,7 +737,8 @@ class FakeTelegram:
         self.attach(app)
         try:
             async with app:
-                await app.start()
+                if mode != "manual":
+                    await app.start()
                 if mode == "polling":
                     await app.updater.start_polling(  # type: ignore[union-attr]
                         poll_interval=0, timeout=int(poll_timeout)
@@ -720,6 +746,8 @@ class FakeTelegram:
                 elif mode == "direct":
                     self._direct_apps.append(app)
                     self._deliver_direct()
+                elif mode == "manual":
+                    self._manual_apps.append(app)
                 elif mode == "webhook":
                     from .transport import free_port
 
@@ -839,11 +867,11 @@ class FakeTelegram:
     def _text(
         self, p: Params, *, name: str = "text", edit: bool = False
     ) -> tuple[str, list[dict[str, Any]]]:
-        raw = p.str(name)
+        raw = p.get_str(name)
         if raw is None or raw == "":
             raise bad_request("text must be non-empty" if edit else "message text is empty")
-        entities = p.json("entities") if p.has("entities") else None
-        text, ents = parse_text(raw, p.str("parse_mode"), entities)
+        entities = p.get_json("entities") if p.has("entities") else None
+        text, ents = parse_text(raw, p.get_str("parse_mode"), entities)
         if not text:
             raise bad_request("text must be non-empty" if edit else "message text is empty")
         if len(text) > MAX_TEXT:
@@ -959,12 +987,12 @@ class FakeTelegram:
                 "can't use getUpdates method while webhook is active; use deleteWebhook to "
                 "delete the webhook first"
             )
-        offset = p.int("offset")
-        limit = p.int("limit", 100) or 100
+        offset = p.get_int("offset")
+        limit = p.get_int("limit", 100) or 100
         if not 1 <= limit <= 100:
             limit = 100
-        timeout = p.float("timeout", 0.0)
-        allowed = p.json("allowed_updates")
+        timeout = p.get_float("timeout", 0.0)
+        allowed = p.get_json("allowed_updates")
         if isinstance(allowed, list):
             self._allowed_updates = frozenset(allowed) if allowed else DEFAULT_ALLOWED_UPDATES
         if offset is not None:
@@ -996,22 +1024,22 @@ class FakeTelegram:
                 await asyncio.wait_for(self._waiter().wait(), remaining)
 
     def api_setWebhook(self, p: Params) -> bool:
-        url = p.str("url") or ""
+        url = p.get_str("url") or ""
         if url == "":
             return self.api_deleteWebhook(p)
         if not url.startswith("https://") and not (
             self.allow_http_webhook and url.startswith("http://")
         ):
             raise bad_request("bad webhook: An HTTPS URL must be provided for webhook")
-        if p.bool("drop_pending_updates"):
+        if p.get_bool("drop_pending_updates"):
             self._updates.clear()
-        allowed = p.json("allowed_updates")
+        allowed = p.get_json("allowed_updates")
         if isinstance(allowed, list):
             self._allowed_updates = frozenset(allowed) if allowed else DEFAULT_ALLOWED_UPDATES
         self.webhook = {
             "url": url,
-            "secret_token": p.str("secret_token"),
-            "max_connections": p.int("max_connections", 40),
+            "secret_token": p.get_str("secret_token"),
+            "max_connections": p.get_int("max_connections", 40),
             "allowed_updates": allowed,
         }
         self.webhook_log.append({"action": "set", **self.webhook})
@@ -1019,7 +1047,7 @@ class FakeTelegram:
         return True
 
     def api_deleteWebhook(self, p: Params) -> bool:
-        if p.bool("drop_pending_updates"):
+        if p.get_bool("drop_pending_updates"):
             self._updates.clear()
         self.webhook_log.append({"action": "delete"})
         self.webhook = None
@@ -1039,7 +1067,7 @@ class FakeTelegram:
     def api_sendMessage(self, p: Params) -> dict[str, Any]:
         chat = self._writable_chat(p.data.get("chat_id"))
         text, entities = self._text(p)
-        markup = self.validate_markup(p.json("reply_markup"))
+        markup = self.validate_markup(p.get_json("reply_markup"))
         reply_to = self._reply_target(chat, p)
         msg = self._store_message(
             chat,
@@ -1051,19 +1079,19 @@ class FakeTelegram:
             params=dict(p.data),
         )
         if p.has("message_thread_id"):
-            msg.extra["message_thread_id"] = p.int("message_thread_id")
+            msg.extra["message_thread_id"] = p.get_int("message_thread_id")
         return self.message_json(msg)
 
     def _reply_target(self, chat: FakeChat, p: Params) -> int | None:
-        reply = p.json("reply_parameters")
+        reply = p.get_json("reply_parameters")
         message_id: int | None = None
         allow = False
         if isinstance(reply, dict):
             message_id = reply.get("message_id")
             allow = bool(reply.get("allow_sending_without_reply"))
         elif p.has("reply_to_message_id"):
-            message_id = p.int("reply_to_message_id")
-            allow = p.bool("allow_sending_without_reply")
+            message_id = p.get_int("reply_to_message_id")
+            allow = p.get_bool("allow_sending_without_reply")
         if message_id is None:
             return None
         target = chat.messages.get(int(message_id))
@@ -1075,7 +1103,7 @@ class FakeTelegram:
 
     def _target_message(self, p: Params, *, what: str) -> tuple[StoredMessage, bool]:
         """The message an edit refers to, and whether it is an inline message."""
-        inline_id = p.str("inline_message_id")
+        inline_id = p.get_str("inline_message_id")
         if inline_id:
             msg = self.inline_messages.get(inline_id)
             if msg is None:
@@ -1083,8 +1111,8 @@ class FakeTelegram:
             return msg, True
         if not p.has("chat_id"):
             raise bad_request("chat_id is empty")
-        chat = self._resolve_chat(p.data["chat_id"])
-        message_id = p.int("message_id")
+        chat = self._writable_chat(p.data["chat_id"])
+        message_id = p.get_int("message_id")
         if message_id is None:
             raise bad_request("message identifier is not specified")
         msg = chat.messages.get(message_id)
@@ -1113,7 +1141,7 @@ class FakeTelegram:
         if msg.from_id != self.bot_id and not inline:
             raise bad_request("message can't be edited")
         text, entities = self._text(p, edit=True)
-        markup = self.validate_markup(p.json("reply_markup"), inline_only=True)
+        markup = self.validate_markup(p.get_json("reply_markup"), inline_only=True)
         self._apply_edit(msg, text, entities, markup)
         return True if inline else self.message_json(msg)
 
@@ -1121,19 +1149,19 @@ class FakeTelegram:
         msg, inline = self._target_message(p, what="edit")
         if msg.from_id != self.bot_id and not inline:
             raise bad_request("message can't be edited")
-        markup = self.validate_markup(p.json("reply_markup"), inline_only=True)
+        markup = self.validate_markup(p.get_json("reply_markup"), inline_only=True)
         self._apply_edit(msg, msg.text, msg.entities, markup)
         return True if inline else self.message_json(msg)
 
     def api_deleteMessage(self, p: Params) -> bool:
-        chat = self._resolve_chat(p.data.get("chat_id"))
+        chat = self._writable_chat(p.data.get("chat_id"))
         message_id = p.req_int("message_id")
         self._delete(chat, message_id)
         return True
 
     def api_deleteMessages(self, p: Params) -> bool:
-        chat = self._resolve_chat(p.data.get("chat_id"))
-        ids = p.json("message_ids") or []
+        chat = self._writable_chat(p.data.get("chat_id"))
+        ids = p.get_json("message_ids") or []
         if not 1 <= len(ids) <= 100:
             raise bad_request("message_ids must contain 1-100 identifiers")
         for message_id in ids:
@@ -1188,7 +1216,7 @@ class FakeTelegram:
         chat = self._writable_chat(p.data.get("chat_id"))
         if not self._can_pin(chat):
             raise bad_request("not enough rights to manage pinned messages in the chat")
-        message_id = p.int("message_id")
+        message_id = p.get_int("message_id")
         if message_id is None:
             if chat.pinned:
                 chat.pinned.pop(0)
@@ -1270,17 +1298,17 @@ class FakeTelegram:
             if record is not None:
                 record.answer_count += 1
             raise bad_request(_QUERY_INVALID)
-        text = p.str("text")
+        text = p.get_str("text")
         if text is not None and len(text) > MAX_CALLBACK_ANSWER:
             raise bad_request("MESSAGE_TOO_LONG")
-        url = p.str("url")
+        url = p.get_str("url")
         record.answered = True
         record.answer_count += 1
         record.answer = {
             "text": text,
-            "show_alert": p.bool("show_alert"),
+            "show_alert": p.get_bool("show_alert"),
             "url": url,
-            "cache_time": p.int("cache_time"),
+            "cache_time": p.get_int("cache_time"),
         }
         return True
 
@@ -1289,7 +1317,7 @@ class FakeTelegram:
         record = self.inline_queries.get(query_id)
         if record is None or record.answered:
             raise bad_request(_QUERY_INVALID)
-        results = p.json("results")
+        results = p.get_json("results")
         if not isinstance(results, list):
             raise bad_request("can't parse inline query results JSON object")
         if len(results) > MAX_INLINE_RESULTS:
@@ -1337,7 +1365,7 @@ class FakeTelegram:
 
     # commands and bot settings -------------------------------------------------
     def api_setMyCommands(self, p: Params) -> bool:
-        commands = p.json("commands")
+        commands = p.get_json("commands")
         if not isinstance(commands, list) or len(commands) > 100:
             raise bad_request("commands must be an Array of at most 100 BotCommand")
         for c in commands:
@@ -1352,26 +1380,26 @@ class FakeTelegram:
             if not 1 <= len(description) <= 256:
                 raise bad_request("BOT_COMMAND_DESCRIPTION_INVALID")
         lang = self._language(p)
-        self.commands[(_scope_key(p.json("scope")), lang)] = [
+        self.commands[(_scope_key(p.get_json("scope")), lang)] = [
             {"command": c["command"], "description": c["description"]} for c in commands
         ]
         return True
 
     def api_getMyCommands(self, p: Params) -> list[dict[str, Any]]:
-        return self.commands.get((_scope_key(p.json("scope")), self._language(p)), [])
+        return self.commands.get((_scope_key(p.get_json("scope")), self._language(p)), [])
 
     def api_deleteMyCommands(self, p: Params) -> bool:
-        self.commands.pop((_scope_key(p.json("scope")), self._language(p)), None)
+        self.commands.pop((_scope_key(p.get_json("scope")), self._language(p)), None)
         return True
 
     def _language(self, p: Params) -> str:
-        lang = p.str("language_code") or ""
+        lang = p.get_str("language_code") or ""
         if lang and not (len(lang) == 2 and lang.isalpha() and lang.islower()):
             raise bad_request("invalid language code specified")
         return lang
 
     def _set_setting(self, p: Params, key: str, limit: int) -> bool:
-        value = p.str(key) or ""
+        value = p.get_str(key) or ""
         if len(value) > limit:
             raise bad_request(f"{key} is too long")
         self.bot_settings[(key, self._language(p))] = value
@@ -1403,7 +1431,9 @@ class FakeTelegram:
         return self._get_setting(p, "name")
 
     def api_setChatMenuButton(self, p: Params) -> bool:
-        self.bot_settings[("menu_button", str(p.data.get("chat_id", "")))] = p.json("menu_button")
+        self.bot_settings[("menu_button", str(p.data.get("chat_id", "")))] = p.get_json(
+            "menu_button"
+        )
         return True
 
     def api_getChatMenuButton(self, p: Params) -> dict[str, Any]:
