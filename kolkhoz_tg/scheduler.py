@@ -1,0 +1,128 @@
+"""APScheduler 3 jobs that follow the database's deadlines.
+
+The database is the source of truth: every game with a pending timeout or reminder has one
+``date`` job per kind, named ``game:<id>:timeout`` / ``game:<id>:reminder``; the jobs call
+:meth:`GameService.process_due`, the same path a sweep uses. On start the jobs are rebuilt
+from the database (a restart loses nothing: jobs already late run at once), and an interval
+job ``sweep`` catches anything missed. Works with ``BackgroundScheduler`` and with
+``AsyncIOScheduler`` (sync job functions run in its thread pool).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from apscheduler.jobstores.base import JobLookupError
+from apscheduler.schedulers.base import BaseScheduler
+
+from kolkhoz_tg.service import GameService, Notification
+
+log = logging.getLogger(__name__)
+
+#: Told about notifications the jobs produced (they are in the outbox either way). Runs in
+#: the scheduler's worker thread: an asyncio front end hops to its loop from here.
+NotificationSink = Callable[[list[Notification]], None]
+SWEEP_JOB_ID = "sweep"
+_KINDS = ("timeout", "reminder")
+
+
+def job_id(game_id: int, kind: str) -> str:
+    return f"game:{game_id}:{kind}"
+
+
+class DeadlineScheduler:
+    """Keeps one APScheduler in step with a :class:`GameService`'s clock data."""
+
+    def __init__(
+        self,
+        service: GameService,
+        scheduler: BaseScheduler,
+        sink: NotificationSink | None = None,
+        sweep_interval: timedelta | None = None,
+    ) -> None:
+        self.service = service
+        self.scheduler = scheduler
+        self.sink = sink
+        self.sweep_interval = sweep_interval or service.settings.sweep_interval
+        service.add_schedule_listener(self.on_change)
+
+    def start(self, paused: bool = False) -> None:
+        """Rebuild the jobs from the database, add the sweep, start the scheduler."""
+        self.rebuild()
+        self.scheduler.add_job(
+            self.sweep,
+            "interval",
+            seconds=self.sweep_interval.total_seconds(),
+            id=SWEEP_JOB_ID,
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+        )
+        if not self.scheduler.running:
+            self.scheduler.start(paused=paused)
+
+    def shutdown(self) -> None:
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+
+    def rebuild(self) -> int:
+        """Replace every game job with what the database says; returns how many."""
+        for job in self.scheduler.get_jobs():
+            if job.id.startswith("game:"):
+                job.remove()
+        jobs = self.service.scheduled_jobs()
+        for due in jobs:
+            self._put(due.game_id, due.kind, due.at)
+        return len(jobs)
+
+    def on_change(
+        self, game_id: int, deadline: datetime | None, reminder: datetime | None
+    ) -> None:
+        """Schedule listener: move, add or drop the game's two jobs."""
+        for kind, at in zip(_KINDS, (deadline, reminder), strict=True):
+            if at is None:
+                with contextlib.suppress(JobLookupError):
+                    self.scheduler.remove_job(job_id(game_id, kind))
+            else:
+                self._put(game_id, kind, at)
+
+    def _put(self, game_id: int, kind: str, at: datetime) -> None:
+        self.scheduler.add_job(
+            self.fire,
+            "date",
+            run_date=at,
+            args=[game_id],
+            id=job_id(game_id, kind),
+            replace_existing=True,
+            misfire_grace_time=None,  # late is better than never: run whenever possible
+            coalesce=True,
+        )
+
+    def fire(self, game_id: int) -> list[Notification]:
+        """What a job does: process whatever is due in that game."""
+        try:
+            notes = self.service.process_due(game_id)
+        except Exception:  # a job must not kill the scheduler; the sweep will retry
+            log.exception("processing game %s failed", game_id)
+            return []
+        self._deliver(notes)
+        return notes
+
+    def sweep(self) -> list[Notification]:
+        try:
+            result = self.service.sweep()
+        except Exception:
+            log.exception("sweep failed")
+            return []
+        self._deliver(result.notifications)
+        return result.notifications
+
+    def _deliver(self, notes: list[Notification]) -> None:
+        if notes and self.sink is not None:
+            try:
+                self.sink(notes)
+            except Exception:  # they stay in the outbox; the front end retries
+                log.exception("notification sink failed")
