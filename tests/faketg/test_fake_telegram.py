@@ -19,7 +19,14 @@ from telegram import (
     InputTextMessageContent,
     Update,
 )
-from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, RetryAfter
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Conflict,
+    Forbidden,
+    InvalidToken,
+    RetryAfter,
+)
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -244,17 +251,9 @@ async def test_wait_idle_covers_slow_and_non_blocking_handlers(
             await u.send(None, "/bg", wait=False)
         await fake.wait_idle()
         for u in users:
-            assert [m.text for m in fake.bot_messages(u)] == [
-                "step 0",
-                "background done",
-                "step 1",
-                "step 2",
-            ] or sorted(m.text or "" for m in fake.bot_messages(u)) == [
-                "background done",
-                "step 0",
-                "step 1",
-                "step 2",
-            ]
+            texts = [m.text for m in fake.bot_messages(u)]
+            assert sorted(texts) == ["background done", "step 0", "step 1", "step 2"]
+            assert [t for t in texts if t.startswith("step")] == ["step 0", "step 1", "step 2"]
         assert fake.pending_updates == []
 
 
@@ -359,6 +358,8 @@ async def test_text_length_is_checked_after_entity_parsing(fake: FakeTelegram, b
         ("1 < 2", 'Unsupported start tag "" at byte offset 2'),
         ("x</b>", "Unexpected end tag at byte offset 1"),
         ('<span class="x">s</span>', 'Tag "span" must have class "tg-spoiler"'),
+        ("<b", "Unclosed start tag at byte offset 0"),
+        ('<a href="x>y', "Unclosed end of attribute value at byte offset 0"),
     ],
 )
 async def test_html_must_be_well_formed(
@@ -526,6 +527,7 @@ async def test_bot_not_in_group_or_kicked(fake: FakeTelegram, bot: Bot) -> None:
     assert update["new_chat_member"]["status"] == "kicked"
 
 
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_flood_control_raises_retry_after(fake: FakeTelegram, bot: Bot) -> None:
     alice = fake.user(101, "Alice")
     await alice.start_bot(wait=False)
@@ -542,6 +544,7 @@ async def test_flood_control_raises_retry_after(fake: FakeTelegram, bot: Bot) ->
     )
 
 
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBUserWarning")
 async def test_unknown_method_and_wrong_token(fake: FakeTelegram, bot: Bot) -> None:
     with pytest.raises(BadRequest, match=r"(?i)not implemented by the fake telegram"):
         await bot.do_api_request("sendDice", api_kwargs={"chat_id": 1})
@@ -613,6 +616,13 @@ async def test_get_updates_offsets_and_conflicts(fake: FakeTelegram, bot: Bot) -
         await bot.get_updates(timeout=0)
     await bot.delete_webhook(drop_pending_updates=True)
     assert await bot.get_updates(timeout=0) == ()
+    # two pollers (two bot instances): the newer request terminates the older one
+    first = asyncio.create_task(bot.get_updates(timeout=5))
+    await asyncio.sleep(0.01)
+    second = asyncio.create_task(bot.get_updates(timeout=0))
+    with pytest.raises(Conflict, match="terminated by other getUpdates request"):
+        await first
+    assert await second == ()
 
 
 async def test_http_server_speaks_form_json_and_multipart(
@@ -658,3 +668,65 @@ async def test_stored_message_snapshot_is_independent(fake: FakeTelegram, bot: B
     before: StoredMessage = fake.message(alice, sent.message_id).snapshot()
     await bot.edit_message_text("v2", alice.id, sent.message_id, reply_markup=menu_markup())
     assert before.text == "v1" and fake.message(alice, sent.message_id).text == "v2"
+
+
+async def test_manual_mode_feeds_process_update(fake: FakeTelegram) -> None:
+    app = add_tiny_bot(inprocess_builder(fake).build(), seen_dict())
+    alice = fake.user(101, "Alice")
+    async with fake.running(app, mode="manual"):
+        assert not app.running  # initialized only: no Updater, no update fetcher
+        await alice.start_bot("m")
+        assert fake.last_message(alice).text == "Hello, Alice! payload=m"  # type: ignore[union-attr]
+        await alice.send(None, "/menu", wait=False)
+        assert await fake.process_pending(app) == 1
+        board = fake.last_message(alice)
+        assert board is not None and board.button_texts[0] == "Red"
+        answer = await alice.tap(board, "Red")
+        assert answer is not None and answer.text == "You picked red"
+    assert fake.calls("getUpdates") == []
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_rate_limiter_retries_after_flood(fake: FakeTelegram) -> None:
+    from telegram.ext import AIORateLimiter
+
+    app = add_tiny_bot(
+        inprocess_builder(fake).rate_limiter(AIORateLimiter(max_retries=2)).build(), seen_dict()
+    )
+    alice = fake.user(101, "Alice")
+    async with fake.running(app):
+        fake.flood("sendMessage", times=1, retry_after=1)
+        await alice.start_bot()
+        assert fake.last_message(alice).text == "Hello, Alice! payload=-"  # type: ignore[union-attr]
+    outcomes = [(c.ok, c.error_code) for c in fake.calls("sendMessage")]
+    assert outcomes == [(False, 429), (True, None)]
+
+
+async def test_blocked_user_cannot_be_edited_either(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    sent = await bot.send_message(alice.id, "hand", reply_markup=menu_markup())
+    await alice.block_bot(wait=False)
+    with pytest.raises(Forbidden, match="bot was blocked by the user"):
+        await bot.edit_message_text("new hand", alice.id, sent.message_id)
+    await alice.start_bot(wait=False)  # pressing Start again unblocks
+    assert not alice.blocked
+    await bot.edit_message_text("new hand", alice.id, sent.message_id)
+
+
+async def test_double_tap_creates_two_queries(fake: FakeTelegram, app_factory: AppFactory) -> None:
+    app = add_tiny_bot(app_factory(), seen_dict())
+    alice = fake.user(101, "Alice")
+    async with fake.running(app):
+        await alice.send(None, "/menu")
+        board = fake.last_message(alice)
+        assert board is not None
+        await alice.tap(board, "Red", wait=False)
+        await alice.tap(board, "Red", wait=False)  # impatient user, same (stale) keyboard
+        await fake.wait_idle()
+        assert all(q.answered for q in fake.callback_queries.values())
+        assert len(fake.callback_queries) == 2
+        # the second identical edit is "not modified": the bot under test does not guard it
+        assert isinstance(fake.app_errors[-1], BadRequest)
+        assert "not modified" in str(fake.app_errors[-1])
+        fake.app_errors.clear()
