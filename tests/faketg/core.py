@@ -12,6 +12,7 @@ import inspect
 import itertools
 import json
 import logging
+import re
 import time
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -579,6 +580,26 @@ class FakeTelegram:
         self.sent_log.append(ApiCall(method, params, True, result, transport=transport))
         return 200, {"ok": True, "result": result}
 
+    def deep_link_payload(self, url: str) -> str | None:
+        """The ``start`` payload of a link that opens this bot (``""`` if none), else None.
+
+        Accepts ``https://t.me/<bot>``, ``https://t.me/<bot>?start=PAYLOAD`` and
+        ``tg://resolve?domain=<bot>&start=PAYLOAD``; the payload must be 1-64 characters
+        of ``A-Za-z0-9_-`` as Telegram requires.
+        """
+        m = re.fullmatch(
+            r"(?:https?://)?(?:t\.me|telegram\.me)/([A-Za-z0-9_]+)(?:\?start=([^&#]*))?",
+            url,
+        ) or re.fullmatch(r"tg://resolve\?domain=([A-Za-z0-9_]+)(?:&start=([^&#]*))?", url)
+        if m is None or m.group(1).lower() != self.bot_username.lower():
+            return None
+        payload = m.group(2)
+        if payload is None:
+            return ""
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", payload):
+            return None
+        return payload
+
     # ------------------------------------------------------------------ inspection
     def calls(self, method: str | None = None, *, ok: bool | None = None) -> list[ApiCall]:
         """Logged calls, optionally of one method (case-insensitive) / outcome."""
@@ -901,6 +922,8 @@ class FakeTelegram:
             for row in rows:
                 for button in row:
                     self._validate_inline_button(button)
+            if not any(rows):
+                return None  # an empty inline keyboard is no keyboard
             return markup
         if inline_only:
             raise bad_request("inline keyboard expected")
@@ -1302,6 +1325,9 @@ class FakeTelegram:
         if text is not None and len(text) > MAX_CALLBACK_ANSWER:
             raise bad_request("MESSAGE_TOO_LONG")
         url = p.get_str("url")
+        if url and self.deep_link_payload(url) is None:
+            # only t.me/<this bot>?start=... links (or a game URL, not simulated)
+            raise bad_request("URL_INVALID")
         record.answered = True
         record.answer_count += 1
         record.answer = {

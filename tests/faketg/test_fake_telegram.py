@@ -251,7 +251,7 @@ async def test_wait_idle_covers_slow_and_non_blocking_handlers(
             await u.send(None, "/bg", wait=False)
         await fake.wait_idle()
         for u in users:
-            texts = [m.text for m in fake.bot_messages(u)]
+            texts = [m.text or "" for m in fake.bot_messages(u)]
             assert sorted(texts) == ["background done", "step 0", "step 1", "step 2"]
             assert [t for t in texts if t.startswith("step")] == ["step 0", "step 1", "step 2"]
         assert fake.pending_updates == []
@@ -730,3 +730,61 @@ async def test_double_tap_creates_two_queries(fake: FakeTelegram, app_factory: A
         assert isinstance(fake.app_errors[-1], BadRequest)
         assert "not modified" in str(fake.app_errors[-1])
         fake.app_errors.clear()
+
+
+async def test_deep_links_from_answers_and_buttons(
+    fake: FakeTelegram, app_factory: AppFactory
+) -> None:
+    app = app_factory()
+
+    async def menu(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_message
+        link = f"https://t.me/{context.bot.username}?start=hand-7"
+        await update.effective_message.reply_text(
+            "Your hand is private",
+            reply_markup=InlineKeyboardMarkup(
+                [
+                    [InlineKeyboardButton("Open", url=link)],
+                    [InlineKeyboardButton("Show", callback_data="show")],
+                ]
+            ),
+        )
+
+    async def show(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.callback_query
+        await update.callback_query.answer(url=f"t.me/{context.bot.username}?start=hand-8")
+
+    async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_message
+        await update.effective_message.reply_text(f"start {context.args}")
+
+    app.add_handler(CommandHandler("menu", menu))
+    app.add_handler(CommandHandler("start", start))
+    app.add_handler(CallbackQueryHandler(show))
+    alice = fake.user(101, "Alice")
+    group = fake.create_group("G", [alice])
+    async with fake.running(app):
+        await alice.send(group, "/menu")
+        board = fake.last_message(group)
+        assert board is not None
+        await alice.open_button(board, "Open")
+        assert alice.last_message().text == "start ['hand-7']"  # type: ignore[union-attr]
+        answer = await alice.tap(board, "Show")
+        assert answer is not None and answer.url is not None
+        await alice.open_link(answer.url)
+        assert alice.last_message().text == "start ['hand-8']"  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="1-64 characters"):
+        await alice.start_bot("bad payload!")
+
+
+async def test_callback_answer_url_must_open_this_bot(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    await bot.send_message(alice.id, "Pick", reply_markup=menu_markup())
+    board = fake.last_message(alice)
+    assert board is not None
+    await alice.tap(board, "Red", wait=False)
+    (query_id,) = fake.callback_queries
+    with pytest.raises(BadRequest, match=r"(?i)url_invalid"):
+        await bot.answer_callback_query(query_id, url="https://example.org")
+    await bot.answer_callback_query(query_id, url="https://t.me/kolkhoz_test_bot?start=x")

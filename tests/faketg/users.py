@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from typing import TYPE_CHECKING, Any
 
 from .formatting import auto_entities, parse_text
@@ -141,8 +142,29 @@ class FakeUser:
 
     async def start_bot(self, payload: str | None = None, *, wait: bool = True) -> StoredMessage:
         """Open the private chat and press Start (``/start PAYLOAD`` for a deep link)."""
+        if payload is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", payload):
+            raise ValueError(
+                f"deep-link payload {payload!r}: Telegram allows 1-64 characters A-Za-z0-9_-"
+            )
         text = "/start" if not payload else f"/start {payload}"
         return await self.send(None, text, wait=wait)
+
+    async def open_link(self, url: str, *, wait: bool = True) -> StoredMessage:
+        """Follow a link to the bot (``t.me/<bot>?start=PAYLOAD``): presses Start with the
+        payload, as Telegram clients do. ``ValueError`` for links that do not open it."""
+        payload = self.fake.deep_link_payload(url)
+        if payload is None:
+            raise ValueError(f"{url!r} is not a valid link to @{self.fake.bot_username}")
+        return await self.start_bot(payload or None, wait=wait)
+
+    async def open_button(
+        self, message: StoredMessage, button: str, *, wait: bool = True
+    ) -> StoredMessage:
+        """Press a URL button that links to the bot (a deep link)."""
+        found = message.find_button(button)
+        if found.url is None:
+            raise LookupError(f"button {button!r} has no URL: {found.raw}")
+        return await self.open_link(found.url, wait=wait)
 
     async def block_bot(self, *, wait: bool = True) -> None:
         """Block the bot: sends to this user now fail with 403 (emits ``my_chat_member``)."""
