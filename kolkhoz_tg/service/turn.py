@@ -284,6 +284,8 @@ class Turn:
                 "completed": completed,
                 "events": summary,
                 "medals": list(self.game.medals),
+                "theme": self.game.rules.theme.value,
+                "game": self.game_header(),
             },
         )
 

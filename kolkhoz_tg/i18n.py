@@ -1,0 +1,61 @@
+"""Translators for the front ends (terminal now, Telegram next): one per locale.
+
+Translation happens at the edge: the service returns codes and records, and a renderer asks
+for a :class:`Translator` for the reader's locale. Messages use named ``{placeholders}``
+filled after translation (never f-strings inside ``_()``); Russian plurals come from
+``ngettext`` with the catalog's three forms.
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
+
+from babel.dates import format_timedelta
+
+from kolkhoz_tg.config import LOCALES
+from kolkhoz_tg.i18n_compile import LOCALES_DIR, compile_catalogs
+
+DOMAIN = "messages"
+
+
+class Translator:
+    """``tr.gettext("Year {year}", year=2)``; ``tr.ngettext("{n} card", "{n} cards", n)``."""
+
+    def __init__(self, locale: str) -> None:
+        self.locale = locale if locale in LOCALES else "en"
+        self._t = _load(self.locale)
+
+    def gettext(self, message: str, **params: Any) -> str:
+        text = self._t.gettext(message)
+        return text.format(**params) if params else text
+
+    def ngettext(self, singular: str, plural: str, n: int, **params: Any) -> str:
+        return self._t.ngettext(singular, plural, n).format(n=n, **params)
+
+    def relative(self, when: datetime, now: datetime) -> str:
+        """``через 3 часа`` / ``in 3 hours`` (``3 часа назад`` / ``3 hours ago``)."""
+        delta = when - now
+        if abs(delta) < timedelta(minutes=1):
+            return self.gettext("now")
+        return format_timedelta(delta, add_direction=True, threshold=1.1, locale=self.locale)
+
+    def duration(self, seconds: int) -> str:
+        """``24 часа`` / ``24 hours``."""
+        return format_timedelta(
+            timedelta(seconds=seconds), threshold=1.1, locale=self.locale, format="long"
+        )
+
+
+@cache
+def _load(locale: str) -> _gettext.NullTranslations:
+    compile_catalogs()
+    return _gettext.translation(DOMAIN, localedir=str(LOCALES_DIR), languages=[locale],
+                                fallback=True)
+
+
+@cache
+def translator(locale: str) -> Translator:
+    return Translator(locale)

@@ -1,0 +1,238 @@
+"""``kolkhoz play``: a whole game in the terminal, one human against bots, on the service.
+
+It uses exactly what the Telegram bot will use — the service (lobby, ``act()``, the outbox)
+on a local SQLite file and the localized texts of :mod:`kolkhoz_tg.texts` — so it doubles as
+proof that the core needs no Telegram. Quitting keeps the game; running again resumes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from engine import Action, ActionKind, InvalidAction, parse_card
+from engine.cards import CARDS, Suit
+from kolkhoz_tg import texts
+from kolkhoz_tg.config import LOCALES, Settings
+from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.service import GameService, Kind, Notification, ServiceError, open_service
+
+LOCAL_CHAT = 0  # the terminal's own table
+LOCAL_USER = 1  # the human at the keyboard
+HOST_USER = 0  # creates bots-only games without taking a seat
+DEFAULT_DB = "kolkhoz-play.sqlite3"
+
+InputFn = Callable[[str], str]
+OutputFn = Callable[[str], None]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--humans", type=int, choices=(0, 1), default=1,
+                        help="1: you against bots (default); 0: bots only, print the result")
+    parser.add_argument("--preset", default="classic",
+                        help="classic, original, kolkhoz, kolkhoznik or zone")
+    parser.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
+    parser.add_argument("--seed", default=None, help="deal seed (default: random)")
+    parser.add_argument("--lang", choices=LOCALES, default=None,
+                        help="language (asked when not given)")
+    parser.add_argument("--name", default=None, help="your name at the table")
+    parser.add_argument("--db", default=None,
+                        help=f"SQLite file for saved games (default: ./{DEFAULT_DB})")
+    parser.add_argument("--new", action="store_true", help="start a new game, do not resume")
+
+
+def run(
+    args: argparse.Namespace,
+    input_fn: InputFn = input,
+    output: OutputFn = print,
+) -> int:
+    """Play (or watch) a game; returns the process exit code."""
+    lang = args.lang or _ask_language(input_fn, output)
+    tr = translator(lang)
+    db_path = Path(args.db or DEFAULT_DB)
+    settings = Settings(database_url=f"sqlite:///{db_path}", locale=lang)
+    service = open_service(settings.database_url, settings=settings)
+    try:
+        if args.humans == 0:
+            return _bots_only(service, tr, args, output)
+        return _play(service, tr, args, input_fn, output)
+    except ServiceError as e:
+        output(tr.gettext("Cannot do that: {problem}", problem=e.code))
+        return 2
+    finally:
+        service.db.dispose()
+
+
+def _ask_language(input_fn: InputFn, output: OutputFn) -> str:
+    # Before a language is chosen, ask in both.
+    prompt = " / ".join(translator(loc).gettext("Language") for loc in LOCALES)
+    while True:
+        try:
+            answer = input_fn(f"{prompt} [{'/'.join(LOCALES)}]: ").strip().lower()
+        except EOFError:
+            return LOCALES[0]
+        if not answer:
+            return LOCALES[0]
+        if answer[:2] in LOCALES:
+            return answer[:2]
+        output("ru / en")
+
+
+def _bots_only(
+    service: GameService, tr: Translator, args: argparse.Namespace, output: OutputFn
+) -> int:
+    service.ensure_user(HOST_USER, tr.gettext("Host"))
+    game = service.create_game(LOCAL_CHAT, HOST_USER, preset=args.preset,
+                               players=args.players, seed=args.seed, join=False)
+    result = service.start(game.id, HOST_USER, fill_with_bots=True)
+    over = [n for n in result.notifications if n.kind is Kind.GAME_OVER]
+    service.mark_delivered(n.id for n in result.notifications)
+    output(tr.gettext("{rules} · seed {seed}", rules=texts.preset_title(tr, game.preset),
+                      seed=game.seed))
+    if not over:
+        output(tr.gettext("The game did not finish."))
+        return 1
+    output(texts.final_table(tr, over[0].data))
+    return 0
+
+
+def _play(
+    service: GameService,
+    tr: Translator,
+    args: argparse.Namespace,
+    input_fn: InputFn,
+    output: OutputFn,
+) -> int:
+    _ = tr.gettext
+    name = args.name or _("You")
+    service.ensure_user(LOCAL_USER, name, tr.locale)
+    service.set_user_locale(LOCAL_USER, tr.locale)
+    game_id = None
+    if not args.new:
+        running = [g for g in service.games_of_user(LOCAL_USER) if g.status == "active"]
+        if running:
+            answer = _read(input_fn, _("Continue your unfinished game? [Y/n]: "))
+            if answer is None:
+                return 0
+            if answer.strip().lower() not in ("n", "no", "н", "нет"):
+                game_id = running[0].id
+            else:
+                service.abort(running[0].id, LOCAL_USER, force=True)
+    # Whatever happened while away (or in an earlier session) is not news any more.
+    service.mark_delivered(n.id for n in service.pending_notifications(10_000))
+    if game_id is None:
+        game = service.create_game(LOCAL_CHAT, LOCAL_USER, creator_name=name,
+                                   preset=args.preset, players=args.players, seed=args.seed)
+        game_id = game.id
+        output(_("New game: {rules} · seed {seed}",
+                 rules=texts.preset_title(tr, game.preset), seed=game.seed))
+        result = service.start(game_id, LOCAL_USER, fill_with_bots=True)
+        _show(service, tr, result.notifications, output)
+    while True:
+        board = service.board(game_id)
+        if board.game.status != "active" or board.view is None:
+            return 0
+        mine = service.seat_view(game_id, LOCAL_USER)
+        now = service.clock.now()
+        output("")
+        output(texts.board_text(tr, board.game, board.view, now, board.deadline, mine.seat))
+        output(texts.hand_text(tr, mine.view, mine.legal))
+        if not mine.to_act:
+            output(_("Waiting for the others…"))
+            return 0
+        output(texts.phase_prompt(tr, mine.view))
+        for i, action in enumerate(mine.legal, 1):
+            output(f"  {i:>2}. {texts.action_label(tr, mine.view, action)}")
+        answer = _read(input_fn, _("Your choice (number or card; q to stop, resume later): "))
+        if answer is None or answer.strip().lower() in ("q", "quit", "exit", "в", "выход"):
+            output(_("Game saved. Run kolkhoz play again to continue."))
+            return 0
+        if answer.strip() in ("?", "h", "help", "помощь"):
+            output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
+                     "for the brigadier a card and a suit, like 10H S. q stops (the game "
+                     "is saved)."))
+            continue
+        action = parse_choice(answer, mine.legal, mine.view)
+        if action is None:
+            output(_("Not a choice: {text}", text=answer.strip()))
+            continue
+        result = service.act(game_id, LOCAL_USER, action, mine.game.version)
+        if not result.ok:
+            output(texts.reason_text(tr, result.reason or result.status.value, mine.view))
+            continue
+        _show(service, tr, result.notifications, output)
+
+
+def _read(input_fn: InputFn, prompt: str) -> str | None:
+    try:
+        return input_fn(prompt)
+    except (EOFError, KeyboardInterrupt):
+        return None
+
+
+def _show(
+    service: GameService, tr: Translator, notes: list[Notification], output: OutputFn
+) -> None:
+    now = service.clock.now()
+    for note in notes:
+        if note.kind in (Kind.YOUR_TURN, Kind.GAME_STARTED):
+            continue
+        if note.user_id not in (None, LOCAL_USER):
+            continue
+        text = texts.notification_text(tr, note, now)
+        if text:
+            output(text)
+    service.mark_delivered(n.id for n in notes)
+
+
+def parse_choice(answer: str, legal: list[str], view: dict[str, object]) -> str | None:
+    """A legal action from what was typed: a number from the list, an action text
+    (``play:10H``), a card (``10H``, ``10ч``, ``Вп``), a card and a suit for the brigadier
+    (``10H S``), a suit for trump, ``pass`` or two cards for the swap. None if nothing
+    legal matches."""
+    text = answer.strip()
+    if not text:
+        return None
+    if text.isdigit():
+        index = int(text) - 1
+        return legal[index] if 0 <= index < len(legal) else None
+    try:
+        action = Action.parse(text)
+        return action.text if action.text in legal else None
+    except InvalidAction:
+        pass
+    parts = text.replace(",", " ").split()
+    kinds = {Action.parse(a).kind for a in legal}
+    try:
+        if kinds == {ActionKind.TRUMP}:
+            return _pick(legal, f"trump:{Suit.parse(parts[0]).letter}")
+        if ActionKind.SWAP in kinds:
+            if parts[0].lower() in ("pass", "no", "-", "нет", "пас"):
+                return _pick(legal, "swap:pass")
+            hand, plot = (CARDS[parse_card(p)] for p in parts[:2])
+            return _pick(legal, f"swap:{hand}<{plot}")
+        first = CARDS[parse_card(parts[0])]
+        if ActionKind.PLAY in kinds:
+            return _pick(legal, f"play:{first}")
+        options = [a for a in legal if a.startswith(f"assign:{first}>")]
+        if len(parts) > 1:
+            return _pick(legal, f"assign:{first}>{Suit.parse(parts[1]).letter}")
+        return options[0] if len(options) == 1 else None
+    except (ValueError, IndexError):
+        return None
+
+
+def _pick(legal: list[str], text: str) -> str | None:
+    return text if text in legal else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kolkhoz play")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

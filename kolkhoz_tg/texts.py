@@ -1,0 +1,422 @@
+"""Localized plain-text rendering of views, events and notification records.
+
+Shared by the terminal front end and (for message bodies) the Telegram bot: everything here
+takes the service's plain records plus a :class:`~kolkhoz_tg.i18n.Translator` and returns
+text. Only cards in the given view can appear (STYLE.md, "Views are the only window").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from engine import Action, ActionKind, parse_card
+from engine.cards import CARDS
+from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.service.records import GameInfo, Kind, Notification
+
+SUIT_SYMBOLS = {"H": "♥", "D": "♦", "C": "♣", "S": "♠"}
+JOBS = "HDCS"
+
+
+def card(text: str) -> str:
+    """``10H`` → ``10♥``."""
+    return text[:-1] + SUIT_SYMBOLS.get(text[-1], text[-1])
+
+
+def cards(texts: Sequence[str]) -> str:
+    return " ".join(card(t) for t in texts) if texts else "—"
+
+
+def job_name(tr: Translator, theme: str, job: str) -> str:
+    """The job of a suit in the preset's theme (``jobs`` or ``fields``)."""
+    _ = tr.gettext
+    if theme == "fields":
+        names = {"H": _("Wheat"), "D": _("Beets"), "C": _("Potatoes"), "S": _("Sunflowers")}
+    else:
+        names = {"H": _("Plowing"), "D": _("Harvest"), "C": _("Workshop"), "S": _("Grain")}
+    return names[job]
+
+
+def preset_title(tr: Translator, preset: str | None) -> str:
+    _ = tr.gettext
+    titles = {
+        "classic": _("Classic"),
+        "original": _("Original"),
+        "kolkhoz": _("Kolkhoz (expanded)"),
+        "kolkhoznik": _("Kolkhoznik (36 cards)"),
+        "zone": _("Zone regime (36 cards)"),
+    }
+    return titles.get(preset or "", _("Custom rules"))
+
+
+def seat_name(tr: Translator, game: GameInfo | dict[str, Any], seat: int) -> str:
+    """The seat's player name; bots are numbered in the reader's language."""
+    seats = game.to_dict()["seats"] if isinstance(game, GameInfo) else game["seats"]
+    for s in seats:
+        if s["seat"] == seat:
+            if s["is_bot"]:
+                number = s["name"].rsplit(" ", 1)[-1]
+                return tr.gettext("Bot {number}", number=number)
+            return str(s["name"])
+    return tr.gettext("Seat {number}", number=seat + 1)
+
+
+def _names(tr: Translator, game: GameInfo | dict[str, Any], n: int) -> list[str]:
+    return [seat_name(tr, game, s) for s in range(n)]
+
+
+# ---------------------------------------------------------------------- board
+
+
+def board_text(
+    tr: Translator,
+    game: GameInfo | dict[str, Any],
+    view: dict[str, Any],
+    now: datetime,
+    deadline: datetime | None,
+    viewer: int | None = None,
+) -> str:
+    """The group board: year, planner, trump, jobs, the trick, whose turn, medals, face-up
+    plot cards. ``viewer`` marks the reader's own seat as "you"."""
+    _ = tr.gettext
+    n = view["players_count"]
+    names = _names(tr, game, n)
+    if viewer is not None:
+        names[viewer] = _("you")
+    theme = view["rules"]["theme"]
+    head = [_("Kolkhoz · year {year} of {years} · planner: {name}", year=view["year"],
+              years=view["years"], name=names[view["planner"]])]
+    if view["trump"]:
+        head.append(_("trump {suit}", suit=SUIT_SYMBOLS[view["trump"]]))
+    elif view["phase"] != "over":
+        head.append(_("no trump (lean year)"))
+    if view["famine"]:
+        head.append(_("famine year"))
+    lines = [" · ".join(head)]
+    for j in JOBS:
+        job = view["jobs"][j]
+        name = job_name(tr, theme, j)
+        if job["complete"]:
+            status = _("done ({name})", name=names[job["completed_by"]])
+        else:
+            status = _bar(job["hours"], job["threshold"])
+        line = f"{SUIT_SYMBOLS[j]} {name:<13} {job['hours']:>3}/{job['threshold']} {status}"
+        if job["rewards"]:
+            line += "  " + _("reward {cards}", cards=cards(job["rewards"]))
+        lines.append(line)
+    if view["phase"] in ("play", "assign") and view["tricks_total"]:
+        trick_no = view["tricks_played"] + 1
+        played = " · ".join(f"{names[s]} {card(c)}" for s, c in view["trick"]) or "—"
+        lines.append(_("Trick {number} of {total}: {cards}", number=trick_no,
+                       total=view["tricks_total"], cards=played))
+    elif view["last_trick"]:
+        played = " · ".join(f"{names[s]} {card(c)}" for s, c in view["last_trick"])
+        lines.append(_("Last trick: {cards}", cards=played))
+    waiting = waiting_text(tr, view, names)
+    if viewer is not None and view["to_act"] == [viewer]:
+        waiting = _("Your move")
+    if waiting:
+        if deadline is not None:
+            waiting += " " + _("({left})", left=tr.relative(deadline, now))
+        lines.append(waiting)
+    medals = " · ".join(f"{names[p['seat']]} {p['medals']}" for p in view["players"])
+    lines.append("🏅 " + medals)
+    shown = [
+        f"{names[p['seat']]} {cards(p['plot_revealed'])}"
+        for p in view["players"]
+        if p["plot_revealed"]
+    ]
+    if shown:
+        lines.append(_("Face up: {plots}", plots=" · ".join(shown)))
+    return "\n".join(lines)
+
+
+def _bar(hours: int, threshold: int, width: int = 9) -> str:
+    filled = min(width, hours * width // max(threshold, 1))
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def waiting_text(tr: Translator, view: dict[str, Any], names: list[str]) -> str:
+    """Who the game waits for, in words."""
+    _ = tr.gettext
+    to_act = view["to_act"]
+    if not to_act:
+        return ""
+    phase = view["phase"]
+    if phase == "swap":
+        return _("Swap: waiting for {names}", names=", ".join(names[s] for s in to_act))
+    name = names[to_act[0]]
+    if phase == "trump":
+        return _("{name} chooses trump", name=name)
+    if phase == "assign":
+        return _("{name} assigns the trick", name=name)
+    return _("{name} to play", name=name)
+
+
+# ---------------------------------------------------------------------- private
+
+
+def hand_text(tr: Translator, view: dict[str, Any], legal: Sequence[str]) -> str:
+    """The reader's hand (cards that may not be played now in brackets) and plot."""
+    _ = tr.gettext
+    me = view["players"][view["viewer"]]
+    playable = {a.split(":", 1)[1] for a in legal if a.startswith("play:")}
+    shown = []
+    for c in me["hand"] or []:
+        shown.append(card(c) if not playable or c in playable else f"({card(c)})")
+    lines = [_("Your cards: {cards}", cards=" ".join(shown) or "—")]
+    lines.append(_("Your plot: hidden {hidden} · face up {shown}",
+                   hidden=cards(me["plot_hidden"]), shown=cards(me["plot_revealed"])))
+    return "\n".join(lines)
+
+
+def action_label(tr: Translator, view: dict[str, Any], action_text: str) -> str:
+    """A button-sized description of one action, with what it does to a job."""
+    _ = tr.gettext
+    a = Action.parse(action_text)
+    theme = view["rules"]["theme"]
+    if a.kind is ActionKind.TRUMP:
+        assert a.suit is not None
+        return _("Trump {suit}", suit=SUIT_SYMBOLS[a.suit.letter])
+    if a.kind is ActionKind.PLAY:
+        return _("Play {card}", card=card(str(a.card)))
+    if a.kind is ActionKind.SWAP:
+        if a.card is None or a.target is None:
+            return _("Keep my cards (no swap)")
+        return _("Swap {card} from hand for {plot} from plot", card=card(str(a.card)),
+                 plot=card(str(a.target)))
+    assert a.card is not None and a.suit is not None
+    job = view["jobs"][a.suit.letter]
+    name = job_name(tr, theme, a.suit.letter)
+    if job["complete"]:
+        effect = _("already done")
+    else:
+        hours = CARDS[parse_card(str(a.card))].points  # work hours: 6-10, J 11, Q 12, K 13
+        if view["trump"] and str(a.card) == f"J{view['trump']}" and view["rules"]["nomenklatura"]:
+            hours = 0
+        after = job["hours"] + hours
+        effect = f"{job['hours']}→{after}"
+        if after >= job["threshold"] > job["hours"]:
+            effect += " " + _("completes!")
+    return _("{card} to {job} ({effect})", card=card(str(a.card)), job=name, effect=effect)
+
+
+def phase_prompt(tr: Translator, view: dict[str, Any]) -> str:
+    _ = tr.gettext
+    phase = view["phase"]
+    if phase == "trump":
+        return _("You are the planner: choose the trump suit.")
+    if phase == "swap":
+        return _("You may swap one hand card with a face-down plot card, or keep them.")
+    if phase == "assign":
+        return _("You are the brigadier: put the trick's cards on the jobs, one by one.")
+    return _("Your turn: play a card.")
+
+
+REASONS = (
+    "follow_suit", "trump_lead", "not_your_turn", "not_in_hand", "not_in_trick", "wrong_job",
+    "wrong_phase", "game_over", "invalid", "not_seated", "not_active", "stale", "no_seat",
+)
+
+
+def reason_text(tr: Translator, reason: str | None, view: dict[str, Any] | None = None) -> str:
+    """Why an action was refused, in words (engine and service reason codes)."""
+    _ = tr.gettext
+    if reason == "follow_suit" and view and view.get("trick"):
+        led = view["trick"][0][1][-1]
+        return _("You must follow the led suit {suit}.", suit=SUIT_SYMBOLS[led])
+    texts = {
+        "follow_suit": _("You must follow the led suit."),
+        "trump_lead": _("Trump may not be led until a trump has been played this year."),
+        "not_your_turn": _("It is not your turn."),
+        "not_in_hand": _("That card is not in your hand."),
+        "not_in_trick": _("That card is not in the trick."),
+        "wrong_job": _("That card may not go to that job."),
+        "wrong_phase": _("That is not possible in this phase."),
+        "game_over": _("The game is over."),
+        "invalid": _("That is not a move."),
+        "not_seated": _("You are not playing in this game."),
+        "not_active": _("The game is not running."),
+        "stale": _("The game has moved on; look again."),
+    }
+    return texts.get(reason or "", _("That move is not allowed now."))
+
+
+# ---------------------------------------------------------------------- events
+
+
+def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]],
+                theme: str) -> list[str]:
+    """One line per interesting event of the moves in a board notification."""
+    lines: list[str] = []
+    for move in moves:
+        for e in move["events"]:
+            line = event_text(tr, game, e, theme)
+            if line:
+                if move["actor"] in ("timeout", "standin") and e["type"] in (
+                    "CardPlayed", "TrumpDeclared", "SwapDecided", "CardAssigned"
+                ):
+                    line += " " + tr.gettext("(played automatically)")
+                lines.append(line)
+    return lines
+
+
+def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: str) -> str:
+    """A past-tense sentence for one event dict (``engine.event_to_dict``); unknown event
+    types give an empty string."""
+    _ = tr.gettext
+    kind = e["type"]
+
+    def name(seat: int) -> str:
+        return seat_name(tr, game, seat)
+
+    def job(letter: str) -> str:
+        return job_name(tr, theme, letter)
+
+    if kind == "YearStarted":
+        text = _("Year {year} begins: planner {name}, {cards}.", year=e["year"],
+                 name=name(e["planner"]),
+                 cards=tr.ngettext("{n} card each", "{n} cards each", e["hand_size"]))
+        if e["famine"]:
+            text += " " + _("Famine year: no trump.")
+        elif e["lean"]:
+            text += " " + _("A lean year: no trump.")
+        return text
+    if kind == "TrumpDeclared":
+        return _("{name} declared trump {suit}.", name=name(e["seat"]),
+                 suit=SUIT_SYMBOLS[e["suit"]])
+    if kind == "SwapDecided":
+        if e["swapped"]:
+            return _("{name} swapped a card with the plot.", name=name(e["seat"]))
+        return _("{name} kept their cards.", name=name(e["seat"]))
+    if kind == "CardPlayed":
+        return _("{name} played {card}.", name=name(e["seat"]), card=card(e["card"]))
+    if kind == "TrickWon":
+        return _("{name} takes the trick and is the brigadier.", name=name(e["seat"]))
+    if kind == "CardAssigned":
+        return _("{card} → {job} ({hours} h).", card=card(e["card"]), job=job(e["job"]),
+                 hours=e["hours"])
+    if kind == "JobCompleted":
+        text = _("{job} completed by {name}!", job=job(e["job"]), name=name(e["seat"]))
+        if e.get("rewards"):
+            text += " " + _("Reward: {cards}.", cards=cards(e["rewards"]))
+        return text
+    if kind == "JobFailed":
+        return _("{job} failed ({hours} h).", job=job(e["job"]), hours=e["hours"])
+    if kind == "DrunkardSentNorth":
+        return _("The drunkard {card} on {job} is sent north instead.", card=card(e["card"]),
+                 job=job(e["job"]))
+    if kind == "CardsRevealed":
+        return _("{name} reveals {cards}.", name=name(e["seat"]), cards=cards(e["cards"]))
+    if kind == "CardSentNorth":
+        return _("{job} not fulfilled: {name}'s {card} is requisitioned and sent north.",
+                 job=job(e["job"]), name=name(e["seat"]), card=card(e["card"]))
+    if kind in ("NothingRequisitioned", "NobodyExposed"):
+        return _("{job} not fulfilled, but nobody had a card to lose.", job=job(e["job"]))
+    if kind == "StacksReturned":
+        return tr.ngettext("{name}: {n} stack card goes back to the deck.",
+                           "{name}: {n} stack cards go back to the deck.", e["returned"],
+                           name=name(e["seat"]))
+    if kind == "YearEnded":
+        return _("Year {year} is over.", year=e["year"])
+    return ""
+
+
+# ---------------------------------------------------------------------- notifications
+
+
+def final_table(tr: Translator, data: dict[str, Any]) -> str:
+    """The game-over table of a GAME_OVER notification."""
+    _ = tr.gettext
+    lines = [_("🏁 The five-year plan is complete")]
+    if data.get("early"):
+        lines.append(_("(the deck ran dry before the last year)"))
+    for row in data["table"]:
+        who = tr.gettext("Bot {number}", number=row["name"].rsplit(" ", 1)[-1]) if row[
+            "is_bot"] else row["name"]
+        line = f"{row['rank']}. {who:<12} {row['score']:>3}"
+        details = [_("plot: {cards}", cards=cards(row["plot"]))]
+        if row["medals"]:
+            details.append(tr.ngettext("{n} medal", "{n} medals", row["medals"]))
+        if row["auto_moves"]:
+            details.append(tr.ngettext("{n} move played automatically",
+                                       "{n} moves played automatically", row["auto_moves"]))
+        lines.append(f"{line}  ({' · '.join(details)})")
+    return "\n".join(lines)
+
+
+def notification_text(tr: Translator, note: Notification, now: datetime) -> str:
+    """A short text for any notification (what the terminal prints; the bot's messages use
+    the same sentences). BOARD and YOUR_TURN are usually rendered as the board / the hand."""
+    _ = tr.gettext
+    data = note.data
+    game = data.get("game")
+    if note.kind is Kind.BOARD and game is not None:
+        theme = data["view"]["rules"]["theme"]
+        return "\n".join(event_lines(tr, game, data["moves"], theme))
+    if note.kind is Kind.GAME_STARTED:
+        return _("The game has started!")
+    if note.kind is Kind.YOUR_TURN:
+        return _("Your turn.")
+    if note.kind is Kind.REMINDER:
+        deadline = datetime.fromisoformat(data["deadline"])
+        return _("Reminder: it is your move; time runs out {when}.",
+                 when=tr.relative(deadline, now))
+    if note.kind is Kind.TIMED_OUT:
+        played = ", ".join(card_action(a) for a in data["actions"])
+        text = _("Time ran out, so this was played for you: {actions}.", actions=played)
+        left = data["standin_after"] - data["timeouts"]
+        if left > 0:
+            text += " " + tr.ngettext(
+                "After {n} more missed turn a bot will stand in for you.",
+                "After {n} more missed turns a bot will stand in for you.", left)
+        return text
+    if note.kind is Kind.STAND_IN:
+        return _("A bot now plays for {name} until they are back (/back or any move).",
+                 name=data["name"])
+    if note.kind is Kind.PLAYER_BACK:
+        return _("{name} is back in the game.", name=data["name"])
+    if note.kind is Kind.YEAR_SUMMARY:
+        return year_summary(tr, note)
+    if note.kind is Kind.GAME_OVER:
+        return final_table(tr, data)
+    if note.kind is Kind.PAUSED:
+        return _("The game is paused; the clock has stopped.")
+    if note.kind is Kind.RESUMED:
+        return _("The game goes on; the clock runs again.")
+    if note.kind is Kind.ABORTED:
+        return _("The game was called off.")
+    return ""
+
+
+def card_action(action_text: str) -> str:
+    """``play:10H`` → ``10♥``; ``assign:10H>S`` → ``10♥→♠``; for short summaries."""
+    a = Action.parse(action_text)
+    if a.kind is ActionKind.TRUMP and a.suit is not None:
+        return SUIT_SYMBOLS[a.suit.letter]
+    if a.kind is ActionKind.ASSIGN and a.card is not None and a.suit is not None:
+        return f"{card(str(a.card))}→{SUIT_SYMBOLS[a.suit.letter]}"
+    if a.kind is ActionKind.SWAP:
+        if a.card is None or a.target is None:
+            return "—"
+        return f"{card(str(a.card))}⇄{card(str(a.target))}"
+    return card(str(a.card))
+
+
+def year_summary(tr: Translator, note: Notification) -> str:
+    _ = tr.gettext
+    data = note.data
+    game, theme = data["game"], data["theme"]
+    lines = [_("Year {year}: the plan's results", year=data["year"])]
+    for done in data["completed"]:
+        lines.append(_("{job}: done by {name}.", job=job_name(tr, theme, done["job"]),
+                       name=seat_name(tr, game, done["seat"])))
+    for e in data["events"]:
+        if e["type"] in ("CardsToPlot", "YearEnded"):
+            continue
+        line = event_text(tr, game, e, theme)
+        if line:
+            lines.append(line)
+    return "\n".join(lines)

@@ -1,0 +1,120 @@
+"""The terminal front end: bots-only games, a scripted human, quitting and resuming."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import PRESETS
+from kolkhoz_tg import terminal
+from kolkhoz_tg.cli import main as cli_main
+from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.service import open_service
+from tests.conftest import make_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _args(db: Path, **kw: object) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    terminal.add_arguments(parser)
+    args = parser.parse_args(["--db", str(db)])
+    for k, v in kw.items():
+        setattr(args, k, v)
+    return args
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_bots_only_prints_the_final_table(tmp_path: Path, name: str) -> None:
+    out: list[str] = []
+    code = terminal.run(_args(tmp_path / "t.sqlite3", humans=0, preset=name, seed="4",
+                              lang="en"), output=out.append)
+    assert code == 0
+    text = "\n".join(out)
+    assert "five-year plan is complete" in text
+    assert text.count("Bot ") >= 4
+
+
+def test_cli_bots_only_subprocess(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kolkhoz_tg.cli", "play", "--humans", "0", "--preset",
+         "classic", "--seed", "5", "--lang", "ru", "--db", str(tmp_path / "c.sqlite3")],
+        capture_output=True, text=True, cwd=ROOT, timeout=120, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Пятилетка завершена" in proc.stdout
+    assert "1. Бот" in proc.stdout
+
+
+def _answers(first: list[str], then: str = "1") -> Iterator[str]:
+    yield from first
+    while True:
+        yield then
+
+
+def test_human_game_to_the_end_and_resume(tmp_path: Path) -> None:
+    db = tmp_path / "h.sqlite3"
+    out: list[str] = []
+    script = iter(["1", "1", "1", "q"])
+    code = terminal.run(_args(db, lang="en", seed="3", name="Anna"),
+                        input_fn=lambda _p: next(script), output=out.append)
+    assert code == 0
+    assert any("Game saved" in line for line in out)
+    service = open_service(f"sqlite:///{db}", settings=make_settings())
+    (game,) = service.games_of_user(terminal.LOCAL_USER)
+    moves_before = len(service.action_log(game.id))
+    service.db.dispose()
+    # Resume: yes, then always the first choice until the end.
+    answers = _answers(["y"])
+    out = []
+    code = terminal.run(_args(db, lang="en", seed="3"),
+                        input_fn=lambda _p: next(answers), output=out.append)
+    assert code == 0
+    service = open_service(f"sqlite:///{db}", settings=make_settings())
+    info = service.game_info(game.id)
+    assert info.status == "finished"
+    assert len(service.action_log(game.id)) > moves_before
+    assert service.replay(game.id) == service.snapshot(game.id)
+    assert "five-year plan is complete" in "\n".join(out)
+    service.db.dispose()
+
+
+def test_typed_choices(tmp_path: Path) -> None:
+    view = {"phase": "play"}
+    legal = ["play:10H", "play:QS"]
+    assert terminal.parse_choice("2", legal, view) == "play:QS"
+    assert terminal.parse_choice("10ч", legal, view) == "play:10H"
+    assert terminal.parse_choice("Дп", legal, view) == "play:QS"
+    assert terminal.parse_choice("play:QS", legal, view) == "play:QS"
+    assert terminal.parse_choice("KH", legal, view) is None
+    assert terminal.parse_choice("9", legal, view) is None
+    assign = ["assign:10H>H", "assign:QS>H", "assign:QS>S"]
+    assert terminal.parse_choice("10H", assign, view) == "assign:10H>H"
+    assert terminal.parse_choice("QS", assign, view) is None
+    assert terminal.parse_choice("Дп п", assign, view) == "assign:QS>S"
+    assert terminal.parse_choice("♠", ["trump:H", "trump:D", "trump:C", "trump:S"],
+                                 view) == "trump:S"
+    assert terminal.parse_choice("пас", ["swap:pass", "swap:9H<KC"], view) == "swap:pass"
+    assert terminal.parse_choice("9H KC", ["swap:pass", "swap:9H<KC"], view) == "swap:9H<KC"
+
+
+def test_bot_command_without_token(monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("KOLKHOZ_BOT_TOKEN", raising=False)
+    monkeypatch.setenv("KOLKHOZ_LOCALE", "en")
+    monkeypatch.chdir(ROOT / "tests")  # no .env there
+    assert cli_main(["bot"]) == 2
+    assert "KOLKHOZ_BOT_TOKEN" in capsys.readouterr().err
+
+
+def test_russian_plurals() -> None:
+    tr = translator("ru")
+    forms = [tr.ngettext("{n} medal", "{n} medals", n) for n in (1, 2, 5, 11, 21, 22)]
+    assert forms == ["1 медаль", "2 медали", "5 медалей", "11 медалей", "21 медаль",
+                     "22 медали"]
+    assert translator("en").ngettext("{n} medal", "{n} medals", 1) == "1 medal"
