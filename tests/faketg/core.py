@@ -651,11 +651,12 @@ class FakeTelegram:
                 + ", ".join(f"{q.id} data={q.data!r} from {q.user_id}" for q in missing)
             )
 
-    def assert_no_app_errors(self) -> None:
+    def assert_no_app_errors(self, expected: tuple[type[BaseException], ...] = ()) -> None:
+        """Fail if the fake crashed or a handler raised (other than ``expected`` types)."""
         if self.internal_errors:
             raise AssertionError(f"the fake Telegram crashed: {self.internal_errors!r}")
-        if self.app_errors:
-            errors = list(self.app_errors)
+        errors = [e for e in self.app_errors if not isinstance(e, expected)]
+        if errors:
             raise AssertionError(f"the application's handlers raised: {errors!r}") from errors[0]
 
     # ------------------------------------------------------------------ app plumbing
@@ -745,6 +746,7 @@ class FakeTelegram:
         poll_timeout: float = 10,
         webhook_port: int | None = None,
         check: bool = True,
+        expected_errors: tuple[type[BaseException], ...] = (),
     ) -> AsyncIterator[Application[Any, Any, Any, Any, Any, Any]]:
         """Run ``app`` against this fake: ``mode`` is ``"polling"`` (the real Updater with
         long polling), ``"direct"`` (updates put straight into ``app.update_queue``),
@@ -752,8 +754,8 @@ class FakeTelegram:
         ``"manual"`` (the app is initialized but not started; pending updates are fed to
         ``app.process_update`` one by one whenever the test waits).
 
-        On a clean exit waits for idle and, if ``check``, asserts no handler raised and
-        every callback query was answered.
+        On a clean exit waits for idle and, if ``check``, asserts no handler raised (except
+        ``expected_errors`` types) and every callback query was answered.
         """
         self.attach(app)
         try:
@@ -786,7 +788,7 @@ class FakeTelegram:
                     yield app
                     if check:
                         await self.wait_idle()
-                        self.assert_no_app_errors()
+                        self.assert_no_app_errors(expected_errors)
                         self.assert_all_callbacks_answered()
                 finally:
                     if app.updater is not None and app.updater.running:

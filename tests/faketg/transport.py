@@ -193,7 +193,10 @@ class FakeBotApiServer:
                 if request is None:
                     break
                 verb, target, headers, body = request
-                status, payload = await self._respond(verb, target, headers, body)
+                result = await self._respond_unless_gone(reader, verb, target, headers, body)
+                if result is None:
+                    break  # the client hung up (e.g. PTB cancelled its long poll)
+                status, payload = result
                 data = json.dumps(payload).encode()
                 keep_alive = headers.get("connection", "").lower() != "close"
                 head = (
@@ -218,6 +221,36 @@ class FakeBotApiServer:
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+
+    async def _respond_unless_gone(
+        self,
+        reader: asyncio.StreamReader,
+        verb: str,
+        target: str,
+        headers: dict[str, str],
+        body: bytes,
+    ) -> tuple[int, dict[str, Any]] | None:
+        """Answer the request, but abandon it if the client disconnects meanwhile, so a
+        cancelled long poll ends here as it does in-process (not logged, no 409 later)."""
+        respond = asyncio.ensure_future(self._respond(verb, target, headers, body))
+        if respond.done():
+            return respond.result()
+        hangup = asyncio.ensure_future(reader.read(1))
+        try:
+            await asyncio.wait({respond, hangup}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            respond.cancel()
+            hangup.cancel()
+            raise
+        if respond.done():
+            hangup.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await hangup
+            return respond.result()
+        respond.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await respond
+        return None
 
     async def _read_request(
         self, reader: asyncio.StreamReader
