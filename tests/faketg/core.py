@@ -334,8 +334,13 @@ class FakeTelegram:
         bot_member: bool = True,
         username: str | None = None,
         chat_id: int | None = None,
+        announce: bool = False,
     ) -> FakeChat:
-        """Create a group (or supergroup) with the bot already in it (no updates emitted)."""
+        """Create a group (or supergroup) with the bot already in it.
+
+        No updates are emitted unless ``announce``: then the creator adds the bot, which
+        gets the ``my_chat_member`` update and the ``new_chat_members`` service message.
+        """
         members = list(members)
         n = next(self._group_ids)
         if chat_id is None:
@@ -353,9 +358,19 @@ class FakeTelegram:
         owner = creator or (members[0] if members else None)
         if owner is not None:
             chat.members[owner.id] = "creator"
-        if bot_member:
-            chat.members[self.bot_id] = "administrator" if bot_admin else "member"
         self.chats[chat.id] = chat
+        if bot_member and announce:
+            self.set_bot_status(chat, "administrator" if bot_admin else "member", by=owner)
+            msg = self._store_message(
+                chat,
+                owner.id if owner else self.bot_id,
+                None,
+                service=True,
+                extra={"new_chat_members": [self.bot_user_json]},
+            )
+            self.push_update("message", self.message_json(msg))
+        elif bot_member:
+            chat.members[self.bot_id] = "administrator" if bot_admin else "member"
         return chat
 
     def chat(self, chat: FakeChat | int) -> FakeChat:
@@ -641,7 +656,39 @@ class FakeTelegram:
     def my_commands(
         self, scope: dict[str, Any] | None = None, language_code: str = ""
     ) -> list[dict[str, Any]]:
+        """The command list stored for exactly this scope and language."""
         return self.commands.get((_scope_key(scope), language_code), [])
+
+    def visible_commands(
+        self, user: FakeUser, chat: FakeChat | int | None = None
+    ) -> list[dict[str, Any]]:
+        """The commands ``user`` sees in ``chat`` (``None``: the private chat), resolved as
+        Telegram does: the narrowest scope that has commands wins, each scope tried first
+        with the user's language, then without a language."""
+        c = self.chats[user.id] if chat is None else self.chat(chat)
+        scopes: list[dict[str, Any]]
+        if c.type == "private":
+            scopes = [
+                {"type": "chat", "chat_id": c.id},
+                {"type": "all_private_chats"},
+                {"type": "default"},
+            ]
+        else:
+            admin = c.members.get(user.id) in ("creator", "administrator")
+            scopes = [{"type": "chat_member", "chat_id": c.id, "user_id": user.id}]
+            if admin:
+                scopes.append({"type": "chat_administrators", "chat_id": c.id})
+            scopes.append({"type": "chat", "chat_id": c.id})
+            if admin:
+                scopes.append({"type": "all_chat_administrators"})
+            scopes += [{"type": "all_group_chats"}, {"type": "default"}]
+        languages = [user.language_code or "", ""] if user.language_code else [""]
+        for scope in scopes:
+            for lang in languages:
+                found = self.commands.get((_scope_key(scope), lang))
+                if found:
+                    return found
+        return []
 
     def assert_all_callbacks_answered(self) -> None:
         missing = [q for q in self.callback_queries.values() if not q.answered]
@@ -899,7 +946,18 @@ class FakeTelegram:
             raise bad_request("text must be non-empty" if edit else "message text is empty")
         if len(text) > MAX_TEXT:
             raise bad_request("MESSAGE_TOO_LONG" if edit else "message is too long")
-        return text, ents
+        return text, self._fill_mentions(ents)
+
+    def _fill_mentions(self, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``tg://user?id=`` links become text_mention entities with the full user."""
+        out = []
+        for e in entities:
+            if e.get("type") == "text_mention":
+                user_id = int(e.get("user", {}).get("id", 0))
+                if user_id in self.users or user_id == self.bot_id:
+                    e = {**e, "user": self.user_json(user_id)}
+            out.append(e)
+        return out
 
     def validate_markup(self, markup: Any, *, inline_only: bool = False) -> dict[str, Any] | None:
         if markup is None:

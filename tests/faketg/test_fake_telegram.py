@@ -789,3 +789,71 @@ async def test_callback_answer_url_must_open_this_bot(fake: FakeTelegram, bot: B
     with pytest.raises(BadRequest, match=r"(?i)url_invalid"):
         await bot.answer_callback_query(query_id, url="https://example.org")
     await bot.answer_callback_query(query_id, url="https://t.me/kolkhoz_test_bot?start=x")
+
+
+async def test_mentions_commands_resolution_and_announced_group(fake: FakeTelegram) -> None:
+    app = inprocess_builder(fake).build()
+    greeted: list[int] = []
+
+    async def added(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_chat and update.effective_message
+        greeted.append(update.effective_chat.id)
+        await update.effective_message.reply_html(
+            '<a href="tg://user?id=101">Alice</a>, thanks for adding me'
+        )
+
+    app.add_handler(MessageHandler(filters.StatusUpdate.NEW_CHAT_MEMBERS, added))
+    alice, bob = fake.user(101, "Alice"), fake.user(102, "Bob", language_code="en")
+    async with fake.running(app):
+        group = fake.create_group("G", [alice, bob], announce=True)
+        await fake.wait_idle()
+        assert greeted == [group.id]
+        mention = fake.last_message(group).entities[0]  # type: ignore[union-attr]
+        assert mention["type"] == "text_mention"
+        assert mention["user"]["first_name"] == "Alice"
+        await app.bot.set_my_commands([BotCommand("help", "Помощь")], language_code="ru")
+        await app.bot.set_my_commands([BotCommand("help", "Help")])
+        await app.bot.set_my_commands(
+            [BotCommand("newgame", "Новая игра")],
+            scope=BotCommandScopeAllGroupChats(),
+            language_code="ru",
+        )
+    assert fake.visible_commands(alice)[0]["description"] == "Помощь"
+    assert fake.visible_commands(bob)[0]["description"] == "Help"
+    assert fake.visible_commands(alice, group)[0]["command"] == "newgame"
+    assert fake.visible_commands(bob, group)[0]["description"] == "Help"
+
+
+async def test_user_edits_and_switch_inline_buttons(fake: FakeTelegram) -> None:
+    seen = seen_dict()
+    app = add_tiny_bot(inprocess_builder(fake).build(), seen)
+    edited: list[str] = []
+
+    async def on_edit(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.edited_message and update.edited_message.text
+        edited.append(update.edited_message.text)
+
+    app.add_handler(MessageHandler(filters.UpdateType.EDITED_MESSAGE, on_edit), group=-1)
+
+    async def hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_message
+        await update.effective_message.reply_text(
+            "Your hand",
+            reply_markup=InlineKeyboardMarkup(
+                [[InlineKeyboardButton("Show", switch_inline_query_current_chat="cards")]]
+            ),
+        )
+
+    app.add_handler(CommandHandler("hand", hand))
+    alice = fake.user(101, "Alice")
+    group = fake.create_group("G", [alice])
+    async with fake.running(app):
+        said = await alice.send(None, "helo")
+        await alice.edit(said, "hello")
+        assert edited == ["hello"]
+        await alice.send(group, "/hand")
+        board = fake.last_message(group)
+        assert board is not None
+        answer = await alice.switch_inline(board, "Show")
+        assert answer is not None and answer.query == "cards"
+        assert fake.inline_queries[answer.query_id].query == "cards"

@@ -326,6 +326,36 @@ class FakeUser:
         await self._maybe_wait(wait)
         return msg
 
+    async def edit(self, message: StoredMessage, text: str, *, wait: bool = True) -> StoredMessage:
+        """Edit one of this user's messages (the bot gets ``edited_message``)."""
+        current = self.fake.chats[message.chat_id].messages[message.message_id]
+        if current.from_id != self.id:
+            raise ValueError("users can only edit their own messages")
+        current.history.append((current.text, list(current.entities), current.reply_markup))
+        current.text = text
+        current.entities = auto_entities(text)
+        current.edit_date = self.fake.now()
+        chat = self.fake.chats[current.chat_id]
+        if self._bot_sees(chat, current):
+            self.fake.push_update("edited_message", self.fake.message_json(current))
+        await self._maybe_wait(wait)
+        return current
+
+    async def switch_inline(
+        self, message: StoredMessage, button: str, *, wait: bool = True
+    ) -> InlineAnswer | None:
+        """Press a ``switch_inline_query_current_chat`` (or ``switch_inline_query``) button:
+        the client types ``@bot <query>``, the bot gets the inline query."""
+        found = message.find_button(button)
+        for key in ("switch_inline_query_current_chat", "switch_inline_query"):
+            if key in found.raw:
+                chat = self.fake.chats[message.chat_id]
+                chat_type: str | None = "sender" if chat.type == "private" else chat.type
+                if key == "switch_inline_query":
+                    chat_type = None  # the user picks another chat first
+                return await self.inline_query(found.raw[key], chat_type=chat_type, wait=wait)
+        raise LookupError(f"button {button!r} does not switch to inline mode: {found.raw}")
+
     async def join(self, chat: FakeChat, *, wait: bool = True) -> None:
         """Join a group: emits the ``new_chat_members`` service message."""
         chat.members[self.id] = "member"
