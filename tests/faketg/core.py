@@ -103,6 +103,7 @@ _STRING_PARAMS = frozenset(
         "business_connection_id",
     }
 )
+_LIMITED_METHODS = frozenset({"sendmessage", "editmessagetext", "editmessagereplymarkup"})
 _QUERY_INVALID = "query is too old and response timeout expired or query ID is invalid"
 _ACTIVE = ("creator", "administrator", "member", "restricted")
 
@@ -243,6 +244,8 @@ class FakeTelegram:
         self._ids = itertools.count(1)
         self._group_ids = itertools.count(1)
         self._flood: dict[str, list[int]] = {}
+        self._group_limit: int | None = None
+        self._group_sends: dict[int, list[float]] = {}
         self._inflight = 0
         self._poll_generation = 0
         self._event: asyncio.Event | None = None
@@ -457,6 +460,30 @@ class FakeTelegram:
         """Make the next ``times`` calls of ``method`` fail with 429 ``retry_after``."""
         self._flood[method.lower()] = [times, retry_after]
 
+    def limit_group_messages(self, per_minute: int | None = 20) -> None:
+        """Opt-in flood control like Telegram's for groups: more than ``per_minute`` sends
+        or edits to one group within 60 s (by ``clock``) get 429 with the seconds until a
+        slot frees up. ``None`` switches it off."""
+        self._group_limit = per_minute
+        self._group_sends.clear()
+
+    def _check_group_limit(self, method: str, params: dict[str, Any]) -> None:
+        if self._group_limit is None or method not in _LIMITED_METHODS:
+            return
+        try:
+            chat_id = int(params.get("chat_id", 0))
+        except (TypeError, ValueError):
+            return
+        if chat_id >= 0:
+            return
+        now = self.clock()
+        recent = [t for t in self._group_sends.get(chat_id, []) if now - t < 60]
+        if len(recent) >= self._group_limit:
+            self._group_sends[chat_id] = recent
+            raise too_many_requests(max(1, int(60 - (now - recent[0])) + 1))
+        recent.append(now)
+        self._group_sends[chat_id] = recent
+
     # ------------------------------------------------------------------ JSON builders
     def user_json(self, user_id: int) -> dict[str, Any]:
         if user_id == self.bot_id:
@@ -574,6 +601,7 @@ class FakeTelegram:
             if flood and flood[0] > 0:
                 flood[0] -= 1
                 raise too_many_requests(flood[1])
+            self._check_group_limit(key, params)
             handler = self._handlers.get(key)
             if handler is None:
                 self.unknown_methods.append(method)
@@ -1149,6 +1177,12 @@ class FakeTelegram:
 
     def api_sendMessage(self, p: Params) -> dict[str, Any]:
         chat = self._writable_chat(p.data.get("chat_id"))
+        if (
+            chat.is_group
+            and chat.members.get(self.bot_id) == "member"
+            and not chat.permissions.get("can_send_messages", True)
+        ):
+            raise bad_request("not enough rights to send text messages to the chat")
         text, entities = self._text(p)
         markup = self.validate_markup(p.get_json("reply_markup"))
         reply_to = self._reply_target(chat, p)

@@ -857,3 +857,30 @@ async def test_user_edits_and_switch_inline_buttons(fake: FakeTelegram) -> None:
         answer = await alice.switch_inline(board, "Show")
         assert answer is not None and answer.query == "cards"
         assert fake.inline_queries[answer.query_id].query == "cards"
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_opt_in_group_flood_limit_and_rights() -> None:
+    now = [1_000_000.0]
+    fake = FakeTelegram(clock=lambda: now[0])
+    async with Bot(
+        fake.token, request=FakeRequest(fake), get_updates_request=FakeRequest(fake)
+    ) as b:
+        alice = fake.user(101, "Alice")
+        group = fake.create_group("G", [alice])
+        fake.limit_group_messages(per_minute=3)
+        sent = [await b.send_message(group.id, f"m{i}") for i in range(3)]
+        with pytest.raises(RetryAfter) as info:
+            await b.edit_message_text("edited", group.id, sent[0].message_id)
+        assert info.value.retry_after in (61, dtm.timedelta(seconds=61))
+        now[0] += 30
+        with pytest.raises(RetryAfter):
+            await b.send_message(group.id, "still too soon")
+        now[0] += 31
+        await b.send_message(group.id, "fine again")
+        fake.limit_group_messages(None)
+        group.permissions["can_send_messages"] = False
+        with pytest.raises(BadRequest, match=r"(?i)not enough rights to send text messages"):
+            await b.send_message(group.id, "muted")
+        fake.set_bot_status(group, "administrator", announce=False)
+        await b.send_message(group.id, "admins may")
