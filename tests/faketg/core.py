@@ -792,11 +792,19 @@ class FakeTelegram:
                 raise TimeoutError(
                     f"fake Telegram not idle after {timeout}s: pending updates "
                     f"{[u['update_id'] for u in self._updates]}, in-flight calls "
-                    f"{self._inflight}, apps {len(self._apps)}"
+                    f"{self._inflight}, attached apps {len(self._apps)} (is the bot "
+                    "running? use fake.running(app) or fake.attach(app))"
                 )
             await asyncio.sleep(0.001)
 
     drain = wait_idle
+
+    async def settle(self) -> None:
+        """What user actions do with ``wait=True``: :meth:`wait_idle` if something receives
+        updates (an attached application or a webhook), else nothing: while the bot is
+        down, updates just queue up, as on Telegram."""
+        if self._apps or self.webhook is not None:
+            await self.wait_idle()
 
     async def process_pending(self, app: Application[Any, Any, Any, Any, Any, Any]) -> int:
         """Feed every pending update to ``app.process_update`` (in order); returns how many.

@@ -884,3 +884,21 @@ async def test_opt_in_group_flood_limit_and_rights() -> None:
             await b.send_message(group.id, "muted")
         fake.set_bot_status(group, "administrator", announce=False)
         await b.send_message(group.id, "admins may")
+
+
+async def test_restart_keeps_queued_updates(fake: FakeTelegram, app_factory: AppFactory) -> None:
+    alice = fake.user(101, "Alice")
+    group = fake.create_group("G", [alice])
+    async with fake.running(add_tiny_bot(app_factory(), seen_dict())):
+        await alice.send(group, "/menu")
+    board = fake.last_message(group)
+    assert board is not None
+    # the bot is down: the user keeps acting, updates queue up at "Telegram"
+    assert await alice.tap(board, "Red") is None
+    await alice.start_bot("while-down")
+    assert len(fake.pending_updates) == 2
+    async with fake.running(add_tiny_bot(app_factory(), seen_dict())):
+        await fake.wait_idle()
+        assert fake.message(group, board.message_id).text == "Picked: red"
+        assert fake.last_message(alice).text == "Hello, Alice! payload=while-down"  # type: ignore[union-attr]
+    assert fake.pending_updates == []

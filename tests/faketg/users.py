@@ -84,7 +84,7 @@ class FakeUser:
 
     async def _maybe_wait(self, wait: bool) -> None:
         if wait:
-            await self.fake.wait_idle()
+            await self.fake.settle()
 
     def _bot_sees(self, chat: FakeChat, msg: StoredMessage) -> bool:
         """Privacy mode: in groups a bot only gets commands, replies to it and service
@@ -249,7 +249,7 @@ class FakeUser:
         self.fake.push_update("callback_query", payload)
         if not wait:
             return None
-        await self.fake.wait_idle()
+        await self.fake.settle()
         if not record.answered or record.answer is None:
             return None
         a = record.answer
@@ -282,7 +282,7 @@ class FakeUser:
         self.fake.push_update("inline_query", payload)
         if not wait:
             return None
-        await self.fake.wait_idle()
+        await self.fake.settle()
         if not record.answered or record.results is None:
             return None
         return InlineAnswer(query_id, query, record.results, record.answer or {})
