@@ -26,6 +26,7 @@ from .models import (
 from .transport import (
     FakeBotApiServer,
     FakeRequest,
+    RealTelegramAccess,
     forbid_real_telegram,
     free_port,
     inprocess_builder,
@@ -46,6 +47,7 @@ __all__ = [
     "InlineAnswer",
     "InlineQueryRecord",
     "Params",
+    "RealTelegramAccess",
     "StoredMessage",
     "forbid_real_telegram",
     "free_port",

@@ -1,4 +1,4 @@
-"""Fixtures for the fake Telegram's own tests (other suites may copy them)."""
+"""Fixtures for the fake Telegram's own tests."""
 
 from __future__ import annotations
 
@@ -9,33 +9,17 @@ import pytest
 from telegram import Bot
 from telegram.ext import Application
 
-from tests.faketg import (
-    FakeBotApiServer,
-    FakeRequest,
-    FakeTelegram,
-    forbid_real_telegram,
-    inprocess_builder,
-)
+from tests.faketg import FakeBotApiServer, FakeRequest, FakeTelegram, inprocess_builder
+from tests.faketg.fixtures import fake, fake_server, no_real_telegram
+
+__all__ = ["AppFactory", "fake", "fake_server", "no_real_telegram"]
 
 AppFactory = Callable[[], Application[Any, Any, Any, Any, Any, Any]]
 
 
-@pytest.fixture(autouse=True)
-def _no_real_telegram(monkeypatch: pytest.MonkeyPatch) -> None:
-    forbid_real_telegram(monkeypatch)
-
-
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    tg = FakeTelegram()
-    yield tg
-    await tg.close()
-
-
-@pytest.fixture
-async def server(fake: FakeTelegram) -> AsyncIterator[FakeBotApiServer]:
-    async with FakeBotApiServer(fake) as srv:
-        yield srv
+def server(fake_server: FakeBotApiServer) -> FakeBotApiServer:
+    return fake_server
 
 
 @pytest.fixture(params=["inprocess", "http"])

@@ -902,3 +902,14 @@ async def test_restart_keeps_queued_updates(fake: FakeTelegram, app_factory: App
         assert fake.message(group, board.message_id).text == "Picked: red"
         assert fake.last_message(alice).text == "Hello, Alice! payload=while-down"  # type: ignore[union-attr]
     assert fake.pending_updates == []
+
+
+async def test_guard_against_the_real_telegram(no_real_telegram: list[str]) -> None:
+    from tests.faketg import RealTelegramAccess
+
+    half_wired = Bot(FakeTelegram().token)  # no fake request: would talk to api.telegram.org
+    with pytest.raises(RealTelegramAccess):
+        await half_wired.initialize()
+    await half_wired.shutdown()
+    assert no_real_telegram == ["https://api.telegram.org/bot<TOKEN>/getMe"]
+    no_real_telegram.clear()  # expected here; any other test would fail at teardown

@@ -21,23 +21,35 @@ if TYPE_CHECKING:
     from .core import FakeTelegram
 
 
-def forbid_real_telegram(monkeypatch: Any) -> None:
-    """Make any request to api.telegram.org fail loudly (``monkeypatch`` is pytest's).
+class RealTelegramAccess(BaseException):  # a BaseException on purpose, see below
+    """Raised when a test tries to reach the real Telegram.
+
+    A ``BaseException`` so that PTB's request layer (which turns any ``Exception`` into a
+    retried ``NetworkError``) cannot swallow it.
+    """
+
+
+def forbid_real_telegram(monkeypatch: Any) -> list[str]:
+    """Make any request to ``*.telegram.org`` fail loudly (``monkeypatch`` is pytest's).
 
     PTB's ``Bot`` defaults ``get_updates_request`` to a real HTTPX client: a test that
-    wires only ``request=`` would otherwise poll the real Telegram.
+    wires only ``request=`` would otherwise poll the real Telegram. Returns the list the
+    blocked URLs are recorded in (token stripped).
     """
     from telegram.request import HTTPXRequest
 
     original = HTTPXRequest.do_request
+    attempts: list[str] = []
 
     async def guarded(self: HTTPXRequest, url: str, *args: Any, **kwargs: Any) -> Any:
         host = urlsplit(url).hostname or ""
-        if host == "api.telegram.org" or host.endswith(".telegram.org"):
-            raise AssertionError(f"a test tried to reach the real Telegram: {url.split('/bot')[0]}")
+        if host == "telegram.org" or host.endswith(".telegram.org"):
+            attempts.append(f"{url.split('/bot')[0]}/bot<TOKEN>/{url.rsplit('/', 1)[-1]}")
+            raise RealTelegramAccess(f"a test tried to reach the real Telegram: {attempts[-1]}")
         return await original(self, url, *args, **kwargs)
 
     monkeypatch.setattr(HTTPXRequest, "do_request", guarded)
+    return attempts
 
 
 def free_port() -> int:
