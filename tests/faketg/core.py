@@ -726,6 +726,15 @@ class FakeTelegram:
                 + ", ".join(f"{q.id} data={q.data!r} from {q.user_id}" for q in missing)
             )
 
+    def assert_no_unknown_methods(self) -> None:
+        """Fail if the bot called a method the fake does not implement (even if the bot
+        swallowed the resulting BadRequest)."""
+        if self.unknown_methods:
+            raise AssertionError(
+                f"the bot called Bot API methods the fake does not implement: "
+                f"{sorted(set(self.unknown_methods))}; add them to tests/faketg/core.py"
+            )
+
     def assert_no_app_errors(self, expected: tuple[type[BaseException], ...] = ()) -> None:
         """Fail if the fake crashed or a handler raised (other than ``expected`` types)."""
         if self.internal_errors:
@@ -838,7 +847,8 @@ class FakeTelegram:
         ``app.process_update`` one by one whenever the test waits).
 
         On a clean exit waits for idle and, if ``check``, asserts no handler raised (except
-        ``expected_errors`` types) and every callback query was answered.
+        ``expected_errors`` types), no unimplemented method was called and every callback
+        query was answered.
         """
         self.attach(app)
         try:
@@ -872,6 +882,7 @@ class FakeTelegram:
                     if check:
                         await self.wait_idle()
                         self.assert_no_app_errors(expected_errors)
+                        self.assert_no_unknown_methods()
                         self.assert_all_callbacks_answered()
                 finally:
                     if app.updater is not None and app.updater.running:
