@@ -527,6 +527,11 @@ async def test_bot_not_in_group_or_kicked(fake: FakeTelegram, bot: Bot) -> None:
         await bot.send_message(group.id, "still?")
     update = fake.pending_updates[-1]["my_chat_member"]
     assert update["new_chat_member"]["status"] == "kicked"
+    await alice.send(group, "/menu", wait=False)  # the bot is gone: it receives nothing
+    assert len(fake.pending_updates) == 1
+    fake.set_bot_status(group, "left", announce=False)
+    with pytest.raises(Forbidden, match="bot is not a member of the group chat"):
+        await bot.send_message(group.id, "hello?")
 
 
 @pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")

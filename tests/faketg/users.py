@@ -89,9 +89,12 @@ class FakeUser:
     def _bot_sees(self, chat: FakeChat, msg: StoredMessage) -> bool:
         """Privacy mode: in groups a bot only gets commands, replies to it and service
         messages, unless it is an admin or privacy mode is off."""
-        if chat.type == "private" or not self.fake.privacy_mode:
+        if chat.type == "private":
             return True
-        if chat.members.get(self.fake.bot_id) in ("administrator", "creator"):
+        bot_status = chat.members.get(self.fake.bot_id, "left")
+        if bot_status in ("left", "kicked"):
+            return False  # not in the group: gets nothing from it
+        if not self.fake.privacy_mode or bot_status in ("administrator", "creator"):
             return True
         if msg.service:
             return True
