@@ -17,13 +17,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from engine import Action, Game, InvalidAction, Rules, preset, preset_name
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.service.deadlines import check_turn_timeout, normalize_reminders
-from kolkhoz_tg.service.errors import BadRequest, NotAllowed, NotFound, WrongState
+from kolkhoz_tg.service.errors import BadRequest, NotAllowed, NotFound, ServiceError, WrongState
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
@@ -62,8 +62,11 @@ _SUPERSEDED_KINDS = (Kind.BOARD.value, Kind.YOUR_TURN.value)
 ScheduleListener = Callable[[int, datetime | None, datetime | None], None]
 
 
-class _Conflict(Exception):
-    """Another transaction changed the game first (the version check failed)."""
+class _Conflict(ServiceError):
+    """Another transaction changed the game first (the version check failed); act() says
+    STALE, other calls raise this (code ``conflict``: try again)."""
+
+    code = "conflict"
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,26 +156,20 @@ class GameService:
             self._cache[game_id] = (version, game)
 
     def _bump(self, s: Session, row: GameRow) -> int:
-        """Compare-and-swap the version: the backstop against lost updates (a row lock or
-        SQLite's write lock already serializes writers). Raises :class:`_Conflict`."""
-        old = row.version
-        result = s.execute(
-            sa.update(GameRow)
-            .where(GameRow.id == row.id, GameRow.version == old)  # type: ignore[arg-type]
-            .values(version=old + 1)
-            .execution_options(synchronize_session=False)
-        )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
-            raise _Conflict
-        set_committed_value(row, "version", old + 1)
-        return old + 1
+        """Set the next version. The UPDATE that writes it is a compare-and-swap on the old
+        one (the mapper's version counter), the backstop against lost updates behind the row
+        lock or SQLite's write lock; a lost race surfaces as :class:`_Conflict`."""
+        row.version = row.version + 1
+        return row.version
 
-    def _start_turn(self, s: Session, row: GameRow) -> Turn:
+    def _start_turn(
+        self, s: Session, row: GameRow, seats: dict[int, SeatRow] | None = None
+    ) -> Turn:
         assert row.id is not None
         return Turn(
             session=s,
             row=row,
-            seats=self._seats(s, row.id),
+            seats=seats if seats is not None else self._seats(s, row.id),
             game=self._engine(row),
             now=self.clock.now(),
             base_version=row.version,
@@ -216,8 +213,11 @@ class GameService:
 
     @contextmanager
     def _write(self) -> Iterator[Session]:
-        with self.db.write() as s:
-            yield s
+        try:
+            with self.db.write() as s:
+                yield s
+        except StaleDataError:
+            raise _Conflict("another request changed the game first") from None
 
     # ================================================================== users and chats
 
@@ -614,7 +614,8 @@ class GameService:
         try:
             with self._write() as s:
                 row = self._get(s, game_id)
-                seat = self._seat_row(s, game_id, user_id)
+                seats = self._seats(s, game_id)
+                seat = next((r for r in seats.values() if r.user_id == user_id), None)
                 if seat is None:
                     return ActResult(ActStatus.NOT_SEATED, game_id, row.version)
                 if expected_version != row.version:
@@ -622,8 +623,7 @@ class GameService:
                 if row.status != _ACTIVE:
                     return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat,
                                      reason=row.status)
-                turn = self._start_turn(s, row)
-                seat = turn.seats[seat.seat]
+                turn = self._start_turn(s, row, seats)
                 back = self._take_back(turn, seat)
                 illegal = turn.game.why_illegal(seat.seat, action)
                 if illegal is not None:
@@ -958,10 +958,7 @@ class GameService:
             raise NotFound(f"no game {game_id}", "game_not_found")
         if row.state is None:
             return row, None
-        with self._cache_lock:
-            cached = self._cache.get(game_id)
-        if cached is not None and cached[0] == row.version:
-            return row, cached[1].copy()
+        # Not from the cache: an act() in another thread may be changing that object now.
         return row, Game.from_json(row.state)
 
     def seat_view(self, game_id: int, user_id: int) -> SeatView:

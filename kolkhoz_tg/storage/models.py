@@ -98,6 +98,9 @@ class ChatRow(SQLModel, table=True):
     created_at: datetime = Field(default_factory=_now, sa_type=UTCDateTime(), nullable=False)
 
 
+_GAME_VERSION = sa.Column("version", sa.Integer(), nullable=False, default=0)
+
+
 class GameRow(SQLModel, table=True):
     """One game: rules, seed, the engine snapshot and the clock."""
 
@@ -105,6 +108,8 @@ class GameRow(SQLModel, table=True):
     __table_args__ = (
         sa.Index("ix_games_chat_status", "chat_id", "status"),
     )
+    # The service sets the new version itself (one bump per transaction).
+    __mapper_args__ = {"version_id_col": _GAME_VERSION, "version_id_generator": False}
 
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_type=sa.BigInteger(), foreign_key="chats.id", nullable=False)
@@ -118,8 +123,10 @@ class GameRow(SQLModel, table=True):
     seed: str = Field(max_length=64)
     #: ``engine.Game.to_json()`` of the current state (None in the lobby).
     state: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON(), nullable=True)
-    #: Bumped by every change players can see; buttons carry it (optimistic concurrency).
-    version: int = 0
+    #: Bumped by every change players can see; buttons carry it (optimistic concurrency:
+    #: SQLAlchemy's version counter makes every UPDATE of a game row "... WHERE version =
+    #: <the version read>" and raises StaleDataError if another writer got there first).
+    version: int = Field(default=0, sa_column=_GAME_VERSION)
     turn_timeout: int = 86400  # seconds
     reminders: list[str] = Field(default_factory=list, sa_type=sa.JSON(), nullable=False)
     standin_after: int = 2

@@ -219,3 +219,37 @@ def test_interrupted_game_finishes_like_uninterrupted(tmp_path: object, clock: o
     assert whole.is_over and broken.is_over
     assert broken.log == whole.log
     assert broken.scores() == whole.scores()
+
+
+def test_lost_race_behind_the_locks_changes_nothing(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If another writer bumped the version after we read it (what the row lock and SQLite's
+    write lock normally prevent), the version compare-and-swap refuses the whole act()."""
+    import sqlalchemy as sa
+
+    from kolkhoz_tg.storage.models import GameRow
+
+    game, _ = new_game(service, seed=2)
+    user, view = _waiting(service, game.id)
+    before = service.snapshot(game.id)
+    log_len = len(service.action_log(game.id))
+    original = GameService._start_turn
+
+    def sneaky(self: GameService, s: object, row: GameRow, seats: object = None) -> object:
+        s.execute(  # type: ignore[attr-defined]
+            sa.update(GameRow).where(GameRow.id == row.id)  # type: ignore[arg-type]
+            .values(version=row.version + 1)
+            .execution_options(synchronize_session=False)
+        )
+        return original(self, s, row, seats)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(GameService, "_start_turn", sneaky)
+    result = service.act(game.id, user, view.legal[0], view.game.version)
+    assert result.status is ActStatus.STALE and result.reason == "conflict"
+    monkeypatch.undo()
+    assert service.game_info(game.id).version == view.game.version
+    assert service.snapshot(game.id) == before
+    assert len(service.action_log(game.id)) == log_len
+    again = service.act(game.id, user, view.legal[0], view.game.version)
+    assert again.status is ActStatus.APPLIED
