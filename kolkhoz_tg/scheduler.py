@@ -65,8 +65,19 @@ class DeadlineScheduler:
             self.scheduler.start(paused=paused)
 
     def shutdown(self) -> None:
+        """Stop following the service and shut the scheduler down (when it is ours)."""
+        self.detach()
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+
+    def detach(self) -> None:
+        """Stop following the service and drop our jobs, leaving a shared scheduler (e.g.
+        PTB's job queue) running."""
+        self.service.remove_schedule_listener(self.on_change)
+        for job in self.scheduler.get_jobs():
+            if job.id.startswith("game:") or job.id == SWEEP_JOB_ID:
+                with contextlib.suppress(JobLookupError):
+                    job.remove()
 
     def rebuild(self) -> int:
         """Replace every game job with what the database says; returns how many."""

@@ -20,8 +20,10 @@ SUIT_SYMBOLS = {"H": "♥", "D": "♦", "C": "♣", "S": "♠"}
 JOBS = "HDCS"
 
 
-def card(text: str) -> str:
-    """``10H`` → ``10♥``."""
+def card(text: str | None) -> str:
+    """``10H`` → ``10♥``; a card hidden from the reader (None in a view) → ``?``."""
+    if not text:
+        return "?"
     return text[:-1] + SUIT_SYMBOLS.get(text[-1], text[-1])
 
 

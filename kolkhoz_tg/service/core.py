@@ -119,6 +119,10 @@ class GameService:
         a game's clock (the scheduler uses it to move its jobs)."""
         self._listeners.append(listener)
 
+    def remove_schedule_listener(self, listener: ScheduleListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def _fire_listeners(self, rows: Iterable[GameRow]) -> None:
         for row in rows:
             assert row.id is not None

@@ -290,3 +290,18 @@ def test_scheduler_follows_changes(service: GameService, clock: FakeClock) -> No
     assert sched.scheduler.get_job(job_id(game.id, "timeout")) is None
     assert sched.scheduler.get_job("sweep") is not None
     sched.shutdown()
+
+
+def test_detach_leaves_a_shared_scheduler_running(service: GameService) -> None:
+    scheduler = BackgroundScheduler(timezone=UTC)
+    scheduler.start(paused=True)
+    sched = DeadlineScheduler(service, scheduler)
+    sched.start()
+    game, _ = new_game(service, seed=3)
+    assert scheduler.get_job(job_id(game.id, "timeout")) is not None
+    sched.detach()
+    assert scheduler.running
+    assert scheduler.get_jobs() == []
+    step(service, game.id)  # no longer followed
+    assert scheduler.get_jobs() == []
+    scheduler.shutdown(wait=False)
