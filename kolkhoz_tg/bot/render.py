@@ -1,0 +1,249 @@
+"""Service records into Telegram messages: text plus keyboards.
+
+Sentences come from :mod:`kolkhoz_tg.texts` (shared with the terminal front end); this module
+adds what is Telegram's own: the private header naming the group, the buttons, the deep link.
+Messages are sent as plain text (no parse mode), so a player's name can never break or inject
+markup. A card can reach a message only through a view its reader may see: the group gets the
+public view, a player their own.
+
+Keyboards are plain rows of :class:`Button`, free of Telegram types and easy to test;
+:mod:`kolkhoz_tg.bot.app` turns them into markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from engine import Action, parse_card
+from kolkhoz_tg import texts
+from kolkhoz_tg.bot.callbacks import action_button, explain_button, lobby_button, view_button
+from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.service import BoardView, GameInfo, SeatView
+
+SUITS = "HDCS"
+MAX_TEXT = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """An inline button: callback data, or a URL, or an inline query in the current chat."""
+
+    text: str
+    data: str | None = None
+    url: str | None = None
+    inline_query: str | None = None
+
+
+Keyboard = list[list[Button]]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    text: str
+    keyboard: Keyboard
+
+    def __post_init__(self) -> None:
+        if len(self.text) > MAX_TEXT:
+            object.__setattr__(self, "text", self.text[: MAX_TEXT - 1] + "…")
+
+
+def deep_link(bot_username: str, game_id: int) -> str:
+    """``https://t.me/<bot>?start=g<id>``: opens the private chat on that game."""
+    from telegram.helpers import create_deep_linked_url
+
+    return create_deep_linked_url(bot_username, f"g{game_id}")
+
+
+def rules_line(tr: Translator, game: GameInfo) -> str:
+    _ = tr.gettext
+    parts = [
+        _("Rules: «{name}»", name=texts.preset_title(tr, game.preset)),
+        _("{n} players", n=game.players),
+        _("turn: {time}", time=tr.duration(game.turn_timeout)),
+    ]
+    if game.rules.get("medals_score"):
+        parts.append(_("medals score"))
+    return " · ".join(parts)
+
+
+# ---------------------------------------------------------------------- lobby
+
+
+def lobby(tr: Translator, game: GameInfo) -> Message:
+    _ = tr.gettext
+    seats = "  ".join(
+        f"{i + 1}. {texts.seat_name(tr, game, i) if i not in game.free_seats else '—'}"
+        for i in range(game.players)
+    )
+    lines = [
+        "🌾 " + _("Kolkhoz — a new five-year plan"),
+        rules_line(tr, game),
+        _("Seats: {seats}", seats=seats),
+    ]
+    if game.status == "aborted":
+        lines.append(_("The game was called off."))
+        return Message("\n".join(lines), [])
+    lines.append(_("Join, add bots, then start. Your cards come to you in a private chat."))
+    gid, ver = game.id, game.version
+    keyboard = [
+        [
+            Button(_("Join"), lobby_button(gid, ver, "join")),
+            Button(_("Leave"), lobby_button(gid, ver, "leave")),
+            Button(_("+ Bot"), lobby_button(gid, ver, "bot")),
+        ],
+        [
+            Button(_("Rules ▾"), lobby_button(gid, ver, "preset")),
+            Button(_("Players: {n}", n=game.players), lobby_button(gid, ver, "players")),
+            Button(_("Turn: {time}", time=tr.duration(game.turn_timeout)),
+                   lobby_button(gid, ver, "timeout")),
+        ],
+        [
+            Button(("✅ " if game.rules.get("medals_score") else "▫️ ") + _("Medals score"),
+                   lobby_button(gid, ver, "medals")),
+            Button(_("Start ▶"), lobby_button(gid, ver, "start")),
+        ],
+    ]
+    return Message("\n".join(lines), keyboard)
+
+
+# ---------------------------------------------------------------------- board
+
+
+def board(tr: Translator, bv: BoardView, now: datetime, bot_username: str) -> Message:
+    """The group's living board (edited in place)."""
+    _ = tr.gettext
+    game, view = bv.game, bv.view
+    if view is None:
+        return lobby(tr, game)
+    deadline = bv.deadline if game.status == "active" else None
+    lines = ["🌾 " + texts.board_text(tr, game, view, now, deadline)]
+    standins = [texts.seat_name(tr, game, s.seat) for s in game.seats if s.standin]
+    if standins:
+        lines.append("🤖 " + _("A bot stands in for {names} until they are back.",
+                              names=", ".join(standins)))
+    if view["north"]:
+        lines.append("❄️ " + _("Sent north: {cards}", cards=texts.cards(view["north"])))
+    if game.status == "paused":
+        lines.append("⏸ " + _("The game is paused; the clock has stopped."))
+    elif game.status == "aborted":
+        lines.append(_("The game was called off."))
+    keyboard: Keyboard = []
+    if game.status == "active" and view["phase"] != "over":
+        keyboard = [[
+            Button("🃏 " + _("My cards"), inline_query=f"g{game.id} "),
+            Button("✉️ " + _("Private chat"), url=deep_link(bot_username, game.id)),
+        ]]
+    return Message("\n".join(lines), keyboard)
+
+
+# ---------------------------------------------------------------------- private
+
+
+def private(tr: Translator, sv: SeatView, chat_title: str | None, now: datetime) -> Message:
+    """The player's own message for one game: where, what is going on, what they may do."""
+    _ = tr.gettext
+    view, game = sv.view, sv.game
+    head = [_("Kolkhoz in «{chat}»", chat=chat_title or str(game.chat_id)),
+            _("year {year} of {years}", year=view["year"], years=view["years"])]
+    if view["trump"]:
+        head.append(_("trump {suit}", suit=texts.SUIT_SYMBOLS[view["trump"]]))
+    lines = ["🌾 " + " · ".join(head)]
+    names = [texts.seat_name(tr, game, s) for s in range(view["players_count"])]
+    if view["phase"] in ("play", "assign") and view["trick"]:
+        played = " · ".join(f"{names[s]} {texts.card(c)}" for s, c in view["trick"])
+        lines.append(_("Trick: {cards}", cards=played))
+    if view["phase"] == "over":
+        lines.append("🏁 " + _("The five-year plan is over."))
+    elif sv.to_act:
+        lines.append("👉 " + texts.phase_prompt(tr, view))
+        if view["phase"] == "play" and view["trick"]:
+            led = view["trick"][0][1][-1]
+            lines.append(_("Led suit: {suit}", suit=texts.SUIT_SYMBOLS[led]))
+        if view["phase"] == "assign" and view["pending"]:
+            lines.append(_("Where does {card} go?", card=texts.card(view["pending"][0])))
+        if sv.deadline is not None:
+            lines.append("⏰ " + _("Time runs out {when}.", when=tr.relative(sv.deadline, now)))
+    else:
+        waiting = texts.waiting_text(tr, view, names)
+        if waiting:
+            lines.append(waiting)
+    lines.append(texts.hand_text(tr, view, sv.legal))
+    return Message("\n".join(lines), private_keyboard(tr, sv))
+
+
+def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
+    """Buttons for the player's decision. Cards that may not be played now are shown marked
+    and explain themselves when tapped."""
+    _ = tr.gettext
+    view, gid, ver = sv.view, sv.game.id, sv.game.version
+    legal = set(sv.legal)
+    phase = view["phase"]
+    rows: Keyboard = []
+    hand = view["players"][sv.seat]["hand"] or []
+    if phase == "trump" and sv.to_act:
+        rows.append([Button(texts.SUIT_SYMBOLS[s], action_button(gid, ver, f"trump:{s}"))
+                     for s in SUITS])
+    elif phase == "swap" and sv.to_act:
+        pairs = []
+        for text in sv.legal:
+            a = Action.parse(text)
+            if a.card is not None and a.target is not None:
+                label = f"{texts.card(str(a.card))} ⇄ {texts.card(str(a.target))}"
+                pairs.append(Button(label, action_button(gid, ver, text)))
+        rows.extend(pairs[i : i + 3] for i in range(0, len(pairs), 3))
+        rows.append([Button(_("Keep my cards"), action_button(gid, ver, "swap:pass"))])
+    elif phase == "assign" and sv.to_act and view["pending"]:
+        first = view["pending"][0]
+        options = [
+            Button(texts.action_label(tr, view, f"assign:{first}>{s}"),
+                   action_button(gid, ver, f"assign:{first}>{s}"))
+            for s in SUITS
+            if f"assign:{first}>{s}" in legal
+        ]
+        rows.extend(options[i : i + 2] for i in range(0, len(options), 2))
+    elif hand:
+        buttons = []
+        for c in hand:
+            text = f"play:{c}"
+            if phase == "play" and sv.to_act and text in legal:
+                buttons.append(Button(texts.card(c), action_button(gid, ver, text)))
+            else:
+                buttons.append(Button(f"·{texts.card(c)}·", explain_button(gid, ver, text)))
+        rows.append(buttons)
+    rows.append([
+        Button("📋 " + _("Board"), view_button(gid, ver, "board")),
+        Button("🕘 " + _("Last trick"), view_button(gid, ver, "last")),
+    ])
+    return rows
+
+
+def last_trick(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
+    _ = tr.gettext
+    if not view["last_trick"]:
+        return _("No trick has been completed this year yet.")
+    names = [texts.seat_name(tr, game, s) for s in range(view["players_count"])]
+    played = " · ".join(f"{names[s]} {texts.card(c)}" for s, c in view["last_trick"])
+    return _("Last trick: {cards}", cards=played) + " — " + _(
+        "won by {name}", name=names[view["last_trick_winner"]]
+    )
+
+
+def visible_score(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
+    """Scores from public information only: face-up plot cards (and medals when they
+    count); face-down cards stay secret until the end."""
+    _ = tr.gettext
+    count_medals = bool(view["rules"].get("medals_score"))
+    lines = [_("Points in sight (face-down cards are counted at the end):")]
+    for p in view["players"]:
+        points = sum(parse_card(c) % 13 + 1 for c in p["plot_revealed"])
+        if count_medals:
+            points += p["medals"]
+        hidden = p["plot_hidden"] if isinstance(p["plot_hidden"], int) else len(p["plot_hidden"])
+        lines.append(
+            _("{name}: {points} + {hidden}", name=texts.seat_name(tr, game, p["seat"]),
+              points=points,
+              hidden=tr.ngettext("{n} face-down card", "{n} face-down cards", hidden))
+        )
+    return "\n".join(lines)
