@@ -45,7 +45,7 @@ from engine import PRESETS, Action, ActionKind
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.callbacks import Callback, action_button
-from kolkhoz_tg.bot.delivery import Acting, Deliverer, is_not_modified, markup
+from kolkhoz_tg.bot.delivery import Acting, Deliverer, is_not_modified, markup, pm_key
 from kolkhoz_tg.bot.typed import TypedError, parse_typed
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
@@ -183,6 +183,10 @@ async def perform(
     if version is None:
         version = (await call(d.service.game_info, game_id)).version
     result = await call(d.service.act, game_id, user.id, action, version)
+    if result.status is ActStatus.STALE and action.startswith("swap:"):
+        # Swaps are decided independently: another player's swap moved the version on, but
+        # this player's choices (their own hand and plot) are exactly what they saw.
+        result = await call(d.service.act, game_id, user.id, action, result.version)
     if result.notifications:
         await d.deliverer.deliver(result.notifications, acting)
     elif acting is not None:
@@ -666,11 +670,14 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if game is None or game.seat_of(user.id) is None:
         await reply(update, _("You have no game in play here."))
         return
-    result = await perform(update, context, game.id, action, None)
+    acting = None
+    pm = game.meta.get(pm_key(user.id))
+    if not is_group(update) and pm:
+        # The private game message shows the new state, as after a tap.
+        acting = Acting(user.id, user.id, int(pm))
+    result = await perform(update, context, game.id, action, None, acting)
     if not result.ok:
         await reply(update, result_text(tr, result))
-    elif not is_group(update):
-        await reply(update, _("Done."))
 
 
 # ---------------------------------------------------------------------- buttons

@@ -1,46 +1,131 @@
-"""Whole games in a group, played by tapping the buttons the bot sent."""
+"""Whole games in a group on the fake Telegram, by buttons and by typed commands, in English
+and in Russian; every message the bot sends is scanned for cards its reader may not see."""
 
 from __future__ import annotations
 
+import random
+
+from engine import Action, ActionKind
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
-from tests.faketg import FakeTelegram, StoredMessage
+from tests.bot.driver import LeakScanner, action_buttons, group_texts, tap_any_action
+from tests.faketg import FakeChat, FakeTelegram, FakeUser
+
+NAMES = ["Anna", "Boris", "Vera", "Gleb"]
 
 
-def action_buttons(msg: StoredMessage | None) -> list[str]:
-    if msg is None:
-        return []
-    return [b.data for row in msg.buttons for b in row if b.data and b.data.startswith("a:")]
+async def open_game(
+    fake: FakeTelegram, users: list[FakeUser], group: FakeChat, command: str = "/newgame"
+) -> int:
+    """Everyone opens the private chat, the first user opens a game, the rest join by
+    button, the creator starts it. Returns the game id."""
+    for u in users:
+        await u.start_bot()
+    await users[0].send(group, command)
+    lobby = fake.last_message(group)
+    assert lobby is not None
+    join = lobby.buttons[0][0].text
+    for u in users[1:]:
+        await u.tap(fake.message(group, lobby.message_id), join)
+    lobby = fake.message(group, lobby.message_id)
+    for u in users:
+        assert u.first_name in (lobby.text or "")
+    start = [b for row in lobby.buttons for b in row if b.data and b.data.endswith(":start")]
+    await users[0].tap(lobby, start[0].text)
+    data = start[0].data
+    assert data is not None
+    return int(data.split(":")[1], 36)
 
 
 async def test_four_friends_play_a_whole_game_by_buttons(
     fake: FakeTelegram, service: GameService
 ) -> None:
-    users = [fake.user(100 + i, name, language_code="en")
-             for i, name in enumerate(["Anna", "Boris", "Vera", "Gleb"])]
+    users = [fake.user(100 + i, n, language_code="en") for i, n in enumerate(NAMES)]
     group = fake.create_group("Dacha 2026", users)
-    app = make_app(fake, service)
-    async with fake.running(app):
-        for u in users:
-            await u.start_bot()
-        await users[0].send(group, "/newgame")
-        lobby = fake.last_message(group)
-        assert lobby is not None and "Anna" in lobby.text
-        for u in users[1:]:
-            await u.tap(fake.message(group, lobby.message_id), "Join")
-        lobby = fake.message(group, lobby.message_id)
-        assert all(u.first_name in lobby.text for u in users)
-        await users[0].tap(lobby, "Start ▶")
-        for _ in range(400):
-            acted = False
-            for u in users:
-                buttons = action_buttons(u.last_message())
-                if buttons:
-                    await u.tap(u.last_message(), buttons[0])
-                    acted = True
-                    break
-            if not acted:
-                break
-        texts = [m.text for m in fake.messages(group)]
-        assert any("five-year plan is complete" in t for t in texts), texts[-3:]
-    fake.assert_all_callbacks_answered()
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        scanner = LeakScanner(fake, service, group, users)
+        board_id = service.game_info(game_id).meta["board"]
+        group_messages_at_start = len(fake.messages(group))
+        taps = 0
+        while await tap_any_action(users):
+            scanner.scan(game_id)
+            taps += 1
+            assert taps < 400
+        assert service.game_info(game_id).status == "finished"
+        texts = group_texts(fake, group)
+        assert any("five-year plan is complete" in t for t in texts)
+        # One living board, edited in place; new group messages only for the year summaries
+        # and the final table.
+        board = fake.message(group, board_id)
+        assert board.edits > 20
+        new_messages = len(fake.messages(group)) - group_messages_at_start
+        assert new_messages <= 5 + 1
+        assert scanner.scanned > 100
+        assert not scanner.leaks, scanner.leaks[:5]
+
+
+def typed_form(action: str, rng: random.Random) -> str:
+    """A typed command for an action, in one of the notations players use."""
+    a = Action.parse(action)
+    ru_suit = {"H": "ч", "D": "б", "C": "т", "S": "п"}
+    symbol = {"H": "♥", "D": "♦", "C": "♣", "S": "♠"}
+
+    def card_text(card: str) -> str:
+        rank, suit = card[:-1], card[-1]
+        style = rng.randrange(3)
+        if style == 0:
+            return card
+        if style == 1:
+            return rank + symbol[suit]
+        ru_rank = {"J": "В", "Q": "Д", "K": "К", "A": "Т"}.get(rank, rank)
+        return ru_rank + ru_suit[suit]
+
+    if a.kind is ActionKind.TRUMP:
+        assert a.suit is not None
+        return f"/trump {symbol[a.suit.letter]}"
+    if a.kind is ActionKind.PLAY:
+        return f"/play {card_text(str(a.card))}"
+    if a.kind is ActionKind.ASSIGN:
+        assert a.suit is not None
+        return f"/assign {card_text(str(a.card))} {ru_suit[a.suit.letter]}"
+    if a.card is None or a.target is None:
+        return "/swap pass"
+    return f"/swap {card_text(str(a.card))} {card_text(str(a.target))}"
+
+
+async def test_russian_game_by_typed_commands_and_buttons(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """Kolkhoz preset (swaps, famine, fields), Russian everywhere; every other move typed
+    (in private, or /play in the group), the rest tapped."""
+    users = [fake.user(200 + i, n, language_code="ru") for i, n in enumerate(NAMES)]
+    group = fake.create_group("Дача", users)
+    rng = random.Random(4)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group, "/newgame kolkhoz")
+        board = fake.message(group, service.game_info(game_id).meta["board"])
+        assert "Пшеница" in (board.text or "")  # the fields theme, in Russian
+        scanner = LeakScanner(fake, service, group, users)
+        moves = 0
+        while service.game_info(game_id).status == "active":
+            info = service.game_info(game_id)
+            waiting = [u for u in users if service.seat_view(game_id, u.id).to_act]
+            assert waiting, "nobody to act in an active game"
+            user = waiting[0]
+            legal = service.seat_view(game_id, user.id).legal
+            if moves % 2 == 0:
+                command = typed_form(rng.choice(legal), rng)
+                where = group if command.startswith("/play") and moves % 4 == 0 else None
+                await user.send(where, command)
+            else:
+                msg = user.last_message()
+                assert action_buttons(msg), msg.text if msg else None
+                await user.tap(msg, action_buttons(msg)[0])
+            assert service.game_info(game_id).version > info.version, moves
+            scanner.scan(game_id)
+            moves += 1
+            assert moves < 400
+        texts = group_texts(fake, group)
+        assert any("Пятилетка" in t or "пятилетка" in t for t in texts)
+        assert not scanner.leaks, scanner.leaks[:5]

@@ -1,0 +1,103 @@
+"""Helpers for end-to-end bot tests: play by buttons, and scan everything the bot sent for
+cards its readers may not see."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine import Game
+from engine.cards import CARD_TEXT
+from kolkhoz_tg import texts
+from kolkhoz_tg.service import GameService
+from tests.faketg import FakeChat, FakeTelegram, FakeUser, StoredMessage
+
+TEXT_METHODS = ("sendMessage", "editMessageText")
+
+
+def action_buttons(msg: StoredMessage | None) -> list[str]:
+    """Callback data of the action buttons on a message (``a:…``)."""
+    if msg is None:
+        return []
+    return [b.data for row in msg.buttons for b in row if b.data and b.data.startswith("a:")]
+
+
+def shown(cards: set[int]) -> set[str]:
+    """How cards look in messages: ``10♥``."""
+    return {texts.card(CARD_TEXT[c]) for c in cards}
+
+
+def secret_for(game: Game, seat: int | None) -> set[int]:
+    """Cards the reader (a seat, or None for the group) may not see now. Once the game is
+    over, scoring shows every plot."""
+    if game.is_over:
+        return set()
+    hidden: set[int] = set(game.deck)
+    for pile in game.reward_piles:
+        hidden.update(pile)
+    for s in range(game.n):
+        if s == seat:
+            continue
+        hidden.update(game.hands[s])
+        hidden.update(c for c in game.plots[s] if c not in game.face_up)
+    return hidden
+
+
+@dataclass
+class LeakScanner:
+    """Checks every Bot API call made since the last scan against the game as it is now."""
+
+    fake: FakeTelegram
+    service: GameService
+    group: FakeChat
+    users: list[FakeUser]
+    seen: int = 0
+    scanned: int = 0
+    leaks: list[str] = field(default_factory=list)
+    inline_seen: set[str] = field(default_factory=set)
+
+    def scan(self, game_id: int) -> None:
+        calls = self.fake.sent_log[self.seen :]
+        self.seen = len(self.fake.sent_log)
+        game = self.service.snapshot(game_id)
+        if game is None:
+            return
+        info = self.service.game_info(game_id)
+        seat_of = {u.id: info.seat_of(u.id) for u in self.users}
+        for call in calls:
+            if call.method not in TEXT_METHODS or not call.ok:
+                continue
+            text = str(call.params.get("text", ""))
+            chat = call.params.get("chat_id")
+            if call.params.get("inline_message_id") or str(chat) == str(self.group.id):
+                reader: int | None = None
+            else:
+                reader = seat_of.get(int(chat)) if chat is not None else None
+            self.scanned += 1
+            for card in shown(secret_for(game, reader)):
+                if card in text:
+                    self.leaks.append(f"{call.method} to {chat}: {card} in {text!r}")
+        for record in self.fake.inline_queries.values():
+            if record.id in self.inline_seen:
+                continue
+            self.inline_seen.add(record.id)
+            for result in record.results or []:
+                user_seat = seat_of.get(record.user_id)
+                title = str(result.get("title", ""))
+                for card in shown(secret_for(game, user_seat)):
+                    if card in title:
+                        self.leaks.append(f"inline result for {record.user_id}: {title}")
+
+
+async def tap_any_action(users: list[FakeUser]) -> bool:
+    """The first user with an action button taps its first one; False if nobody can."""
+    for user in users:
+        msg = user.last_message()
+        buttons = action_buttons(msg)
+        if buttons and msg is not None:
+            await user.tap(msg, buttons[0])
+            return True
+    return False
+
+
+def group_texts(fake: FakeTelegram, group: FakeChat) -> list[str]:
+    return [m.text or "" for m in fake.messages(group)]
