@@ -1,0 +1,49 @@
+"""The same core on PostgreSQL: a whole game, timeouts, and two sweepers (SKIP LOCKED)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+
+from kolkhoz_tg.service import GameService, Kind, SweepResult
+from kolkhoz_tg.storage.database import Database
+from kolkhoz_tg.timeutil import FakeClock
+from tests.conftest import make_settings
+from tests.service.helpers import new_game, play_out, random_chooser
+
+pytestmark = pytest.mark.postgres
+
+
+def test_whole_game_and_replay(pg_service: GameService) -> None:
+    game, _ = new_game(pg_service, preset="kolkhoznik", seed=4)
+    play_out(pg_service, game.id, random_chooser(2))
+    assert pg_service.game_info(game.id).status == "finished"
+    assert pg_service.replay(game.id) == pg_service.snapshot(game.id)
+    info = pg_service.game_info(game.id)
+    assert info.finished_at is not None and info.finished_at.tzinfo is not None
+
+
+def test_two_sweepers_never_both_act(pg_url: str, clock: FakeClock) -> None:
+    Database(pg_url).dispose()
+    dbs = [Database(pg_url, run_migrations=False) for _ in range(2)]
+    one, two = (GameService(db, clock=clock, settings=make_settings()) for db in dbs)
+    ids = [new_game(one, seed=s, chat_id=-s - 1)[0].id for s in range(16)]
+    clock.advance(timedelta(days=1, seconds=1))
+    results: list[SweepResult] = []
+    barrier = threading.Barrier(2)
+
+    def run(service: GameService) -> None:
+        barrier.wait()
+        results.append(service.sweep())
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in (one, two)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    timed = [n for r in results for n in r.notifications if n.kind is Kind.TIMED_OUT]
+    assert sorted(n.game_id for n in timed) == sorted(ids)
+    for db in dbs:
+        db.dispose()
