@@ -15,8 +15,8 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from apscheduler.jobstores.base import JobLookupError
-from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
+from apscheduler.schedulers.base import BaseScheduler  # type: ignore[import-untyped]
 
 from kolkhoz_tg.service import GameService, Notification
 

@@ -154,11 +154,11 @@ def _play(
                      "for the brigadier a card and a suit, like 10H S. q stops (the game "
                      "is saved)."))
             continue
-        action = parse_choice(answer, mine.legal, mine.view)
-        if action is None:
+        choice = parse_choice(answer, mine.legal, mine.view)
+        if choice is None:
             output(_("Not a choice: {text}", text=answer.strip()))
             continue
-        result = service.act(game_id, LOCAL_USER, action, mine.game.version)
+        result = service.act(game_id, LOCAL_USER, choice, mine.game.version)
         if not result.ok:
             output(texts.reason_text(tr, result.reason or result.status.value, mine.view))
             continue

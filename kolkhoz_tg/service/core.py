@@ -516,6 +516,97 @@ class GameService:
             s.flush()
             return self._info(s, row)
 
+    def configure_lobby(
+        self,
+        game_id: int,
+        by_user: int,
+        *,
+        preset: str | None = None,
+        options: dict[str, Any] | None = None,
+        players: int | None = None,
+    ) -> GameInfo:
+        """Change the rules or the number of seats before the start (creator only).
+
+        ``preset`` replaces the rules (then ``options`` apply on top); ``options`` alone
+        change the current rules. Fewer seats are refused while a seat that would go is
+        taken. Raises :class:`WrongState` (``not_lobby``), :class:`NotAllowed`
+        (``not_creator``, ``seat_taken``) or :class:`BadRequest` (``bad_preset``,
+        ``bad_option``, ``bad_players``)."""
+        if players is not None and (not isinstance(players, int) or not 3 <= players <= 5):
+            raise BadRequest(f"3 to 5 players, not {players!r}", "bad_players")
+        with self._write() as s:
+            row = self._lobby(s, game_id)
+            if by_user != row.creator_id:
+                raise NotAllowed("only the creator changes the rules", "not_creator")
+            if preset is not None:
+                rules = _make_rules(preset, options)
+            elif options:
+                try:
+                    rules = replace(Rules.from_dict(row.rules), **options)
+                except (TypeError, ValueError) as e:
+                    raise BadRequest(f"bad rule options: {e}", "bad_option") from None
+            else:
+                rules = Rules.from_dict(row.rules)
+            if players is not None:
+                seats = self._seats(s, game_id)
+                if any(index >= players for index in seats):
+                    raise NotAllowed("a seat that would go is taken", "seat_taken")
+                row.players = players
+            row.rules = rules.to_dict()
+            row.preset = preset_name(rules)
+            self._bump(s, row)
+            s.flush()
+            return self._info(s, row)
+
+    def stand_in(self, game_id: int, seat: int) -> ActResult:
+        """A bot plays ``seat`` from now on, as after repeated timeouts, until its player
+        acts or says they are back (the seat stays theirs). For the front end's kick by the
+        creator or an admin, who checks that right. DUPLICATE if a bot already plays it."""
+        with self._write() as s:
+            row = self._get(s, game_id)
+            if row.status not in (_ACTIVE, _PAUSED):
+                raise WrongState("the game is not running", "not_active")
+            turn = self._start_turn(s, row)
+            seat_row = turn.seats.get(seat)
+            if seat_row is None:
+                raise BadRequest(f"seat {seat} is empty", "bad_seat")
+            if seat_row.is_bot or seat_row.standin:
+                return ActResult(ActStatus.DUPLICATE, game_id, row.version, seat)
+            seat_row.standin = True
+            data = {"timeouts": seat_row.timeouts, "name": seat_row.name}
+            turn.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat)
+            turn.notify(Kind.STAND_IN, data, seat=seat)
+            if row.status == _ACTIVE:
+                turn.run_automatic()
+            self._finish_turn(turn, moved=bool(turn.moves))
+            result = self._result(turn, ActStatus.APPLIED, seat)
+        self._after_commit(row, turn.game)
+        return result
+
+    def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> int:
+        """A group became a supergroup with a new id: its games, settings and language move
+        along. Idempotent; returns how many games moved."""
+        with self._write() as s:
+            old = s.get(ChatRow, old_chat_id)
+            if old is not None:
+                new = self._ensure_chat(s, new_chat_id, old.title, old.locale)
+                new.settings = {**old.settings, **new.settings}
+                if new.locale is None:
+                    new.locale = old.locale
+            moved = s.execute(
+                sa.update(GameRow)
+                .where(GameRow.chat_id == old_chat_id)  # type: ignore[arg-type]
+                .values(chat_id=new_chat_id)
+                .execution_options(synchronize_session=False)
+            )
+            s.execute(
+                sa.update(NotificationRow)
+                .where(NotificationRow.chat_id == old_chat_id)  # type: ignore[arg-type]
+                .values(chat_id=new_chat_id)
+                .execution_options(synchronize_session=False)
+            )
+            return int(moved.rowcount)  # type: ignore[attr-defined]
+
     def start(self, game_id: int, by_user: int, fill_with_bots: bool = False) -> ActResult:
         """Deal and start (creator only). Empty seats get bots if ``fill_with_bots``, else
         :class:`WrongState` ``not_full``. Bots and forced moves play at once."""

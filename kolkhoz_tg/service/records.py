@@ -14,7 +14,7 @@ from typing import Any
 class Kind(StrEnum):
     """What a :class:`Notification` reports. ``user_id`` None: for the group chat."""
 
-    LOBBY = "lobby"  # chat: the lobby changed (data: game)
+    LOBBY = "lobby"  # reserved: lobby calls return GameInfo directly (not emitted)
     GAME_STARTED = "game_started"  # chat: data: game, view
     BOARD = "board"  # chat: the board changed (data: events, view, game, deadline)
     YOUR_TURN = "your_turn"  # user: data: view (private), legal, deadline, phase

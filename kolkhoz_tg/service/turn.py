@@ -106,6 +106,7 @@ class Turn:
         completed_before = list(game.completed_by)
         events = game.apply(seat, action)
         text = game.log[-1][1]
+        assert self.row.id is not None
         self.session.add(
             ActionRow(
                 game_id=self.row.id,
