@@ -71,6 +71,7 @@ class Deps:
     service: GameService
     settings: Settings
     deliverer: Deliverer
+    schedule: bool = True
     scheduler: DeadlineScheduler | None = None
 
 
@@ -652,7 +653,8 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         action = parse_typed(command, args)
     except TypedError as e:
         usage = {
-            "play": _("Usage: /play 10H (also 10♥, 10ч, Вп)"),
+            "play": _("Usage: /play 10H (suits: H D C S, ♥ ♦ ♣ ♠ or ч б т п; ranks J Q K A "
+                      "or В Д К Т)"),
             "assign": _("Usage: /assign 10H S (card, then the job's suit)"),
             "trump": _("Usage: /trump ♠ (or S, п, пики)"),
             "swap": _("Usage: /swap 9H KC (hand card, then plot card) or /swap pass"),
@@ -881,6 +883,36 @@ async def register_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> N
                 await app.bot.set_my_commands(commands, scope=scope)
 
 
+async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Once the bot is connected: command menus, the deadline jobs rebuilt from the
+    database, and whatever the outbox still owes (e.g. from before a restart). PTB runs it
+    as ``post_init`` under ``run_polling`` / ``run_webhook``; an embedding (or a test) that
+    starts the application itself calls it after ``app.start()``."""
+    d: Deps = app.bot_data[DEPS_KEY]
+    try:
+        await register_commands(app)
+    except TelegramError as e:
+        log.warning("could not register the command menus: %s", e)
+    if d.schedule and d.scheduler is None and app.job_queue is not None:
+        loop = asyncio.get_running_loop()
+
+        def sink(notes: list[Notification]) -> None:
+            asyncio.run_coroutine_threadsafe(d.deliverer.deliver(notes), loop)
+
+        d.scheduler = DeadlineScheduler(d.service, app.job_queue.scheduler, sink,
+                                        d.settings.sweep_interval)
+        d.scheduler.start()
+    await d.deliverer.flush()
+
+
+async def shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Detach the deadline jobs from the service (PTB stops the job queue itself)."""
+    d: Deps = app.bot_data[DEPS_KEY]
+    if d.scheduler is not None:
+        d.scheduler.detach()
+        d.scheduler = None
+
+
 def build_application(
     builder: ApplicationBuilder[Any, Any, Any, Any, Any, Any],
     service: GameService,
@@ -896,31 +928,9 @@ def build_application(
     if rate_limiter:
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
 
-    async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-        d: Deps = app.bot_data[DEPS_KEY]
-        try:
-            await register_commands(app)
-        except TelegramError as e:
-            log.warning("could not register the command menus: %s", e)
-        loop = asyncio.get_running_loop()
-        if schedule and app.job_queue is not None:
-
-            def sink(notes: list[Notification]) -> None:
-                asyncio.run_coroutine_threadsafe(d.deliverer.deliver(notes), loop)
-
-            d.scheduler = DeadlineScheduler(service, app.job_queue.scheduler, sink,
-                                            settings.sweep_interval)
-            d.scheduler.start()
-        await d.deliverer.flush()
-
-    async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-        d: Deps = app.bot_data[DEPS_KEY]
-        if d.scheduler is not None:
-            d.scheduler.detach()
-
-    app = builder.post_init(post_init).post_shutdown(post_shutdown).build()
+    app = builder.post_init(startup).post_shutdown(shutdown).build()
     deliverer = Deliverer(app.bot, service, lambda: app.bot.username)
-    app.bot_data[DEPS_KEY] = Deps(service, settings, deliverer)
+    app.bot_data[DEPS_KEY] = Deps(service, settings, deliverer, schedule=schedule)
     for name, handler in COMMANDS:
         app.add_handler(CommandHandler(name, handler))
     app.add_handler(CommandHandler(list(TYPED), cmd_typed))

@@ -1,0 +1,218 @@
+"""What must never happen: foreign, stale and double taps acting; malformed input crashing
+or changing a game; a restart or a silent player stopping a game."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from kolkhoz_tg.bot.app import DEPS_KEY, Deps, startup
+from kolkhoz_tg.bot.callbacks import action_button
+from kolkhoz_tg.service import GameService
+from kolkhoz_tg.timeutil import FakeClock
+from tests.bot.conftest import make_app
+from tests.bot.driver import LeakScanner, action_buttons, group_texts, tap_any_action
+from tests.bot.test_e2e import NAMES, open_game
+from tests.faketg import FakeTelegram
+
+
+def players(fake: FakeTelegram, lang: str = "en", base: int = 300) -> list:
+    return [fake.user(base + i, n, language_code=lang) for i, n in enumerate(NAMES)]
+
+
+async def test_restart_mid_game_carries_on(fake: FakeTelegram, service: GameService) -> None:
+    users = players(fake)
+    group = fake.create_group("Restart club", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        for _ in range(30):
+            assert await tap_any_action(users)
+    version = service.game_info(game_id).version
+    # A new process: a new application on the same database.
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await startup(app)
+        taps = 0
+        while await tap_any_action(users):
+            taps += 1
+            assert taps < 400
+    info = service.game_info(game_id)
+    assert info.status == "finished" and info.version > version
+    assert any("five-year plan is complete" in t for t in group_texts(fake, group))
+
+
+async def test_restart_delivers_what_the_outbox_still_owes(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=350)
+    group = fake.create_group("Outbox", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+    # While the bot was down, a player acted through another front end.
+    waiting = next(u for u in users if service.seat_view(game_id, u.id).to_act)
+    sv = service.seat_view(game_id, waiting.id)
+    result = service.act(game_id, waiting.id, sv.legal[0], sv.game.version)
+    assert result.ok and service.pending_notifications()
+    board = fake.message(group, service.game_info(game_id).meta["board"])
+    edits = board.edits
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await startup(app)
+    assert fake.message(group, board.message_id).edits > edits
+    assert not service.pending_notifications()
+
+
+async def test_timeout_plays_for_the_silent_and_a_bot_stands_in(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    users = players(fake, base=400)
+    group = fake.create_group("Sleepy", users)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        game_id = await open_game(fake, users, group)
+        d: Deps = app.bot_data[DEPS_KEY]
+        sleeper = next(u for u in users if service.seat_view(game_id, u.id).to_act)
+        seat = service.game_info(game_id).seat_of(sleeper.id)
+        misses = 0
+        for _ in range(60):
+            if service.game_info(game_id).seats[seat].standin:
+                break
+            waiting = [u for u in users if service.seat_view(game_id, u.id).to_act]
+            if waiting and waiting[0] is not sleeper:
+                await tap_any_action([waiting[0]])
+                continue
+            clock.advance(timedelta(hours=25))
+            result = await asyncio.to_thread(service.sweep)
+            await d.deliverer.deliver(result.notifications)
+            misses += 1
+        info = service.game_info(game_id)
+        assert info.seats[seat].standin and misses == info.standin_after
+        private = [m.text or "" for m in fake.messages(sleeper)]
+        assert any("Time ran out" in t for t in private)
+        board = fake.message(group, info.meta["board"])
+        assert "stands in for" in (board.text or "")
+        # The player comes back with /back and has their seat again.
+        await sleeper.send(None, "/back")
+        assert not service.game_info(game_id).seats[seat].standin
+
+
+async def test_stale_double_and_foreign_taps_change_nothing(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=500)
+    stranger = fake.user(599, "Mallory", language_code="en")
+    group = fake.create_group("Careful", [*users, stranger])
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        actor = next(u for u in users if action_buttons(u.last_message()))
+        msg = actor.last_message()
+        assert msg is not None
+        data = action_buttons(msg)[0]
+        before = service.game_info(game_id).version
+        # A double tap: two taps on the same button before the first is handled.
+        await actor.tap(msg, data, wait=False)
+        await actor.tap(msg, data, wait=False)
+        await fake.wait_idle()
+        after = service.game_info(game_id).version
+        assert after > before
+        log_after = service.action_log(game_id)
+        # A stale tap: the same (old) button again, forged onto the current message.
+        answer = await actor.tap(actor.last_message(), data, force=True)
+        assert answer is not None and answer.text
+        # A foreign tap: a stranger sends a player's button data (from the group's board).
+        board = fake.message(group, service.game_info(game_id).meta["board"])
+        answer = await stranger.tap(board, data, force=True)
+        assert answer is not None and "not playing" in (answer.text or "")
+        # A player taps a button of the right game but for a move that is not theirs now.
+        other = next(u for u in users if u is not actor)
+        forged = action_button(game_id, service.game_info(game_id).version, "play:10H")
+        answer = await other.tap(other.last_message(), forged, force=True)
+        assert answer is not None
+        assert service.action_log(game_id) == log_after
+    fake.assert_all_callbacks_answered()
+
+
+MALFORMED_COMMANDS = [
+    "/play", "/play 99Z", "/play 10H 9H", "/assign", "/assign 10H", "/assign 10H Moon",
+    "/trump", "/trump X", "/swap", "/swap 9H", "/kick", "/kick 9", "/kick me", "/lang xx",
+    "/settings timeout forever", "/settings players 9", "/settings nonsense", "/newgame 7",
+    "/play " + "A" * 3000, "/join extra words", "/board now", "/hand 1", "/score x",
+    "/pause", "/resume", "/abort", "/back", "/last", "/rules", "/help", "/start junk",
+]
+MALFORMED_DATA = [
+    "", "x", "a:", "a:zz", "a:1:1:", "a:1:1:play:99Z", "l:1:1:explode", "v:1:1:",
+    "a:zzzzzzzzzz:1:play:10H", "q:1:1:join", "a:1:1:play:10H:extra", "💥",
+]
+
+
+async def test_malformed_commands_and_callback_data_change_nothing(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=600)
+    group = fake.create_group("Chaos", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        scanner = LeakScanner(fake, service, group, users)
+        state = service.snapshot(game_id)
+        assert state is not None
+        before = state.to_json()
+        for text in MALFORMED_COMMANDS:
+            for where in (group, None):
+                await users[1].send(where, text)
+        for data in MALFORMED_DATA:
+            await users[2].tap(fake.last_message(group), data, force=True)
+        after = service.snapshot(game_id)
+        assert after is not None and after.to_json()["log"] == before["log"]
+        assert service.game_info(game_id).status == "active"
+        scanner.scan(game_id)
+        assert not scanner.leaks
+    fake.assert_all_callbacks_answered()
+
+
+async def test_over_real_http_through_the_bot_api_url(
+    fake: FakeTelegram, service: GameService, fake_server
+) -> None:
+    """The bot configured like ``KOLKHOZ_BOT_API_URL=http://127.0.0.1:PORT`` plays a game
+    over real HTTP on 127.0.0.1."""
+    from telegram.ext import ApplicationBuilder
+
+    from kolkhoz_tg.bot.app import bot_api_base_url, build_application
+
+    url = fake_server.base_url.removesuffix("/bot")
+    builder = ApplicationBuilder().token(fake.token).base_url(bot_api_base_url(url))
+    app = build_application(builder, service, schedule=False, rate_limiter=False)
+    users = players(fake, base=700)
+    group = fake.create_group("HTTP", users)
+    async with fake.running(app):
+        game_id = await open_game(fake, users, group)
+        for _ in range(40):
+            assert await tap_any_action(users)
+    assert service.game_info(game_id).version > 40
+    assert all(c.transport == "http" for c in fake.sent_log)
+
+
+async def test_player_who_never_opened_the_private_chat_gets_a_group_mention(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=800)
+    group = fake.create_group("Shy", users)
+    async with fake.running(make_app(fake, service)):
+        await users[0].start_bot()
+        await users[0].send(group, "/newgame")
+        lobby = fake.last_message(group)
+        assert lobby is not None
+        for u in users[1:]:
+            await u.tap(fake.message(group, lobby.message_id), "Join")
+        await users[0].tap(fake.message(group, lobby.message_id), "Start ▶")
+        game_id = service.games_in_chat(group.id)[0].id
+        shy = [u for u in users[1:] if service.seat_view(game_id, u.id).to_act]
+        while not shy:
+            assert await tap_any_action(users[:1])
+            shy = [u for u in users[1:] if service.seat_view(game_id, u.id).to_act]
+        mentions = [m for m in fake.messages(group) if "it is your move" in (m.text or "")]
+        assert mentions
+        link = [b.url for row in mentions[-1].buttons for b in row if b.url][0]
+        assert link.endswith(f"start=g{game_id}")
+        # The deep link opens the private chat on that game, with the cards.
+        await shy[0].open_link(link)
+        assert action_buttons(shy[0].last_message())

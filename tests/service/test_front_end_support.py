@@ -1,0 +1,76 @@
+"""Service calls the Telegram front end needs: lobby rules and seats, kicking a silent
+player to a stand-in, a group upgraded to a supergroup."""
+
+from __future__ import annotations
+
+import pytest
+
+from kolkhoz_tg.service import ActStatus, BadRequest, GameService, Kind, NotAllowed, WrongState
+from tests.service.helpers import new_game, step
+
+
+def test_lobby_rules_and_seats_change_before_the_start(service: GameService) -> None:
+    game = service.create_game(-5, 1, creator_name="Anna")
+    version = game.version
+    game = service.configure_lobby(game.id, 1, preset="zone")
+    assert game.preset == "zone" and game.rules["deck"] == 36 and game.version > version
+    game = service.configure_lobby(game.id, 1, options={"medals_score": True})
+    assert game.preset == "zone" and game.rules["medals_score"] is True
+    game = service.configure_lobby(game.id, 1, players=3)
+    assert game.players == 3
+    service.join(game.id, 2, "Boris")
+    service.join(game.id, 3, "Vera")
+    with pytest.raises(NotAllowed):
+        service.configure_lobby(game.id, 2, players=5)  # not the creator
+    with pytest.raises(BadRequest):
+        service.configure_lobby(game.id, 1, players=6)
+    with pytest.raises(BadRequest):
+        service.configure_lobby(game.id, 1, preset="chess")
+    with pytest.raises(BadRequest):
+        service.configure_lobby(game.id, 1, options={"threshold": -1})
+    game = service.configure_lobby(game.id, 1, players=5)
+    service.join(game.id, 4, "Gleb")  # seat 3
+    with pytest.raises(NotAllowed):
+        service.configure_lobby(game.id, 1, players=3)  # seat 3 is taken
+    service.start(game.id, 1, fill_with_bots=True)
+    with pytest.raises(WrongState):
+        service.configure_lobby(game.id, 1, preset="classic")
+    assert len(service.game_info(game.id).seats) == 5
+
+
+def test_a_kicked_seat_is_played_by_a_stand_in_until_its_player_returns(
+    service: GameService,
+) -> None:
+    game, users = new_game(service, humans=4)
+    waiting = service.board(game.id).view["to_act"][0]  # type: ignore[index]
+    result = service.stand_in(game.id, waiting)
+    assert result.status is ActStatus.APPLIED
+    info = service.game_info(game.id)
+    assert info.seats[waiting].standin
+    assert waiting not in service.board(game.id).view["to_act"]  # type: ignore[index]
+    kinds = {n.kind for n in result.notifications}
+    assert Kind.STAND_IN in kinds and Kind.BOARD in kinds
+    assert service.stand_in(game.id, waiting).status is ActStatus.DUPLICATE
+    user = info.seats[waiting].user_id
+    assert user is not None
+    assert service.back(game.id, user).status is ActStatus.APPLIED
+    assert not service.game_info(game.id).seats[waiting].standin
+    while step(service, game.id):
+        pass
+    assert service.game_info(game.id).status == "finished"
+    with pytest.raises(WrongState):
+        service.stand_in(game.id, 0)
+
+
+def test_a_group_upgraded_to_a_supergroup_keeps_its_games(service: GameService) -> None:
+    service.ensure_chat(-10, "Dacha")
+    service.set_chat_locale(-10, "en")
+    game, _ = new_game(service, chat_id=-10)
+    assert service.migrate_chat(-10, -1000000000010) == 1
+    assert service.game_info(game.id).chat_id == -1000000000010
+    assert [g.id for g in service.games_in_chat(-1000000000010)] == [game.id]
+    assert service.games_in_chat(-10) == []
+    chat = service.chat(-1000000000010)
+    assert chat is not None and chat.locale == "en" and chat.title == "Dacha"
+    assert all(n.chat_id == -1000000000010 for n in service.pending_notifications())
+    assert service.migrate_chat(-10, -1000000000010) == 0
