@@ -176,12 +176,18 @@ def _show(
     service: GameService, tr: Translator, notes: list[Notification], output: OutputFn
 ) -> None:
     now = service.clock.now()
-    for note in notes:
-        if note.kind in (Kind.YOUR_TURN, Kind.GAME_STARTED):
+    # The moves first (with the year's requisition where it happened), then the final table.
+    for note in sorted(notes, key=lambda n: n.kind is not Kind.BOARD):
+        if note.kind in (Kind.YOUR_TURN, Kind.GAME_STARTED, Kind.YEAR_SUMMARY):
             continue
         if note.user_id not in (None, LOCAL_USER):
             continue
-        text = texts.notification_text(tr, note, now)
+        if note.kind is Kind.BOARD:
+            theme = note.data["view"]["rules"]["theme"]
+            text = "\n".join(texts.event_lines(tr, note.data["game"], note.data["moves"], theme,
+                                               year_end=True))
+        else:
+            text = texts.notification_text(tr, note, now)
         if text:
             output(text)
     service.mark_delivered(n.id for n in notes)

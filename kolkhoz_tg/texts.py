@@ -249,12 +249,22 @@ def reason_text(tr: Translator, reason: str | None, view: dict[str, Any] | None 
 # ---------------------------------------------------------------------- events
 
 
+#: Events a YEAR_SUMMARY notification reports (so a board's event list may leave them out).
+YEAR_END_EVENTS = frozenset({
+    "CardsToPlot", "JobFailed", "DrunkardSentNorth", "CardsRevealed", "CardSentNorth",
+    "NothingRequisitioned", "NobodyExposed", "StacksReturned",
+})
+
+
 def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]],
-                theme: str) -> list[str]:
-    """One line per interesting event of the moves in a board notification."""
+                theme: str, year_end: bool = False) -> list[str]:
+    """One line per interesting event of the moves in a board notification; the year's
+    requisition only with ``year_end`` (a YEAR_SUMMARY notification carries it too)."""
     lines: list[str] = []
     for move in moves:
         for e in move["events"]:
+            if not year_end and e["type"] in YEAR_END_EVENTS:
+                continue
             line = event_text(tr, game, e, theme)
             if line:
                 if move["actor"] in ("timeout", "standin") and e["type"] in (

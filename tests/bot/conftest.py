@@ -13,7 +13,7 @@ from tests.faketg.fixtures import fake, fake_server, no_real_telegram  # noqa: F
 
 
 def make_app(
-    fake: FakeTelegram, service: GameService, *, rate_limiter: bool = False,
+    fake: FakeTelegram, service: GameService, *, rate_limiter: bool = False,  # noqa: F811
     schedule: bool = False,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The product's application on the in-process fake transport. Deadlines are driven by

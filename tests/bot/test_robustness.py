@@ -211,7 +211,7 @@ async def test_player_who_never_opened_the_private_chat_gets_a_group_mention(
             shy = [u for u in users[1:] if service.seat_view(game_id, u.id).to_act]
         mentions = [m for m in fake.messages(group) if "it is your move" in (m.text or "")]
         assert mentions
-        link = [b.url for row in mentions[-1].buttons for b in row if b.url][0]
+        link = next(b.url for row in mentions[-1].buttons for b in row if b.url)
         assert link.endswith(f"start=g{game_id}")
         # The deep link opens the private chat on that game, with the cards.
         await shy[0].open_link(link)

@@ -41,7 +41,7 @@ def test_lobby_rules_and_seats_change_before_the_start(service: GameService) -> 
 def test_a_kicked_seat_is_played_by_a_stand_in_until_its_player_returns(
     service: GameService,
 ) -> None:
-    game, users = new_game(service, humans=4)
+    game, _users = new_game(service, humans=4)
     waiting = service.board(game.id).view["to_act"][0]  # type: ignore[index]
     result = service.stand_in(game.id, waiting)
     assert result.status is ActStatus.APPLIED
