@@ -92,7 +92,7 @@ def board_text(
               years=view["years"], name=names[view["planner"]])]
     if view["trump"]:
         head.append(_("trump {suit}", suit=SUIT_SYMBOLS[view["trump"]]))
-    elif view["phase"] != "over":
+    elif view["lean"] and view["phase"] != "over":
         head.append(_("no trump (lean year)"))
     if view["famine"]:
         head.append(_("famine year"))
