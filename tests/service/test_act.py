@@ -193,29 +193,63 @@ def test_replay_of_every_stored_game(service: GameService) -> None:
         assert [e["seq"] for e in log] == list(range(len(log)))
 
 
-def _play_interrupted(url: str, clock: object, seed: int, rng: random.Random | None) -> Game:
+class _Crash(Exception):
+    """The process dies in the middle of a transaction."""
+
+
+def _play_interrupted(
+    url: str, clock: object, preset_name: str, rng: random.Random | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Game:
+    from kolkhoz_tg.service.turn import Turn
+
+    original = Turn.set_clock
+
+    def maybe_crash(turn: Turn, moved: bool) -> None:
+        # Dies after the moves were applied in memory, before anything is committed.
+        if rng is not None and turn.moves and rng.random() < 0.05:
+            raise _Crash
+        original(turn, moved)
+
+    monkeypatch.setattr(Turn, "set_clock", maybe_crash)
     db = Database(url)
     service = GameService(db, clock=clock, settings=make_settings())  # type: ignore[arg-type]
-    game, _ = new_game(service, preset="kolkhoz", seed=seed)
+    game, _ = new_game(service, preset=preset_name, seed=21)
+    crashes = restarts = 0
     while True:
-        if rng is not None and rng.random() < 0.1:
-            db.dispose()  # the process dies; a new one opens the same file
+        if rng is not None and rng.random() < 0.05:
+            restarts += 1
+            db.dispose()  # the process stops between requests; a new one opens the file
             db = Database(url)
             service = GameService(db, clock=clock, settings=make_settings())  # type: ignore[arg-type]
-        if not step(service, game.id, _deterministic):
-            break
+        try:
+            if not step(service, game.id, _deterministic):
+                break
+        except _Crash:
+            crashes += 1
+            db.dispose()
+            db = Database(url)
+            service = GameService(db, clock=clock, settings=make_settings())  # type: ignore[arg-type]
+    monkeypatch.undo()
     final = service.snapshot(game.id)
+    assert service.replay(game.id) == final
     db.dispose()
     assert final is not None
+    if rng is not None:
+        assert crashes and restarts
     return final
 
 
-def test_interrupted_game_finishes_like_uninterrupted(tmp_path: object, clock: object) -> None:
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_interrupted_game_finishes_like_uninterrupted(
+    tmp_path: object, clock: object, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from pathlib import Path
 
     base = Path(str(tmp_path))
-    whole = _play_interrupted(f"sqlite:///{base / 'a.sqlite3'}", clock, 21, None)
-    broken = _play_interrupted(f"sqlite:///{base / 'b.sqlite3'}", clock, 21, random.Random(5))
+    whole = _play_interrupted(f"sqlite:///{base / 'a.sqlite3'}", clock, name, None, monkeypatch)
+    broken = _play_interrupted(f"sqlite:///{base / 'b.sqlite3'}", clock, name,
+                               random.Random(name), monkeypatch)
     assert whole.is_over and broken.is_over
     assert broken.log == whole.log
     assert broken.scores() == whole.scores()
