@@ -265,7 +265,7 @@ def test_restart_between_scheduling_and_firing(sqlite_url: str, clock: FakeClock
     clock.advance(DAY + timedelta(seconds=1))
     # The fake times lie in the real past, so the rebuilt jobs run at once when started.
     sched.start()
-    for _ in range(200):
+    for _ in range(1000):
         if any(n.kind is Kind.TIMED_OUT for n in got):
             break
         time.sleep(0.01)
@@ -305,3 +305,22 @@ def test_detach_leaves_a_shared_scheduler_running(service: GameService) -> None:
     step(service, game.id)  # no longer followed
     assert scheduler.get_jobs() == []
     scheduler.shutdown(wait=False)
+
+
+async def test_asyncio_scheduler_runs_the_jobs(service: GameService, clock: FakeClock) -> None:
+    """PTB's job queue is an AsyncIOScheduler: the sync jobs run in its thread pool."""
+    import asyncio
+
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+    got: list = []  # type: ignore[type-arg]
+    game, _ = new_game(service, seed=3)
+    clock.advance(DAY + timedelta(seconds=1))
+    sched = DeadlineScheduler(service, AsyncIOScheduler(timezone=UTC), sink=got.extend)
+    sched.start()
+    for _ in range(1000):
+        if any(n.kind is Kind.TIMED_OUT for n in got):
+            break
+        await asyncio.sleep(0.01)
+    sched.shutdown()
+    assert any(n.kind is Kind.TIMED_OUT and n.game_id == game.id for n in got)
