@@ -59,7 +59,7 @@ def run(
             return _bots_only(service, tr, args, output)
         return _play(service, tr, args, input_fn, output)
     except ServiceError as e:
-        output(tr.gettext("Cannot do that: {problem}", problem=e.code))
+        output(texts.error_text(tr, e.code))
         return 2
     finally:
         service.db.dispose()

@@ -246,6 +246,40 @@ def reason_text(tr: Translator, reason: str | None, view: dict[str, Any] | None 
     return texts.get(reason or "", _("That move is not allowed now."))
 
 
+def error_text(tr: Translator, code: str) -> str:
+    """A :class:`~kolkhoz_tg.service.ServiceError` code in words."""
+    _ = tr.gettext
+    texts = {
+        "game_not_found": _("There is no such game."),
+        "user_not_found": _("You are not known here yet."),
+        "not_lobby": _("The game has already started."),
+        "already_seated": _("You already have a seat in this game."),
+        "seat_taken": _("That seat is taken."),
+        "game_full": _("All seats are taken."),
+        "not_creator": _("Only the game's creator may do that."),
+        "not_full": _("Some seats are still empty."),
+        "not_seated": _("You are not playing in this game."),
+        "not_active": _("The game is not running."),
+        "not_paused": _("The game is not paused."),
+        "not_started": _("The game has not started yet."),
+        "game_over": _("The game is over."),
+        "conflict": _("Someone was quicker; please try again."),
+        "bad_preset": _("There is no such set of rules."),
+        "bad_option": _("That rule option is not valid."),
+        "bad_players": _("A game is for 3 to 5 players."),
+        "bad_duration": _("The time per turn must be from 1 minute to 14 days, like 90m, 24h "
+                          "or 2d."),
+        "bad_reminders": _("Reminders are given like 50% (half the time) or 1h (an hour "
+                           "before)."),
+        "bad_standin": _("A stand-in may take over after 1 to 100 missed turns."),
+        "bad_seat": _("There is no such seat."),
+        "bad_locale": _("Only Russian (ru) and English (en) are available."),
+        "bad_quiet_hours": _("Quiet hours are given as a time zone and two times, like "
+                             "Europe/Moscow 23:00 08:00."),
+    }
+    return texts.get(code, _("That is not possible now."))
+
+
 # ---------------------------------------------------------------------- events
 
 
