@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 #: the scheduler's worker thread: an asyncio front end hops to its loop from here.
 NotificationSink = Callable[[list[Notification]], None]
 SWEEP_JOB_ID = "sweep"
+PURGE_JOB_ID = "purge-outbox"
 _KINDS = ("timeout", "reminder")
 
 
@@ -61,6 +62,15 @@ class DeadlineScheduler:
             coalesce=True,
             max_instances=1,
         )
+        self.scheduler.add_job(
+            self.purge,
+            "interval",
+            hours=24,
+            id=PURGE_JOB_ID,
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+        )
         if not self.scheduler.running:
             self.scheduler.start(paused=paused)
 
@@ -75,7 +85,7 @@ class DeadlineScheduler:
         PTB's job queue) running."""
         self.service.remove_schedule_listener(self.on_change)
         for job in self.scheduler.get_jobs():
-            if job.id.startswith("game:") or job.id == SWEEP_JOB_ID:
+            if job.id.startswith("game:") or job.id in (SWEEP_JOB_ID, PURGE_JOB_ID):
                 with contextlib.suppress(JobLookupError):
                     job.remove()
 
@@ -130,6 +140,14 @@ class DeadlineScheduler:
             return []
         self._deliver(result.notifications)
         return result.notifications
+
+    def purge(self) -> int:
+        """Daily: drop delivered notifications older than a week."""
+        try:
+            return self.service.purge_notifications()
+        except Exception:
+            log.exception("purging the outbox failed")
+            return 0
 
     def _deliver(self, notes: list[Notification]) -> None:
         if notes and self.sink is not None:

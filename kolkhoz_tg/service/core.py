@@ -1195,6 +1195,22 @@ class GameService:
             return int(result.rowcount)  # type: ignore[attr-defined]
 
 
+    def purge_notifications(self, older_than: timedelta = timedelta(days=7)) -> int:
+        """Delete delivered (or superseded) notifications older than ``older_than``; pending
+        ones are kept however old. Returns how many were deleted."""
+        cutoff = self.clock.now() - older_than
+        with self._write() as s:
+            result = s.execute(
+                sa.delete(NotificationRow)
+                .where(
+                    NotificationRow.delivered_at.is_not(None),  # type: ignore[union-attr]
+                    NotificationRow.created_at < cutoff,  # type: ignore[arg-type]
+                )
+                .execution_options(synchronize_session=False)
+            )
+            return int(result.rowcount)  # type: ignore[attr-defined]
+
+
 # ====================================================================== helpers
 
 

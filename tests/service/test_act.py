@@ -287,3 +287,19 @@ def test_lost_race_behind_the_locks_changes_nothing(
     assert len(service.action_log(game.id)) == log_len
     again = service.act(game.id, user, view.legal[0], view.game.version)
     assert again.status is ActStatus.APPLIED
+
+
+def test_purge_keeps_pending_notifications(service: GameService) -> None:
+    from datetime import timedelta
+
+    game, _ = new_game(service, seed=2)
+    step(service, game.id)
+    pending = service.pending_notifications(1000)
+    delivered = pending[:2]
+    service.mark_delivered(n.id for n in delivered)
+    clock = service.clock
+    clock.advance(timedelta(days=8))  # type: ignore[attr-defined]
+    removed = service.purge_notifications()
+    assert removed >= 2
+    left = {n.id for n in service.pending_notifications(1000)}
+    assert left == {n.id for n in pending[2:]}
