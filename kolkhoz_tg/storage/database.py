@@ -22,6 +22,7 @@ from sqlmodel import Session
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
 _WRITE_OPTION = "kolkhoz_write"
+_MIGRATION_LOCK = 0x6B6F6C6B  # "kolk": the advisory lock taken while migrating PostgreSQL
 
 
 def normalize_url(url: str) -> str:
@@ -75,6 +76,9 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            # Two processes starting at once: the second waits, then finds nothing to do.
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)
         conn.commit()

@@ -58,3 +58,25 @@ def migrate_down(db: Database) -> None:
         cfg.attributes["connection"] = conn
         command.downgrade(cfg, "base")
         conn.commit()
+
+
+def test_postgres_processes_starting_together_migrate_once(pg_url: str) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            Database(pg_url).dispose()
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=start) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    db = Database(pg_url)
+    assert _drift(db) == []
+    db.dispose()
