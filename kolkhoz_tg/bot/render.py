@@ -60,7 +60,7 @@ def rules_line(tr: Translator, game: GameInfo) -> str:
     _ = tr.gettext
     parts = [
         _("Rules: «{name}»", name=texts.preset_title(tr, game.preset)),
-        _("{n} players", n=game.players),
+        tr.ngettext("{n} player", "{n} players", game.players),
         _("turn: {time}", time=tr.duration(game.turn_timeout)),
     ]
     if game.rules.get("medals_score"):

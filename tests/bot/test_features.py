@@ -1,0 +1,179 @@
+"""The lobby, commands, inline mode, language and Telegram's quirks, on the fake Telegram."""
+
+from __future__ import annotations
+
+from kolkhoz_tg.bot.app import startup
+from kolkhoz_tg.service import GameService
+from tests.bot.conftest import make_app
+from tests.bot.driver import LeakScanner, tap_any_action
+from tests.bot.test_e2e import NAMES, open_game
+from tests.faketg import FakeTelegram, FakeUser
+
+
+def players(fake: FakeTelegram, lang: str = "en", base: int = 1000) -> list[FakeUser]:
+    return [fake.user(base + i, n, language_code=lang) for i, n in enumerate(NAMES)]
+
+
+def lobby_button(msg, suffix: str) -> str:  # type: ignore[no-untyped-def]
+    return next(b.text for row in msg.buttons for b in row if b.data and b.data.endswith(suffix))
+
+
+async def test_lobby_buttons_set_rules_seats_time_and_medals(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=1100)
+    group = fake.create_group("Lobby", users)
+    async with fake.running(make_app(fake, service)):
+        await users[0].send(group, "/newgame")
+        lobby = fake.last_message(group)
+        assert lobby is not None
+        game_id = service.games_in_chat(group.id)[0].id
+        await users[0].tap(lobby, lobby_button(lobby, ":preset"))
+        assert service.game_info(game_id).preset == "original"
+        await users[0].tap(fake.message(group, lobby.message_id),
+                           lobby_button(fake.message(group, lobby.message_id), ":players"))
+        assert service.game_info(game_id).players == 5
+        msg = fake.message(group, lobby.message_id)
+        await users[0].tap(msg, lobby_button(msg, ":medals"))
+        assert service.game_info(game_id).rules["medals_score"] is True
+        msg = fake.message(group, lobby.message_id)
+        before = service.game_info(game_id).turn_timeout
+        await users[0].tap(msg, lobby_button(msg, ":timeout"))
+        assert service.game_info(game_id).turn_timeout > before
+        # Only the creator changes the rules; anyone may join or add a bot.
+        msg = fake.message(group, lobby.message_id)
+        answer = await users[1].tap(msg, lobby_button(msg, ":preset"))
+        assert answer is not None and answer.show_alert
+        await users[1].tap(fake.message(group, lobby.message_id), "Join")
+        msg = fake.message(group, lobby.message_id)
+        await users[1].tap(msg, "+ Bot")
+        msg = fake.message(group, lobby.message_id)
+        assert "Boris" in (msg.text or "") and "Bot 1" in (msg.text or "")
+        await users[0].send(group, "/settings players 3")  # three seats taken: fine
+        assert service.game_info(game_id).players == 3
+        await users[0].start_bot()
+        await users[1].start_bot()
+        await users[0].tap(fake.message(group, lobby.message_id), "Start ▶")
+        assert service.game_info(game_id).status == "active"
+        board = fake.message(group, lobby.message_id)
+        assert "0/36" in (board.text or "")  # the original rules' threshold
+        assert all(not (b.data or "").startswith("l:") for row in board.buttons for b in row)
+
+
+async def test_commands_for_the_group(fake: FakeTelegram, service: GameService) -> None:
+    users = players(fake, base=1200)
+    group = fake.create_group("Commands", users, admins=[users[3]])
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        while not service.board(game_id).view["last_trick"]:  # type: ignore[index]
+            assert await tap_any_action(users)
+        board_id = service.game_info(game_id).meta["board"]
+        await users[1].send(group, "/board")
+        new_board = service.game_info(game_id).meta["board"]
+        assert new_board != board_id and fake.message(group, board_id).deleted
+        await users[1].send(group, "/last")
+        assert "Last trick" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        await users[1].send(group, "/score")
+        assert "face-down" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        await users[1].send(group, "/hand")
+        assert "private chat" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        # /pause by someone who is neither the creator nor an admin is refused.
+        await users[1].send(group, "/pause")
+        assert service.game_info(game_id).status == "active"
+        await users[3].send(group, "/pause")  # an admin
+        assert service.game_info(game_id).status == "paused"
+        await users[0].send(group, "/resume")
+        assert service.game_info(game_id).status == "active"
+        # /kick: the creator hands a seat to a bot; the player takes it back with /back.
+        await users[0].send(group, "/kick 3")
+        assert service.game_info(game_id).seats[2].standin
+        await users[2].send(None, "/back")
+        assert not service.game_info(game_id).seats[2].standin
+        await users[1].send(group, "/abort")
+        assert service.game_info(game_id).status == "active"
+        await users[0].send(group, "/abort")
+        assert service.game_info(game_id).status == "aborted"
+
+
+async def test_languages_menus_help_and_rules(fake: FakeTelegram, service: GameService) -> None:
+    ru = fake.user(1300, "Анна", language_code="ru")
+    en = fake.user(1301, "Ben", language_code="en-GB")
+    group = fake.create_group("Языки", [ru, en])
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await startup(app)
+        for lang in ("ru", "en"):
+            assert fake.my_commands({"type": "all_group_chats"}, lang)
+            assert fake.my_commands({"type": "all_private_chats"}, lang)
+        menu = [c["command"] for c in fake.visible_commands(en, group)]
+        assert "newgame" in menu
+        await en.start_bot()
+        assert "Kolkhoz" in (en.last_message().text or "")  # type: ignore[union-attr]
+        await ru.start_bot()
+        assert "Колхоз" in (ru.last_message().text or "")  # type: ignore[union-attr]
+        await ru.send(group, "/newgame")
+        lobby = fake.last_message(group)
+        assert lobby is not None and "Вступить" in lobby.button_texts
+        await en.send(None, "/rules")
+        assert "Brigadier" in (en.last_message().text or "")  # type: ignore[union-attr]
+        await ru.send(None, "/lang en")
+        await ru.send(None, "/help")
+        assert "/newgame" in (ru.last_message().text or "")  # type: ignore[union-attr]
+        assert service.user(ru.id).locale == "en"  # type: ignore[union-attr]
+        await en.send(group, "/lang en")  # not an admin, not the creator
+        assert service.chat(group.id).locale == "ru"  # type: ignore[union-attr]
+
+
+async def test_inline_mode_offers_the_players_moves(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=1400)
+    group = fake.create_group("Inline", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        scanner = LeakScanner(fake, service, group, users)
+        for _ in range(8):
+            actor = next(u for u in users if service.seat_view(game_id, u.id).to_act)
+            answer = await actor.inline_query(f"g{game_id} ")
+            assert answer is not None and answer.results
+            assert answer.params.get("is_personal") and answer.params.get("cache_time") == 0
+            legal = service.seat_view(game_id, actor.id).legal
+            assert len(answer.results) == len([a for a in legal if not a.startswith("swap")])
+            version = service.game_info(game_id).version
+            chosen = answer.results[0]["id"]
+            msg = await actor.choose_inline_result(answer, chosen, group)
+            assert service.game_info(game_id).version > version
+            assert "✅" in (fake.message(group, msg.message_id).text or "")
+            scanner.scan(game_id)
+            # Someone else's query shows nothing of this player's hand.
+            other = next(u for u in users if not service.seat_view(game_id, u.id).to_act)
+            answer = await other.inline_query("")
+            assert answer is not None and not answer.results
+        assert not scanner.leaks
+
+
+async def test_blocked_player_is_mentioned_in_the_group_and_floods_are_survived(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=1500)
+    group = fake.create_group("Blocked", users)
+    async with fake.running(make_app(fake, service, rate_limiter=True)):
+        game_id = await open_game(fake, users, group)
+        # Telegram says "retry after" twice: the rate limiter waits and retries.
+        fake.flood("editMessageText", times=2, retry_after=1)
+        assert await tap_any_action(users)
+        assert not fake.calls("editMessageText", ok=False) or all(
+            c.error_code == 429 for c in fake.calls("editMessageText", ok=False)
+        )
+        # A player blocks the bot; when their turn comes, the group gets one mention.
+        target = next(u for u in users if not service.seat_view(game_id, u.id).to_act)
+        await target.block_bot()
+        others = [u for u in users if u is not target]
+        while not service.seat_view(game_id, target.id).to_act:
+            assert await tap_any_action(others)
+        # The blocked player's turn has come: they are mentioned once, with a deep link.
+        mentions = [m for m in fake.messages(group) if "it is your move" in (m.text or "")]
+        assert len(mentions) >= 1, [
+            (c.method, c.ok, c.description) for c in fake.sent_log
+            if str(c.params.get("chat_id")) == str(target.id)][-5:]
+        assert not service.user(target.id).can_pm  # type: ignore[union-attr]
