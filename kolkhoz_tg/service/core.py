@@ -190,28 +190,24 @@ class GameService:
         self._store_notes(turn.session, turn.notes)
 
     def _store_notes(self, s: Session, notes: list[NotificationRow]) -> None:
+        """Add notifications to the outbox; older undelivered ones they replace (the board of
+        that game, that player's "your turn") are marked superseded, in one statement."""
         if not notes:
             return
-        now = notes[0].created_at
-        for kind in _SUPERSEDED_KINDS:
-            for user_id in {n.user_id for n in notes if n.kind == kind}:
-                game_id = next(n.game_id for n in notes if n.kind == kind)
-                cond = [
-                    NotificationRow.game_id == game_id,
-                    NotificationRow.kind == kind,
-                    NotificationRow.delivered_at.is_(None),  # type: ignore[union-attr]
-                    (
-                        NotificationRow.user_id.is_(None)  # type: ignore[union-attr]
-                        if user_id is None
-                        else NotificationRow.user_id == user_id
-                    ),
-                ]
-                s.execute(
-                    sa.update(NotificationRow)
-                    .where(*cond)
-                    .values(superseded=True, delivered_at=now)
-                    .execution_options(synchronize_session=False)
-                )
+        now, game_id = notes[0].created_at, notes[0].game_id
+        t = NotificationRow.__table__  # type: ignore[attr-defined]
+        replaced = []
+        for n in notes:
+            assert n.game_id == game_id  # one transaction, one game
+            if n.kind in _SUPERSEDED_KINDS:
+                who = t.c.user_id.is_(None) if n.user_id is None else t.c.user_id == n.user_id
+                replaced.append(sa.and_(t.c.kind == n.kind, who))
+        if replaced:
+            s.execute(
+                sa.update(t)
+                .where(t.c.game_id == game_id, t.c.delivered_at.is_(None), sa.or_(*replaced))
+                .values(superseded=True, delivered_at=now)
+            )
         s.add_all(notes)
         s.flush()
 
