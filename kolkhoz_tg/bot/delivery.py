@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 BOARD_KEY = "board"
+RECENT_LINES = 3
 GROUP_KINDS = {
     Kind.LOBBY, Kind.GAME_STARTED, Kind.BOARD, Kind.PLAYER_BACK, Kind.STAND_IN, Kind.PAUSED,
     Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER, Kind.YEAR_SUMMARY,
@@ -154,7 +155,7 @@ class Deliverer:
         delivered: list[int] = []
         try:
             if any(n.user_id is None and n.kind in GROUP_KINDS for n in notes):
-                await self.refresh_board(game_id)
+                await self.refresh_board(game_id, recent=await self._recent(info.chat_id, notes))
             for note in notes:
                 if note.user_id is None:
                     await self._group_note(info.chat_id, note)
@@ -249,12 +250,36 @@ class Deliverer:
 
     # ------------------------------------------------------------------ the board
 
-    async def refresh_board(self, game_id: int, resend: bool = False) -> int | None:
-        """Edit the game's board message (or send it when there is none, or ``resend``)."""
+    async def _recent(self, chat_id: int, notes: list[Notification]) -> list[str]:
+        """The last few moves of these notifications, in words, for the board (moves a bot
+        made for a silent player are marked as such)."""
+        boards = [n for n in notes if n.kind is Kind.BOARD and n.user_id is None]
+        if not boards:
+            return []
+        tr = await self.call(self.tr_chat, chat_id)
+        data = boards[-1].data
+        # Only this year's moves: a card played last year may since have been dealt again,
+        # and a group message must not name a card that now sits in someone's hand.
+        moves: list[dict[str, Any]] = []
+        for move in data["moves"]:
+            events = move["events"]
+            starts = [i for i, e in enumerate(events) if e["type"] == "YearStarted"]
+            if starts:
+                moves = []
+                events = events[starts[-1] :]
+            moves.append({**move, "events": events})
+        lines = texts.event_lines(tr, data["game"], moves, data["view"]["rules"]["theme"])
+        return lines[-RECENT_LINES:]
+
+    async def refresh_board(
+        self, game_id: int, resend: bool = False, recent: list[str] | None = None
+    ) -> int | None:
+        """Edit the game's board message (or send it when there is none, or ``resend``);
+        ``recent``: lines about the moves that led here."""
         bv = await self.call(self.service.board, game_id)
         chat_id = bv.game.chat_id
         tr = await self.call(self.tr_chat, chat_id)
-        msg = render.board(tr, bv, self.now(), self._username())
+        msg = render.board(tr, bv, self.now(), self._username(), recent or [])
         board_id = bv.game.meta.get(BOARD_KEY)
         if board_id and not resend:
             try:

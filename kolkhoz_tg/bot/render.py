@@ -111,14 +111,19 @@ def lobby(tr: Translator, game: GameInfo) -> Message:
 # ---------------------------------------------------------------------- board
 
 
-def board(tr: Translator, bv: BoardView, now: datetime, bot_username: str) -> Message:
-    """The group's living board (edited in place)."""
+def board(
+    tr: Translator, bv: BoardView, now: datetime, bot_username: str,
+    recent: list[str] | None = None,
+) -> Message:
+    """The group's living board (edited in place); ``recent`` lines tell the last moves."""
     _ = tr.gettext
     game, view = bv.game, bv.view
     if view is None:
         return lobby(tr, game)
     deadline = bv.deadline if game.status == "active" else None
     lines = ["🌾 " + texts.board_text(tr, game, view, now, deadline)]
+    if recent:
+        lines.append("🕘 " + " ".join(recent))
     standins = [texts.seat_name(tr, game, s.seat) for s in game.seats if s.standin]
     if standins:
         lines.append("🤖 " + _("A bot stands in for {names} until they are back.",

@@ -177,3 +177,23 @@ async def test_blocked_player_is_mentioned_in_the_group_and_floods_are_survived(
             (c.method, c.ok, c.description) for c in fake.sent_log
             if str(c.params.get("chat_id")) == str(target.id)][-5:]
         assert not service.user(target.id).can_pm  # type: ignore[union-attr]
+
+
+async def test_a_group_upgraded_to_a_supergroup_keeps_its_game(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=1600)
+    group = fake.create_group("Upgrade", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        for _ in range(5):
+            assert await tap_any_action(users)
+        supergroup = fake.migrate_to_supergroup(group)
+        await fake.wait_idle()
+        assert service.game_info(game_id).chat_id == supergroup.id
+        for _ in range(10):
+            assert await tap_any_action(users)
+        board = fake.message(supergroup, service.game_info(game_id).meta["board"])
+        assert "Plowing" in (board.text or "")
+        await users[1].send(supergroup, "/last")
+        assert fake.last_message(supergroup) is not None
