@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kolkhoz_tg.bot.app import DEPS_KEY, Deps, build_application  # noqa: E402
-from kolkhoz_tg.config import Settings  # noqa: E402
-from kolkhoz_tg.service import GameService  # noqa: E402
-from kolkhoz_tg.storage.database import Database  # noqa: E402
-from tests.faketg import FakeTelegram, FakeUser, inprocess_builder  # noqa: E402
+from kolkhoz_tg.bot.app import DEPS_KEY, Deps, build_application
+from kolkhoz_tg.config import Settings
+from kolkhoz_tg.service import GameService
+from kolkhoz_tg.storage.database import Database
+from tests.faketg import FakeTelegram, FakeUser, inprocess_builder
 
 
 def percentile(values: list[float], q: float) -> float:
