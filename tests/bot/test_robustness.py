@@ -4,9 +4,9 @@ or changing a game; a restart or a silent player stopping a game."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
-from kolkhoz_tg.bot.app import DEPS_KEY, Deps, startup
+from kolkhoz_tg.bot.app import DEPS_KEY, Deps, shutdown, startup
 from kolkhoz_tg.bot.callbacks import action_button
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
@@ -216,3 +216,38 @@ async def test_player_who_never_opened_the_private_chat_gets_a_group_mention(
         # The deep link opens the private chat on that game, with the cards.
         await shy[0].open_link(link)
         assert action_buttons(shy[0].last_message())
+
+
+async def test_deadline_jobs_run_on_ptb_job_queue(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    """At start the bot rebuilds one job per deadline on PTB's job queue; a job that fires
+    plays the timeout and its notifications reach Telegram."""
+    users = players(fake, base=900)
+    group = fake.create_group("Clockwork", users)
+    # The service's clock ahead of the real one, so that the jobs wait for us to fire them.
+    clock.set(datetime.now(UTC) + timedelta(days=365))
+    app = make_app(fake, service, schedule=True)
+    async with fake.running(app):
+        await startup(app)
+        game_id = await open_game(fake, users, group)
+        d: Deps = app.bot_data[DEPS_KEY]
+        assert d.scheduler is not None
+        assert app.job_queue is not None
+        jobs = {job.id for job in app.job_queue.scheduler.get_jobs()}
+        assert f"game:{game_id}:timeout" in jobs and f"game:{game_id}:reminder" in jobs
+        sleeper = next(u for u in users if service.seat_view(game_id, u.id).to_act)
+        version = service.game_info(game_id).version
+        clock.advance(timedelta(days=2))
+        await asyncio.to_thread(d.scheduler.fire, game_id)
+        assert service.game_info(game_id).version > version
+        for _ in range(200):  # the job hands its notifications to the event loop
+            if any("Time ran out" in (m.text or "") for m in fake.messages(sleeper)):
+                break
+            await asyncio.sleep(0.01)
+        await fake.wait_idle()
+        assert any("Time ran out" in (m.text or "") for m in fake.messages(sleeper))
+        # Stopping the bot (PTB's post_shutdown) detaches the jobs from the service.
+        await shutdown(app)
+        assert d.scheduler is None
+        assert not any(j.id.startswith("game:") for j in app.job_queue.scheduler.get_jobs())
