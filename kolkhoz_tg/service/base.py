@@ -1,0 +1,396 @@
+"""What every part of the service shares: the database plumbing, the engine-state cache,
+the version check, notifications into the outbox, and small checks and conversions."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm.exc import StaleDataError
+from sqlmodel import Session, select
+
+from engine import Game, Rules, preset
+from kolkhoz_tg.config import LOCALES, Settings
+from kolkhoz_tg.service.deadlines import check_turn_timeout, normalize_reminders
+from kolkhoz_tg.service.errors import BadRequest, NotFound, ServiceError
+from kolkhoz_tg.service.records import (
+    ActResult,
+    ActStatus,
+    GameInfo,
+    Kind,
+    Notification,
+    SeatInfo,
+)
+from kolkhoz_tg.service.turn import Turn
+from kolkhoz_tg.storage.database import Database
+from kolkhoz_tg.storage.models import (
+    ChatRow,
+    GameRow,
+    GameStatus,
+    NotificationRow,
+    SeatRow,
+    UserRow,
+)
+from kolkhoz_tg.timeutil import Clock, SystemClock
+
+_ACTIVE = GameStatus.ACTIVE.value
+_LOBBY = GameStatus.LOBBY.value
+_PAUSED = GameStatus.PAUSED.value
+_OPEN = (GameStatus.LOBBY.value, GameStatus.ACTIVE.value, GameStatus.PAUSED.value)
+#: Notification kinds where only the newest undelivered one matters.
+_SUPERSEDED_KINDS = (Kind.BOARD.value, Kind.YOUR_TURN.value)
+
+#: Called after a commit that changed a game's clock: (game_id, deadline, next_reminder).
+ScheduleListener = Callable[[int, datetime | None, datetime | None], None]
+
+
+class _Conflict(ServiceError):
+    """Another transaction changed the game first (the version check failed); act() says
+    STALE, other calls raise this (code ``conflict``: try again)."""
+
+    code = "conflict"
+
+
+@dataclass(frozen=True, slots=True)
+class UserInfo:
+    id: int
+    name: str
+    locale: str | None
+    can_pm: bool
+    timezone: str | None
+    quiet_start: int | None
+    quiet_end: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatInfo:
+    id: int
+    title: str | None
+    locale: str | None
+    settings: dict[str, Any]
+
+
+class ServiceBase:
+    """The one way to change a game. Thread-safe; share one instance per process.
+
+    ``clock`` is injectable so tests move time by hand; ``settings`` supplies the defaults
+    (turn time limit, reminders, stand-in threshold, locale).
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock | None = None,
+        settings: Settings | None = None,
+    ) -> None:
+        self.db = db
+        self.clock: Clock = clock or SystemClock()
+        self.settings = settings or Settings()
+        self.default_turn_timeout = check_turn_timeout(self.settings.turn_timeout)
+        self.default_reminders = normalize_reminders(self.settings.reminder_specs)
+        self.default_standin_after = self.settings.standin_after
+        self._listeners: list[ScheduleListener] = []
+        # Engine states of recently committed versions: saves a JSON decode per act().
+        self._cache: dict[int, tuple[int, Game]] = {}
+        self._cache_lock = threading.Lock()
+
+    def add_schedule_listener(self, listener: ScheduleListener) -> None:
+        """``listener(game_id, deadline, next_reminder)`` runs after every commit that changed
+        a game's clock (the scheduler uses it to move its jobs)."""
+        self._listeners.append(listener)
+
+    def remove_schedule_listener(self, listener: ScheduleListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _fire_listeners(self, rows: Iterable[GameRow]) -> None:
+        for row in rows:
+            assert row.id is not None
+            for listener in self._listeners:
+                listener(row.id, row.deadline, row.next_reminder)
+
+    def _load(self, s: Session, game_id: int, *, skip_locked: bool = False) -> GameRow | None:
+        stmt = select(GameRow).where(GameRow.id == game_id)
+        if self.db.is_postgres:
+            stmt = stmt.with_for_update(skip_locked=skip_locked)
+        return s.exec(stmt).first()
+
+    def _get(self, s: Session, game_id: int) -> GameRow:
+        row = self._load(s, game_id)
+        if row is None:
+            raise NotFound(f"no game {game_id}", "game_not_found")
+        return row
+
+    def _seats(self, s: Session, game_id: int) -> dict[int, SeatRow]:
+        rows = s.exec(select(SeatRow).where(SeatRow.game_id == game_id)).all()
+        return {r.seat: r for r in rows}
+
+    def _engine(self, row: GameRow) -> Game:
+        assert row.id is not None and row.state is not None
+        with self._cache_lock:
+            cached = self._cache.pop(row.id, None)
+        if cached is not None and cached[0] == row.version:
+            return cached[1]
+        return Game.from_json(row.state)
+
+    def _remember(self, game_id: int, version: int, game: Game) -> None:
+        with self._cache_lock:
+            if len(self._cache) > 2000:
+                self._cache.clear()
+            self._cache[game_id] = (version, game)
+
+    def _bump(self, s: Session, row: GameRow) -> int:
+        """Set the next version. The UPDATE that writes it is a compare-and-swap on the old
+        one (the mapper's version counter), the backstop against lost updates behind the row
+        lock or SQLite's write lock; a lost race surfaces as :class:`_Conflict`."""
+        row.version = row.version + 1
+        return row.version
+
+    def _start_turn(
+        self, s: Session, row: GameRow, seats: dict[int, SeatRow] | None = None
+    ) -> Turn:
+        assert row.id is not None
+        return Turn(
+            session=s,
+            row=row,
+            seats=seats if seats is not None else self._seats(s, row.id),
+            game=self._engine(row),
+            now=self.clock.now(),
+            base_version=row.version,
+        )
+
+    def _finish_turn(self, turn: Turn, *, moved: bool, announce: bool = False) -> None:
+        """Clock, notifications, snapshot and version for a turn that changed something."""
+        turn.set_clock(moved)
+        turn.emit_play_notifications(announce=announce)
+        row = turn.row
+        if turn.moves:
+            row.state = turn.game.to_json()
+        self._bump(turn.session, row)
+        self._store_notes(turn.session, turn.notes)
+
+    def _store_notes(self, s: Session, notes: list[NotificationRow]) -> None:
+        """Add notifications to the outbox; older undelivered ones they replace (the board of
+        that game, that player's "your turn") are marked superseded, in one statement."""
+        if not notes:
+            return
+        now, game_id = notes[0].created_at, notes[0].game_id
+        t = NotificationRow.__table__  # type: ignore[attr-defined]
+        replaced = []
+        for n in notes:
+            assert n.game_id == game_id  # one transaction, one game
+            if n.kind in _SUPERSEDED_KINDS:
+                who = t.c.user_id.is_(None) if n.user_id is None else t.c.user_id == n.user_id
+                replaced.append(sa.and_(t.c.kind == n.kind, who))
+        if replaced:
+            s.execute(
+                sa.update(t)
+                .where(t.c.game_id == game_id, t.c.delivered_at.is_(None), sa.or_(*replaced))
+                .values(superseded=True, delivered_at=now)
+            )
+        s.add_all(notes)
+        s.flush()
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        try:
+            with self.db.write() as s:
+                yield s
+        except StaleDataError:
+            raise _Conflict("another request changed the game first") from None
+
+    def _ensure_user(
+        self, s: Session, user_id: int, name: str | None, locale: str | None = None
+    ) -> UserRow:
+        user = s.get(UserRow, user_id)
+        locale = _locale_or_none(locale)
+        if user is None:
+            user = UserRow(id=user_id, name=(name or str(user_id))[:128], locale=locale)
+            s.add(user)
+            s.flush()
+        else:
+            if name and user.name != name[:128]:
+                user.name = name[:128]
+            if locale and not user.locale:
+                user.locale = locale
+        return user
+
+    def _user(self, s: Session, user_id: int) -> UserRow:
+        user = s.get(UserRow, user_id)
+        if user is None:
+            raise NotFound(f"no user {user_id}", "user_not_found")
+        return user
+
+    def _ensure_chat(
+        self, s: Session, chat_id: int, title: str | None = None, locale: str | None = None
+    ) -> ChatRow:
+        chat = s.get(ChatRow, chat_id)
+        locale = _locale_or_none(locale)
+        if chat is None:
+            chat = ChatRow(id=chat_id, title=title, locale=locale, settings={})
+            s.add(chat)
+            s.flush()
+        elif title and chat.title != title:
+            chat.title = title[:256]
+        return chat
+
+    def _seat_row(self, s: Session, game_id: int, user_id: int) -> SeatRow | None:
+        return s.exec(
+            select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.user_id == user_id)
+        ).first()
+
+    def _after_commit(self, row: GameRow, game: Game) -> None:
+        assert row.id is not None
+        if row.status in (_ACTIVE, _PAUSED):
+            self._remember(row.id, row.version, game)
+        self._fire_listeners([row])
+
+    def _result(
+        self, turn: Turn, status: ActStatus, seat: int | None, reason: str | None = None,
+        message: str | None = None,
+    ) -> ActResult:
+        assert turn.row.id is not None
+        return ActResult(
+            status,
+            turn.row.id,
+            turn.row.version,
+            seat,
+            reason=reason,
+            message=message,
+            events=[m.to_dict() for m in turn.moves],
+            notifications=[_to_record(n) for n in turn.notes],
+        )
+
+    def _version(self, game_id: int) -> int:
+        with self.db.read() as s:
+            version = s.exec(select(GameRow.version).where(GameRow.id == game_id)).first()
+            if version is None:
+                raise NotFound(f"no game {game_id}", "game_not_found")
+            return version
+
+    def _info(self, s: Session, row: GameRow) -> GameInfo:
+        assert row.id is not None
+        seats = sorted(self._seats(s, row.id).values(), key=lambda r: r.seat)
+        return GameInfo(
+            id=row.id,
+            chat_id=row.chat_id,
+            creator_id=row.creator_id,
+            status=row.status,
+            preset=row.preset,
+            rules=dict(row.rules),
+            players=row.players,
+            seed=row.seed,
+            version=row.version,
+            turn_timeout=row.turn_timeout,
+            reminders=list(row.reminders),
+            standin_after=row.standin_after,
+            seats=[_seat_info(r) for r in seats],
+            deadline=row.deadline,
+            paused_remaining=row.paused_remaining,
+            created_at=row.created_at,
+            started_at=row.started_at,
+            finished_at=row.finished_at,
+            meta=dict(row.meta),
+        )
+
+    def _read_game(self, s: Session, game_id: int) -> tuple[GameRow, Game | None]:
+        row = s.get(GameRow, game_id)
+        if row is None:
+            raise NotFound(f"no game {game_id}", "game_not_found")
+        if row.state is None:
+            return row, None
+        # Not from the cache: an act() in another thread may be changing that object now.
+        return row, Game.from_json(row.state)
+
+
+# ====================================================================== helpers
+
+
+def _seed(text: str) -> int | str:
+    return int(text) if text.isdigit() else text
+
+
+def _locale_or_none(locale: str | None) -> str | None:
+    if not locale:
+        return None
+    code = locale.strip().lower().replace("_", "-").split("-")[0]
+    return code if code in LOCALES else None
+
+
+def _make_rules(preset_value: str, options: dict[str, Any] | None) -> Rules:
+    try:
+        rules = preset(preset_value)
+    except ValueError as e:
+        raise BadRequest(str(e), "bad_preset") from None
+    if options:
+        try:
+            rules = replace(rules, **options)
+        except (TypeError, ValueError) as e:
+            raise BadRequest(f"bad rule options: {e}", "bad_option") from None
+    return rules
+
+
+def _check_timeout(value: str | int) -> int:
+    try:
+        return check_turn_timeout(value)
+    except ValueError as e:
+        raise BadRequest(str(e), "bad_duration") from None
+
+
+def _check_reminders(value: list[str]) -> list[str]:
+    try:
+        return normalize_reminders(value)
+    except ValueError as e:
+        raise BadRequest(str(e), "bad_reminders") from None
+
+
+def _check_standin(value: int) -> int:
+    if not isinstance(value, int) or not 1 <= value <= 100:
+        raise BadRequest(f"stand-in after 1 to 100 timeouts, not {value!r}", "bad_standin")
+    return value
+
+
+def _bot_seat(game_id: int, seat: int, seats: dict[int, SeatRow], now: datetime) -> SeatRow:
+    number = 1 + sum(1 for r in seats.values() if r.is_bot)
+    return SeatRow(game_id=game_id, seat=seat, user_id=None, is_bot=True,
+                   name=f"Bot {number}", joined_at=now)
+
+
+def _note(
+    row: GameRow, kind: Kind, data: dict[str, Any], now: datetime, version: int,
+    user_id: int | None = None,
+) -> NotificationRow:
+    return NotificationRow(game_id=row.id, chat_id=row.chat_id, user_id=user_id, kind=kind.value,
+                           version=version, data=data, created_at=now)
+
+
+def _to_record(n: NotificationRow) -> Notification:
+    assert n.id is not None
+    return Notification(
+        id=n.id,
+        kind=Kind(n.kind),
+        game_id=n.game_id,
+        chat_id=n.chat_id,
+        user_id=n.user_id,
+        seat=n.seat,
+        version=n.version,
+        data=n.data,
+        created_at=n.created_at,
+    )
+
+
+def _seat_info(r: SeatRow) -> SeatInfo:
+    return SeatInfo(r.seat, r.user_id, r.name, r.is_bot, r.standin, r.timeouts, r.auto_moves)
+
+
+def _user_info(u: UserRow) -> UserInfo:
+    return UserInfo(u.id, u.name, u.locale, u.can_pm, u.timezone, u.quiet_start, u.quiet_end)
+
+
+def _chat_info(c: ChatRow) -> ChatInfo:
+    return ChatInfo(c.id, c.title, c.locale, dict(c.settings))

@@ -1,0 +1,302 @@
+"""The lobby: create a game, take and leave seats, bots, rules and clock settings, start,
+abort."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import replace
+from typing import Any
+
+from sqlmodel import Session
+
+from engine import Game, Rules, preset_name
+from kolkhoz_tg.service.base import (
+    _ACTIVE,
+    _LOBBY,
+    _OPEN,
+    ServiceBase,
+    _bot_seat,
+    _check_reminders,
+    _check_standin,
+    _check_timeout,
+    _make_rules,
+    _note,
+    _seed,
+    _to_record,
+)
+from kolkhoz_tg.service.errors import BadRequest, NotAllowed, WrongState
+from kolkhoz_tg.service.records import (
+    ActResult,
+    ActStatus,
+    GameInfo,
+    Kind,
+)
+from kolkhoz_tg.service.turn import Turn
+from kolkhoz_tg.storage.models import (
+    GameRow,
+    GameStatus,
+    SeatRow,
+)
+
+
+class LobbyMixin(ServiceBase):
+    def create_game(
+        self,
+        chat_id: int,
+        creator_id: int,
+        *,
+        creator_name: str | None = None,
+        preset: str | None = None,
+        options: dict[str, Any] | None = None,
+        players: int = 4,
+        turn_timeout: str | int | None = None,
+        reminders: list[str] | None = None,
+        standin_after: int | None = None,
+        seed: int | str | None = None,
+        join: bool = True,
+    ) -> GameInfo:
+        """Open a lobby in ``chat_id``; the creator takes seat 0 unless ``join`` is False.
+
+        Unset values come from the chat's defaults, then the service settings. Raises
+        :class:`BadRequest` (``bad_preset``, ``bad_option``, ``bad_players``,
+        ``bad_duration``, ``bad_reminders``, ``bad_standin``)."""
+        if not isinstance(players, int) or not 3 <= players <= 5:
+            raise BadRequest(f"3 to 5 players, not {players!r}", "bad_players")
+        with self._write() as s:
+            chat = self._ensure_chat(s, chat_id)
+            user = self._ensure_user(s, creator_id, creator_name)
+            d = chat.settings
+            preset_value = preset or d.get("preset") or "classic"
+            opts = options if options is not None else d.get("options") or {}
+            rules = _make_rules(preset_value, opts)
+            row = GameRow(
+                chat_id=chat_id,
+                creator_id=creator_id,
+                status=_LOBBY,
+                preset=preset_name(rules),
+                rules=rules.to_dict(),
+                players=players,
+                seed=str(seed) if seed is not None else str(secrets.randbelow(10**12)),
+                turn_timeout=(
+                    _check_timeout(turn_timeout) if turn_timeout is not None
+                    else d.get("turn_timeout", self.default_turn_timeout)
+                ),
+                reminders=(
+                    _check_reminders(reminders) if reminders is not None
+                    else d.get("reminders", self.default_reminders)
+                ),
+                standin_after=(
+                    _check_standin(standin_after) if standin_after is not None
+                    else d.get("standin_after", self.default_standin_after)
+                ),
+                created_at=self.clock.now(),
+                meta={},
+            )
+            s.add(row)
+            s.flush()
+            assert row.id is not None
+            if join:
+                s.add(SeatRow(game_id=row.id, seat=0, user_id=creator_id, name=user.name,
+                              joined_at=self.clock.now()))
+            s.flush()
+            return self._info(s, row)
+
+    def join(
+        self, game_id: int, user_id: int, name: str | None = None, seat: int | None = None
+    ) -> GameInfo:
+        """Take a seat (the first free one unless given). Raises :class:`WrongState`
+        (``not_lobby``), :class:`NotAllowed` (``already_seated``, ``seat_taken``,
+        ``game_full``) or :class:`BadRequest` (``bad_seat``)."""
+        with self._write() as s:
+            row = self._lobby(s, game_id)
+            user = self._ensure_user(s, user_id, name)
+            seats = self._seats(s, game_id)
+            if any(r.user_id == user_id for r in seats.values()):
+                raise NotAllowed("already seated", "already_seated")
+            index = self._free_seat(row, seats, seat)
+            s.add(SeatRow(game_id=game_id, seat=index, user_id=user_id, name=user.name,
+                          joined_at=self.clock.now()))
+            self._bump(s, row)
+            s.flush()
+            return self._info(s, row)
+
+    def leave(self, game_id: int, user_id: int) -> GameInfo:
+        """Give up a lobby seat. Raises ``not_lobby`` / ``not_seated``."""
+        with self._write() as s:
+            row = self._lobby(s, game_id)
+            seat = self._seat_row(s, game_id, user_id)
+            if seat is None:
+                raise NotAllowed("not seated", "not_seated")
+            s.delete(seat)
+            self._bump(s, row)
+            s.flush()
+            return self._info(s, row)
+
+    def add_bot(self, game_id: int, by_user: int, seat: int | None = None) -> GameInfo:
+        """Seat a bot (by the creator or a seated player)."""
+        with self._write() as s:
+            row = self._lobby(s, game_id)
+            seats = self._seats(s, game_id)
+            self._check_member(row, seats, by_user)
+            index = self._free_seat(row, seats, seat)
+            s.add(_bot_seat(game_id, index, seats, self.clock.now()))
+            self._bump(s, row)
+            s.flush()
+            return self._info(s, row)
+
+    def remove_seat(self, game_id: int, by_user: int, seat: int) -> GameInfo:
+        """Remove a bot (by a member) or any seat (by the creator) in the lobby."""
+        with self._write() as s:
+            row = self._lobby(s, game_id)
+            seats = self._seats(s, game_id)
+            self._check_member(row, seats, by_user)
+            target = seats.get(seat)
+            if target is None:
+                raise BadRequest(f"seat {seat} is empty", "bad_seat")
+            if not target.is_bot and by_user not in (row.creator_id, target.user_id):
+                raise NotAllowed("only the creator removes players", "not_creator")
+            s.delete(target)
+            self._bump(s, row)
+            s.flush()
+            return self._info(s, row)
+
+    def configure(
+        self,
+        game_id: int,
+        by_user: int,
+        *,
+        turn_timeout: str | int | None = None,
+        reminders: list[str] | None = None,
+        standin_after: int | None = None,
+    ) -> GameInfo:
+        """Change the clock settings (creator only; in a running game from the next turn)."""
+        with self._write() as s:
+            row = self._get(s, game_id)
+            if row.status not in _OPEN:
+                raise WrongState("the game is over", "game_over")
+            if by_user != row.creator_id:
+                raise NotAllowed("only the creator changes settings", "not_creator")
+            if turn_timeout is not None:
+                row.turn_timeout = _check_timeout(turn_timeout)
+            if reminders is not None:
+                row.reminders = _check_reminders(reminders)
+            if standin_after is not None:
+                row.standin_after = _check_standin(standin_after)
+            s.flush()
+            return self._info(s, row)
+
+    def configure_lobby(
+        self,
+        game_id: int,
+        by_user: int,
+        *,
+        preset: str | None = None,
+        options: dict[str, Any] | None = None,
+        players: int | None = None,
+    ) -> GameInfo:
+        """Change the rules or the number of seats before the start (creator only).
+
+        ``preset`` replaces the rules (then ``options`` apply on top); ``options`` alone
+        change the current rules. Fewer seats are refused while a seat that would go is
+        taken. Raises :class:`WrongState` (``not_lobby``), :class:`NotAllowed`
+        (``not_creator``, ``seat_taken``) or :class:`BadRequest` (``bad_preset``,
+        ``bad_option``, ``bad_players``)."""
+        if players is not None and (not isinstance(players, int) or not 3 <= players <= 5):
+            raise BadRequest(f"3 to 5 players, not {players!r}", "bad_players")
+        with self._write() as s:
+            row = self._lobby(s, game_id)
+            if by_user != row.creator_id:
+                raise NotAllowed("only the creator changes the rules", "not_creator")
+            if preset is not None:
+                rules = _make_rules(preset, options)
+            elif options:
+                try:
+                    rules = replace(Rules.from_dict(row.rules), **options)
+                except (TypeError, ValueError) as e:
+                    raise BadRequest(f"bad rule options: {e}", "bad_option") from None
+            else:
+                rules = Rules.from_dict(row.rules)
+            if players is not None:
+                seats = self._seats(s, game_id)
+                if any(index >= players for index in seats):
+                    raise NotAllowed("a seat that would go is taken", "seat_taken")
+                row.players = players
+            row.rules = rules.to_dict()
+            row.preset = preset_name(rules)
+            self._bump(s, row)
+            s.flush()
+            return self._info(s, row)
+
+    def start(self, game_id: int, by_user: int, fill_with_bots: bool = False) -> ActResult:
+        """Deal and start (creator only). Empty seats get bots if ``fill_with_bots``, else
+        :class:`WrongState` ``not_full``. Bots and forced moves play at once."""
+        with self._write() as s:
+            row = self._lobby(s, game_id)
+            if by_user != row.creator_id:
+                raise NotAllowed("only the creator starts the game", "not_creator")
+            seats = self._seats(s, game_id)
+            free = [i for i in range(row.players) if i not in seats]
+            if free and not fill_with_bots:
+                raise WrongState(f"{len(free)} seats are empty", "not_full")
+            now = self.clock.now()
+            for i in free:
+                bot = _bot_seat(game_id, i, seats, now)
+                seats[i] = bot
+                s.add(bot)
+            s.flush()
+            game = Game.new(Rules.from_dict(row.rules), row.players, _seed(row.seed))
+            row.state = game.to_json()
+            row.status = _ACTIVE
+            row.started_at = now
+            turn = Turn(s, row, seats, game, now, row.version)
+            turn.notify(Kind.GAME_STARTED, {"game": turn.game_header(), "view": game.view(None)})
+            turn.run_automatic()
+            self._finish_turn(turn, moved=True, announce=True)
+            result = self._result(turn, ActStatus.APPLIED, None)
+        self._after_commit(row, game)
+        return result
+
+    def abort(self, game_id: int, by_user: int, force: bool = False) -> ActResult:
+        """Stop a game for good (the creator, or anyone the front end vouches for with
+        ``force``, e.g. a chat admin)."""
+        with self._write() as s:
+            row = self._get(s, game_id)
+            if row.status not in _OPEN:
+                raise WrongState("the game is already over", "game_over")
+            if by_user != row.creator_id and not force:
+                raise NotAllowed("only the creator aborts the game", "not_creator")
+            now = self.clock.now()
+            row.status = GameStatus.ABORTED.value
+            row.finished_at = now
+            row.deadline = row.next_reminder = row.next_due = None
+            for seat in self._seats(s, game_id).values():
+                seat.reminders, seat.remind_at = [], None
+            version = self._bump(s, row)
+            note = _note(row, Kind.ABORTED, {"by": by_user}, now, version)
+            self._store_notes(s, [note])
+            result = ActResult(ActStatus.APPLIED, game_id, version,
+                               notifications=[_to_record(note)])
+        self._fire_listeners([row])
+        return result
+
+    def _lobby(self, s: Session, game_id: int) -> GameRow:
+        row = self._get(s, game_id)
+        if row.status != _LOBBY:
+            raise WrongState("the game has started", "not_lobby")
+        return row
+
+    def _free_seat(self, row: GameRow, seats: dict[int, SeatRow], seat: int | None) -> int:
+        if seat is None:
+            for i in range(row.players):
+                if i not in seats:
+                    return i
+            raise NotAllowed("no free seat", "game_full")
+        if not isinstance(seat, int) or not 0 <= seat < row.players:
+            raise BadRequest(f"no seat {seat!r}", "bad_seat")
+        if seat in seats:
+            raise NotAllowed(f"seat {seat} is taken", "seat_taken")
+        return seat
+
+    def _check_member(self, row: GameRow, seats: dict[int, SeatRow], user_id: int) -> None:
+        if user_id != row.creator_id and not any(r.user_id == user_id for r in seats.values()):
+            raise NotAllowed("not a member of this game", "not_seated")

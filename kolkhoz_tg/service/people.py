@@ -1,0 +1,191 @@
+"""Users and chats: names, languages, private-message reach, quiet hours, chat defaults."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import select
+
+from kolkhoz_tg.service.base import (
+    _LOBBY,
+    ChatInfo,
+    ServiceBase,
+    UserInfo,
+    _chat_info,
+    _check_reminders,
+    _check_standin,
+    _check_timeout,
+    _locale_or_none,
+    _make_rules,
+    _user_info,
+)
+from kolkhoz_tg.service.errors import BadRequest
+from kolkhoz_tg.service.records import (
+    UserStats,
+)
+from kolkhoz_tg.storage.models import (
+    ChatRow,
+    GameRow,
+    GameStatus,
+    NotificationRow,
+    SeatRow,
+    UserRow,
+)
+from kolkhoz_tg.timeutil import check_timezone, parse_clock_time
+
+
+class PeopleMixin(ServiceBase):
+    def ensure_user(self, user_id: int, name: str, locale: str | None = None) -> UserInfo:
+        """Create or update a user (the name follows the latest; a locale is only taken when
+        the user has not chosen one)."""
+        with self._write() as s:
+            user = self._ensure_user(s, user_id, name, locale)
+            return _user_info(user)
+
+    def user(self, user_id: int) -> UserInfo | None:
+        with self.db.read() as s:
+            user = s.get(UserRow, user_id)
+            return None if user is None else _user_info(user)
+
+    def set_user_locale(self, user_id: int, locale: str) -> UserInfo:
+        loc = _locale_or_none(locale)
+        if loc is None:
+            raise BadRequest(f"unknown locale {locale!r}", "bad_locale")
+        with self._write() as s:
+            user = self._user(s, user_id)
+            user.locale = loc
+            return _user_info(user)
+
+    def set_can_pm(self, user_id: int, can_pm: bool) -> None:
+        """Record whether the bot can write to the user privately."""
+        with self._write() as s:
+            self._user(s, user_id).can_pm = can_pm
+
+    def set_quiet_hours(
+        self, user_id: int, timezone: str | None, start: str | None = None,
+        end: str | None = None,
+    ) -> UserInfo:
+        """Set the user's time zone and night window (``"23:00"``, ``"08:00"``); a None
+        timezone clears them. Raises :class:`BadRequest` for a bad zone or time."""
+        try:
+            tz = None if timezone is None else check_timezone(timezone)
+            qs = None if tz is None or start is None else parse_clock_time(start)
+            qe = None if tz is None or end is None else parse_clock_time(end)
+        except ValueError as e:
+            raise BadRequest(str(e), "bad_quiet_hours") from None
+        with self._write() as s:
+            user = self._user(s, user_id)
+            user.timezone, user.quiet_start, user.quiet_end = tz, qs, qe
+            return _user_info(user)
+
+    def ensure_chat(
+        self, chat_id: int, title: str | None = None, locale: str | None = None
+    ) -> ChatInfo:
+        with self._write() as s:
+            return _chat_info(self._ensure_chat(s, chat_id, title, locale))
+
+    def chat(self, chat_id: int) -> ChatInfo | None:
+        with self.db.read() as s:
+            chat = s.get(ChatRow, chat_id)
+            return None if chat is None else _chat_info(chat)
+
+    def set_chat_locale(self, chat_id: int, locale: str) -> ChatInfo:
+        loc = _locale_or_none(locale)
+        if loc is None:
+            raise BadRequest(f"unknown locale {locale!r}", "bad_locale")
+        with self._write() as s:
+            chat = self._ensure_chat(s, chat_id)
+            chat.locale = loc
+            return _chat_info(chat)
+
+    def set_chat_defaults(
+        self,
+        chat_id: int,
+        *,
+        preset: str | None = None,
+        options: dict[str, Any] | None = None,
+        turn_timeout: str | int | None = None,
+        reminders: list[str] | None = None,
+        standin_after: int | None = None,
+    ) -> ChatInfo:
+        """Defaults for the chat's new games; each value is checked like in
+        :meth:`create_game`. Raises :class:`BadRequest`."""
+        settings: dict[str, Any] = {}
+        if preset is not None or options is not None:
+            rules = _make_rules(preset or "classic", options)
+            settings["preset"] = preset or "classic"
+            settings["options"] = dict(options or {})
+            del rules
+        if turn_timeout is not None:
+            settings["turn_timeout"] = _check_timeout(turn_timeout)
+        if reminders is not None:
+            settings["reminders"] = _check_reminders(reminders)
+        if standin_after is not None:
+            settings["standin_after"] = _check_standin(standin_after)
+        with self._write() as s:
+            chat = self._ensure_chat(s, chat_id)
+            chat.settings = {**chat.settings, **settings}
+            return _chat_info(chat)
+
+    def locale_for(
+        self, user_id: int | None = None, chat_id: int | None = None,
+        fallback: str | None = None,
+    ) -> str:
+        """The language to address someone in: the user's own, else the chat's, else
+        ``fallback`` (e.g. the Telegram client language), else the configured default."""
+        with self.db.read() as s:
+            if user_id is not None:
+                user = s.get(UserRow, user_id)
+                if user is not None and user.locale:
+                    return user.locale
+            if chat_id is not None:
+                chat = s.get(ChatRow, chat_id)
+                if chat is not None and chat.locale:
+                    return chat.locale
+        return _locale_or_none(fallback) or self.settings.locale
+
+    def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> int:
+        """A group became a supergroup with a new id: its games, settings and language move
+        along. Idempotent; returns how many games moved."""
+        with self._write() as s:
+            old = s.get(ChatRow, old_chat_id)
+            if old is not None:
+                new = self._ensure_chat(s, new_chat_id, old.title, old.locale)
+                new.settings = {**old.settings, **new.settings}
+                if new.locale is None:
+                    new.locale = old.locale
+            moved = s.execute(
+                sa.update(GameRow)
+                .where(GameRow.chat_id == old_chat_id)  # type: ignore[arg-type]
+                .values(chat_id=new_chat_id)
+                .execution_options(synchronize_session=False)
+            )
+            s.execute(
+                sa.update(NotificationRow)
+                .where(NotificationRow.chat_id == old_chat_id)  # type: ignore[arg-type]
+                .values(chat_id=new_chat_id)
+                .execution_options(synchronize_session=False)
+            )
+            return int(moved.rowcount)  # type: ignore[attr-defined]
+
+    def user_stats(self, user_id: int) -> UserStats:
+        """Games played, finished and won, points, moves played for them automatically."""
+        with self.db.read() as s:
+            rows = s.exec(
+                select(SeatRow, GameRow)
+                .join(GameRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
+                .where(SeatRow.user_id == user_id)
+            ).all()
+        games = finished = wins = total = auto = 0
+        for seat, game in rows:
+            if game.status == _LOBBY:
+                continue
+            games += 1
+            auto += seat.auto_moves
+            if game.status == GameStatus.FINISHED.value and game.result:
+                finished += 1
+                total += game.result["scores"][seat.seat]
+                if seat.seat in game.result["winners"]:
+                    wins += 1
+        return UserStats(user_id, games, finished, wins, total, auto)

@@ -1,0 +1,205 @@
+"""Playing: ``act()`` (one transaction with the automatic moves that follow), coming back
+from a stand-in, a stand-in on request, pause and resume."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlmodel import Session, select
+
+from engine import Action, InvalidAction
+from kolkhoz_tg.service.base import (
+    _ACTIVE,
+    _PAUSED,
+    ServiceBase,
+    _Conflict,
+)
+from kolkhoz_tg.service.errors import BadRequest, NotAllowed, WrongState
+from kolkhoz_tg.service.records import (
+    ActResult,
+    ActStatus,
+    Kind,
+)
+from kolkhoz_tg.service.turn import Turn
+from kolkhoz_tg.storage.models import (
+    ActionRow,
+    Actor,
+    GameRow,
+    SeatRow,
+)
+
+
+class PlayMixin(ServiceBase):
+    def act(
+        self, game_id: int, user_id: int, action_text: str, expected_version: int
+    ) -> ActResult:
+        """Play ``action_text`` (e.g. ``play:10H``) for the user's seat, based on
+        ``expected_version`` (what the user saw).
+
+        In one transaction: check the seat and the version, apply, log, let bots, stand-ins
+        and forced moves follow, set the new deadline, write the notifications. A stale
+        version, a lost race, an illegal or malformed action change nothing and say so in
+        :attr:`ActResult.status`; repeating an applied request returns ``DUPLICATE``. A player
+        whose seat a stand-in was playing is back by acting. Raises :class:`NotFound` for an
+        unknown game."""
+        try:
+            action = Action.parse(action_text)
+        except InvalidAction as e:
+            version = self._version(game_id)
+            return ActResult(ActStatus.INVALID, game_id, version, reason="invalid",
+                             message=str(e))
+        try:
+            with self._write() as s:
+                row = self._get(s, game_id)
+                seats = self._seats(s, game_id)
+                seat = next((r for r in seats.values() if r.user_id == user_id), None)
+                if seat is None:
+                    return ActResult(ActStatus.NOT_SEATED, game_id, row.version)
+                if expected_version != row.version:
+                    return self._stale(s, row, seat, action, expected_version)
+                if row.status != _ACTIVE:
+                    return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat,
+                                     reason=row.status)
+                turn = self._start_turn(s, row, seats)
+                back = self._take_back(turn, seat)
+                illegal = turn.game.why_illegal(seat.seat, action)
+                if illegal is not None:
+                    if not back:
+                        self._remember(game_id, row.version, turn.game)
+                        return ActResult(ActStatus.ILLEGAL, game_id, row.version, seat.seat,
+                                         reason=illegal.reason, message=str(illegal))
+                    self._finish_turn(turn, moved=False)
+                    result = self._result(turn, ActStatus.ILLEGAL, seat.seat,
+                                          reason=illegal.reason, message=str(illegal))
+                else:
+                    turn.apply(seat.seat, action, Actor.PLAYER, user_id)
+                    seat.timeouts = 0
+                    turn.run_automatic()
+                    self._finish_turn(turn, moved=True)
+                    result = self._result(turn, ActStatus.APPLIED, seat.seat)
+        except _Conflict:
+            return ActResult(ActStatus.STALE, game_id, self._version(game_id),
+                             reason="conflict")
+        self._after_commit(row, turn.game)
+        return result
+
+    def _stale(
+        self, s: Session, row: GameRow, seat: SeatRow, action: Action, expected: int
+    ) -> ActResult:
+        assert row.id is not None
+        dup = s.exec(
+            select(ActionRow.seq).where(
+                ActionRow.game_id == row.id,
+                ActionRow.version == expected,
+                ActionRow.seat == seat.seat,
+                ActionRow.action == action.text,
+                ActionRow.actor == Actor.PLAYER.value,
+            )
+        ).first()
+        status = ActStatus.DUPLICATE if dup is not None else ActStatus.STALE
+        return ActResult(status, row.id, row.version, seat.seat)
+
+    def _take_back(self, turn: Turn, seat: SeatRow) -> bool:
+        if not seat.standin:
+            return False
+        seat.standin = False
+        seat.timeouts = 0
+        turn.notify(Kind.PLAYER_BACK, {"name": seat.name}, seat=seat.seat)
+        return True
+
+    def back(self, game_id: int, user_id: int) -> ActResult:
+        """The player says they are back: the stand-in leaves their seat and the missed-turn
+        count restarts. Harmless if no stand-in was playing (status DUPLICATE)."""
+        with self._write() as s:
+            row = self._get(s, game_id)
+            seat = self._seat_row(s, game_id, user_id)
+            if seat is None:
+                return ActResult(ActStatus.NOT_SEATED, game_id, row.version)
+            if row.status not in (_ACTIVE, _PAUSED):
+                return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat)
+            if not seat.standin:
+                seat.timeouts = 0
+                return ActResult(ActStatus.DUPLICATE, game_id, row.version, seat.seat)
+            turn = self._start_turn(s, row)
+            self._take_back(turn, turn.seats[seat.seat])
+            self._finish_turn(turn, moved=False)
+            result = self._result(turn, ActStatus.APPLIED, seat.seat)
+        self._after_commit(row, turn.game)
+        return result
+
+    def stand_in(self, game_id: int, seat: int) -> ActResult:
+        """A bot plays ``seat`` from now on, as after repeated timeouts, until its player
+        acts or says they are back (the seat stays theirs). For the front end's kick by the
+        creator or an admin, who checks that right. DUPLICATE if a bot already plays it."""
+        with self._write() as s:
+            row = self._get(s, game_id)
+            if row.status not in (_ACTIVE, _PAUSED):
+                raise WrongState("the game is not running", "not_active")
+            turn = self._start_turn(s, row)
+            seat_row = turn.seats.get(seat)
+            if seat_row is None:
+                raise BadRequest(f"seat {seat} is empty", "bad_seat")
+            if seat_row.is_bot or seat_row.standin:
+                return ActResult(ActStatus.DUPLICATE, game_id, row.version, seat)
+            seat_row.standin = True
+            data = {"timeouts": seat_row.timeouts, "name": seat_row.name}
+            turn.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat)
+            turn.notify(Kind.STAND_IN, data, seat=seat)
+            if row.status == _ACTIVE:
+                turn.run_automatic()
+            self._finish_turn(turn, moved=bool(turn.moves))
+            result = self._result(turn, ActStatus.APPLIED, seat)
+        self._after_commit(row, turn.game)
+        return result
+
+    def pause(self, game_id: int, by_user: int, force: bool = False) -> ActResult:
+        """Stop the clock (creator, or ``force`` for a chat admin)."""
+        with self._write() as s:
+            row = self._get(s, game_id)
+            if row.status != _ACTIVE:
+                raise WrongState("the game is not running", "not_active")
+            if by_user != row.creator_id and not force:
+                raise NotAllowed("only the creator pauses the game", "not_creator")
+            turn = self._start_turn(s, row)
+            remaining = None
+            if row.deadline is not None:
+                remaining = max(int((row.deadline - turn.now).total_seconds()), 60)
+            row.paused_remaining = remaining
+            row.status = _PAUSED
+            turn.clear_clock()
+            turn.notify(Kind.PAUSED, {"by": by_user, "remaining": remaining})
+            self._finish_turn(turn, moved=False)
+            result = self._result(turn, ActStatus.APPLIED, None)
+        self._after_commit(row, turn.game)
+        return result
+
+    def resume(self, game_id: int, by_user: int, force: bool = False) -> ActResult:
+        """Restart the clock with the time that was left when paused."""
+        with self._write() as s:
+            row = self._get(s, game_id)
+            if row.status != _PAUSED:
+                raise WrongState("the game is not paused", "not_paused")
+            if by_user != row.creator_id and not force:
+                raise NotAllowed("only the creator resumes the game", "not_creator")
+            turn = self._start_turn(s, row)
+            row.status = _ACTIVE
+            remaining = row.paused_remaining or row.turn_timeout
+            row.paused_remaining = None
+            row.deadline = turn.now + timedelta(seconds=remaining)
+            turn.before_to_act = ()  # everyone waiting gets fresh reminders
+            turn.set_clock(moved=False)
+            turn.notify(Kind.RESUMED, {"by": by_user, "deadline": row.deadline.isoformat()})
+            turn.emit_play_notifications(announce=True)
+            self._bump(s, row)
+            self._store_notes(s, turn.notes)
+            result = self._result(turn, ActStatus.APPLIED, None)
+        self._after_commit(row, turn.game)
+        return result
+
+    def set_meta(self, game_id: int, key: str, value: Any) -> None:
+        """Store a front end's own value on the game (e.g. the board message id); no version
+        change, no notification."""
+        with self._write() as s:
+            row = self._get(s, game_id)
+            row.meta = {**row.meta, key: value}

@@ -1,0 +1,193 @@
+"""Reading: game headers, the public and private views, the log, replay, stats, and the
+outbox."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import select
+
+from engine import Game, InvalidAction, Rules
+from kolkhoz_tg.service.base import (
+    _ACTIVE,
+    _OPEN,
+    ServiceBase,
+    _seed,
+    _to_record,
+)
+from kolkhoz_tg.service.errors import NotAllowed, NotFound, WrongState
+from kolkhoz_tg.service.records import (
+    BoardView,
+    GameInfo,
+    Notification,
+    SeatView,
+)
+from kolkhoz_tg.storage.models import (
+    ActionRow,
+    GameRow,
+    NotificationRow,
+    SeatRow,
+)
+
+
+class ReadingMixin(ServiceBase):
+    def game_info(self, game_id: int) -> GameInfo:
+        with self.db.read() as s:
+            row = s.get(GameRow, game_id)
+            if row is None:
+                raise NotFound(f"no game {game_id}", "game_not_found")
+            return self._info(s, row)
+
+    def games_in_chat(self, chat_id: int, open_only: bool = True) -> list[GameInfo]:
+        """The chat's games, newest first (only lobby / active / paused by default)."""
+        with self.db.read() as s:
+            stmt = select(GameRow).where(GameRow.chat_id == chat_id)
+            if open_only:
+                stmt = stmt.where(GameRow.status.in_(_OPEN))  # type: ignore[attr-defined]
+            rows = s.exec(stmt.order_by(GameRow.id.desc())).all()  # type: ignore[union-attr]
+            return [self._info(s, r) for r in rows]
+
+    def games_of_user(self, user_id: int, open_only: bool = True) -> list[GameInfo]:
+        with self.db.read() as s:
+            stmt = (
+                select(GameRow)
+                .join(SeatRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
+                .where(SeatRow.user_id == user_id)
+            )
+            if open_only:
+                stmt = stmt.where(GameRow.status.in_(_OPEN))  # type: ignore[attr-defined]
+            rows = s.exec(stmt.order_by(GameRow.id.desc())).all()  # type: ignore[union-attr]
+            return [self._info(s, r) for r in rows]
+
+    def seat_view(self, game_id: int, user_id: int) -> SeatView:
+        """The user's private view, legal actions and deadline. Raises :class:`NotFound`
+        (``game_not_found``), :class:`NotAllowed` (``not_seated``) or :class:`WrongState`
+        (``not_started``)."""
+        with self.db.read() as s:
+            row, game = self._read_game(s, game_id)
+            seat = self._seat_row(s, game_id, user_id)
+            if seat is None:
+                raise NotAllowed("not seated", "not_seated")
+            if game is None:
+                raise WrongState("not started", "not_started")
+            active = row.status == _ACTIVE
+            legal = [a.text for a in game.legal_actions(seat.seat)] if active else []
+            return SeatView(
+                game=self._info(s, row),
+                seat=seat.seat,
+                view=game.view(seat.seat),
+                legal=legal,
+                to_act=active and seat.seat in game.to_act,
+                deadline=row.deadline,
+            )
+
+    def board(self, game_id: int) -> BoardView:
+        """The public view for the group (``view`` None while in the lobby)."""
+        with self.db.read() as s:
+            row, game = self._read_game(s, game_id)
+            return BoardView(
+                game=self._info(s, row),
+                view=None if game is None else game.view(None),
+                deadline=row.deadline,
+            )
+
+    def why_illegal(self, game_id: int, user_id: int, action_text: str) -> str | None:
+        """None if the user's seat may take the action now, else the engine's reason code
+        (``follow_suit``, ``trump_lead``, ``not_your_turn``, ``invalid`` …)."""
+        with self.db.read() as s:
+            row, game = self._read_game(s, game_id)
+            seat = self._seat_row(s, game_id, user_id)
+            if seat is None:
+                return "not_seated"
+            if game is None or row.status != _ACTIVE:
+                return "not_active"
+            try:
+                err = game.why_illegal(seat.seat, action_text)
+            except InvalidAction:
+                return "invalid"
+            return None if err is None else err.reason
+
+    def action_log(self, game_id: int) -> list[dict[str, Any]]:
+        """The logged moves in order: seq, seat, action, actor, user_id, version, at."""
+        with self.db.read() as s:
+            rows = s.exec(
+                select(ActionRow).where(ActionRow.game_id == game_id).order_by(
+                    ActionRow.seq  # type: ignore[arg-type]
+                )
+            ).all()
+            return [
+                {
+                    "seq": r.seq, "seat": r.seat, "action": r.action, "actor": r.actor,
+                    "user_id": r.user_id, "version": r.version, "at": r.at,
+                }
+                for r in rows
+            ]
+
+    def replay(self, game_id: int) -> Game:
+        """Rebuild the game from rules + seed + the action log (not from the snapshot).
+        Raises :class:`WrongState` before the start and the engine's ActionError if the log
+        does not fit."""
+        with self.db.read() as s:
+            row = s.get(GameRow, game_id)
+            if row is None:
+                raise NotFound(f"no game {game_id}", "game_not_found")
+            if row.state is None:
+                raise WrongState("not started", "not_started")
+            rules, players, seed = Rules.from_dict(row.rules), row.players, _seed(row.seed)
+        log = [(e["seat"], e["action"]) for e in self.action_log(game_id)]
+        return Game.replay(rules, players, seed, log)
+
+    def snapshot(self, game_id: int) -> Game | None:
+        """The stored engine state (None in the lobby)."""
+        with self.db.read() as s:
+            return self._read_game(s, game_id)[1]
+
+    def pending_notifications(
+        self, limit: int = 100, game_id: int | None = None
+    ) -> list[Notification]:
+        """Undelivered notifications, oldest first (what a front end still owes)."""
+        with self.db.read() as s:
+            stmt = select(NotificationRow).where(
+                NotificationRow.delivered_at.is_(None)  # type: ignore[union-attr]
+            )
+            if game_id is not None:
+                stmt = stmt.where(NotificationRow.game_id == game_id)
+            rows = s.exec(
+                stmt.order_by(NotificationRow.id).limit(limit)  # type: ignore[arg-type]
+            ).all()
+            return [_to_record(r) for r in rows]
+
+    def mark_delivered(self, ids: Iterable[int]) -> int:
+        """Mark notifications delivered (idempotent); returns how many were pending."""
+        wanted = list(ids)
+        if not wanted:
+            return 0
+        with self._write() as s:
+            result = s.execute(
+                sa.update(NotificationRow)
+                .where(
+                    NotificationRow.id.in_(wanted),  # type: ignore[union-attr]
+                    NotificationRow.delivered_at.is_(None),  # type: ignore[union-attr]
+                )
+                .values(delivered_at=self.clock.now())
+                .execution_options(synchronize_session=False)
+            )
+            return int(result.rowcount)  # type: ignore[attr-defined]
+
+    def purge_notifications(self, older_than: timedelta = timedelta(days=7)) -> int:
+        """Delete delivered (or superseded) notifications older than ``older_than``; pending
+        ones are kept however old. Returns how many were deleted."""
+        cutoff = self.clock.now() - older_than
+        with self._write() as s:
+            result = s.execute(
+                sa.delete(NotificationRow)
+                .where(
+                    NotificationRow.delivered_at.is_not(None),  # type: ignore[union-attr]
+                    NotificationRow.created_at < cutoff,  # type: ignore[arg-type]
+                )
+                .execution_options(synchronize_session=False)
+            )
+            return int(result.rowcount)  # type: ignore[attr-defined]
