@@ -123,8 +123,11 @@ def _play(
     # Whatever happened while away (or in an earlier session) is not news any more.
     service.mark_delivered(n.id for n in service.pending_notifications(10_000))
     if game_id is None:
+        # A local game has no clock running (nobody sweeps it): the longest time limit, and
+        # the deadline is not shown.
         game = service.create_game(LOCAL_CHAT, LOCAL_USER, creator_name=name,
-                                   preset=args.preset, players=args.players, seed=args.seed)
+                                   preset=args.preset, players=args.players, seed=args.seed,
+                                   turn_timeout="14d")
         game_id = game.id
         output(_("New game: {rules} · seed {seed}",
                  rules=texts.preset_title(tr, game.preset), seed=game.seed))
@@ -135,9 +138,9 @@ def _play(
         if board.game.status != "active" or board.view is None:
             return 0
         mine = service.seat_view(game_id, LOCAL_USER)
-        now = service.clock.now()
         output("")
-        output(texts.board_text(tr, board.game, board.view, now, board.deadline, mine.seat))
+        output(texts.board_text(tr, board.game, board.view, service.clock.now(), None,
+                                mine.seat))
         output(texts.hand_text(tr, mine.view, mine.legal))
         if not mine.to_act:
             output(_("Waiting for the others…"))
