@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 
-from kolkhoz_tg import terminal
+from kolkhoz_tg import admin, terminal
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.i18n import translator
 
@@ -36,9 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     play = commands.add_parser("play", help="play in the terminal against bots")
     terminal.add_arguments(play)
     commands.add_parser("bot", help="run the Telegram bot (needs KOLKHOZ_BOT_TOKEN)")
+    admin.add_commands(commands)
     args = parser.parse_args(argv)
     if args.command == "bot":
         return _bot(Settings())
+    if args.command in admin.COMMANDS:
+        return admin.run(args)
     if args.command is None:
         args = parser.parse_args(["play", *(argv or sys.argv[1:])])
     return terminal.run(args)
