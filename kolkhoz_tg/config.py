@@ -34,6 +34,14 @@ class Settings(BaseSettings):
     standin_after: int = Field(default=2, ge=1, le=100)
     #: How often the safety sweep looks for missed deadlines.
     sweep_interval: timedelta = timedelta(seconds=60)
+    #: Webhook mode: the secret Telegram sends with every update (default: derived from the
+    #: token, so every replica agrees), and where this process listens.
+    webhook_secret: SecretStr | None = None
+    webhook_listen: str = "0.0.0.0"
+    webhook_port: int = Field(default=8080, ge=0, le=65535)
+    #: Logs: ``text`` for people, ``json`` (one object a line) for log collectors.
+    log_format: str = Field(default="text", pattern="^(text|json)$")
+    log_level: str = "INFO"
 
     @field_validator("turn_timeout", "sweep_interval", mode="before")
     @classmethod
