@@ -3,6 +3,7 @@ the version check, notifications into the outbox, and small checks and conversio
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -37,6 +38,8 @@ from kolkhoz_tg.storage.models import (
     UserRow,
 )
 from kolkhoz_tg.timeutil import Clock, SystemClock
+
+log = logging.getLogger(__name__)
 
 _ACTIVE = GameStatus.ACTIVE.value
 _LOBBY = GameStatus.LOBBY.value
@@ -76,11 +79,7 @@ class ChatInfo:
 
 
 class ServiceBase:
-    """The one way to change a game. Thread-safe; share one instance per process.
-
-    ``clock`` is injectable so tests move time by hand; ``settings`` supplies the defaults
-    (turn time limit, reminders, stand-in threshold, locale).
-    """
+    """The state and plumbing :class:`~kolkhoz_tg.service.GameService`'s parts share."""
 
     def __init__(
         self,
@@ -112,7 +111,10 @@ class ServiceBase:
         for row in rows:
             assert row.id is not None
             for listener in self._listeners:
-                listener(row.id, row.deadline, row.next_reminder)
+                try:
+                    listener(row.id, row.deadline, row.next_reminder)
+                except Exception:  # committed already; the sweep covers a lost job
+                    log.exception("schedule listener failed for game %s", row.id)
 
     def _load(self, s: Session, game_id: int, *, skip_locked: bool = False) -> GameRow | None:
         stmt = select(GameRow).where(GameRow.id == game_id)
@@ -210,15 +212,32 @@ class ServiceBase:
         user = s.get(UserRow, user_id)
         locale = _locale_or_none(locale)
         if user is None:
-            user = UserRow(id=user_id, name=(name or str(user_id))[:128], locale=locale)
-            s.add(user)
-            s.flush()
+            # Two first messages of a new user may arrive at once: insert-or-ignore, re-read.
+            self._insert_ignore(s, UserRow, id=user_id, name=(name or str(user_id))[:128],
+                                locale=locale, can_pm=False, created_at=self.clock.now())
+            user = s.get(UserRow, user_id)
+            assert user is not None
         else:
             if name and user.name != name[:128]:
                 user.name = name[:128]
             if locale and not user.locale:
                 user.locale = locale
         return user
+
+    def _insert_ignore(self, s: Session, model: type[UserRow] | type[ChatRow],
+                       **values: Any) -> None:
+        """INSERT … ON CONFLICT (id) DO NOTHING, on SQLite and PostgreSQL."""
+        table = model.__table__  # type: ignore[union-attr]
+        if self.db.is_postgres:
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+            s.execute(pg_insert(table).values(**values).on_conflict_do_nothing(
+                index_elements=["id"]))
+        else:
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+            s.execute(sqlite_insert(table).values(**values).on_conflict_do_nothing(
+                index_elements=["id"]))
 
     def _user(self, s: Session, user_id: int) -> UserRow:
         user = s.get(UserRow, user_id)
@@ -232,9 +251,10 @@ class ServiceBase:
         chat = s.get(ChatRow, chat_id)
         locale = _locale_or_none(locale)
         if chat is None:
-            chat = ChatRow(id=chat_id, title=title, locale=locale, settings={})
-            s.add(chat)
-            s.flush()
+            self._insert_ignore(s, ChatRow, id=chat_id, title=title[:256] if title else None,
+                                locale=locale, settings={}, created_at=self.clock.now())
+            chat = s.get(ChatRow, chat_id)
+            assert chat is not None
         elif title and chat.title != title:
             chat.title = title[:256]
         return chat

@@ -47,3 +47,30 @@ def test_two_sweepers_never_both_act(pg_url: str, clock: FakeClock) -> None:
     assert sorted(n.game_id for n in timed) == sorted(ids)
     for db in dbs:
         db.dispose()
+
+
+def test_first_messages_of_a_new_user_at_once(pg_url: str, clock: FakeClock) -> None:
+    Database(pg_url).dispose()
+    dbs = [Database(pg_url, run_migrations=False) for _ in range(4)]
+    services = [GameService(db, clock=clock, settings=make_settings()) for db in dbs]
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(services))
+
+    def hello(service: GameService) -> None:
+        barrier.wait()
+        try:
+            service.ensure_user(77, "Anna", "ru")
+            service.ensure_chat(-77, "Dacha")
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=hello, args=(s,)) for s in services]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    user = services[0].user(77)
+    assert user is not None and user.name == "Anna" and user.locale == "ru"
+    for db in dbs:
+        db.dispose()
