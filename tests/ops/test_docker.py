@@ -195,6 +195,22 @@ def test_dockerfile_instructions() -> None:
     assert "CMD" not in kinds
 
 
+def test_dockerfile_dependency_list_is_pyprojects(tmp_path: Path) -> None:
+    """Run the Python of the dependency layer: it must list exactly pyproject's dependencies."""
+    import tomllib
+
+    run = next(a for k, a in dockerfile_instructions() if k == "RUN" and "tomllib" in a)
+    match = re.search(r'python -c "([^"]*)"', run)
+    assert match, run
+    target = tmp_path / "requirements.txt"
+    code = match.group(1).replace("/tmp/requirements.txt", str(target))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert target.read_text().splitlines() == project["dependencies"]
+    assert "-r /tmp/requirements.txt" in run
+
+
 def test_dockerignore_keeps_secrets_out_and_the_build_inputs_in() -> None:
     patterns = [p.strip() for p in (REPO / ".dockerignore").read_text().splitlines()
                 if p.strip() and not p.startswith("#")]
