@@ -8,6 +8,7 @@ upgrading their lock (SQLite's ``SQLITE_BUSY_SNAPSHOT``, which no timeout can wa
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +22,22 @@ from sqlalchemy.orm import sessionmaker
 from sqlmodel import Session
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
+
+
+def migrations_dir() -> Path:
+    """Where the Alembic scripts are: beside the package in a checkout or editable install,
+    else ``KOLKHOZ_MIGRATIONS_DIR`` or ``./migrations`` (for a plain ``pip install``).
+    Raises :class:`FileNotFoundError` naming the places looked at."""
+    candidates = [MIGRATIONS_DIR, Path.cwd() / "migrations"]
+    if os.environ.get("KOLKHOZ_MIGRATIONS_DIR"):
+        candidates.insert(0, Path(os.environ["KOLKHOZ_MIGRATIONS_DIR"]))
+    for path in candidates:
+        if (path / "env.py").is_file():
+            return path
+    raise FileNotFoundError(
+        "Alembic migrations not found in " + ", ".join(map(str, candidates))
+        + " (set KOLKHOZ_MIGRATIONS_DIR)"
+    )
 _WRITE_OPTION = "kolkhoz_write"
 _MIGRATION_LOCK = 0x6B6F6C6B  # "kolk": the advisory lock taken while migrating PostgreSQL
 
@@ -74,7 +91,7 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     from alembic.config import Config
 
     cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.set_main_option("script_location", str(migrations_dir()))
     with engine.connect() as conn:
         if conn.dialect.name == "postgresql":
             # Two processes starting at once: the second waits, then finds nothing to do.
