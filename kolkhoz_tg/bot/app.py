@@ -13,6 +13,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar, cast
 
 from telegram import (
@@ -151,24 +152,7 @@ async def current_game(update: Update, d: Deps) -> GameInfo | None:
 
 
 def service_error_text(tr: Translator, error: ServiceError) -> str:
-    _ = tr.gettext
-    texts_by_code = {
-        "not_lobby": _("The game has already started."),
-        "already_seated": _("You already have a seat."),
-        "seat_taken": _("That seat is taken."),
-        "game_full": _("All seats are taken."),
-        "not_seated": _("You are not playing in this game."),
-        "not_creator": _("Only the game's creator may do that."),
-        "not_full": _("Some seats are still empty."),
-        "not_active": _("The game is not running."),
-        "game_over": _("The game is over."),
-        "game_not_found": _("There is no such game."),
-        "bad_duration": _("Give a time like 90m, 12h or 2d (from 5 minutes to 7 days)."),
-        "bad_preset": _("Unknown rules; choose one of: {names}.", names=", ".join(PRESETS)),
-        "bad_locale": _("Choose ru or en."),
-        "not_member": _("Only players of this game may do that."),
-    }
-    return texts_by_code.get(getattr(error, "code", ""), _("That is not possible now."))
+    return texts.error_text(tr, error.code)
 
 
 # ---------------------------------------------------------------------- acting
@@ -395,22 +379,6 @@ async def _group_game_command(
         await reply(update, error)
 
 
-async def cmd_join(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _group_game_command(update, context, "join")
-
-
-async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _group_game_command(update, context, "leave")
-
-
-async def cmd_addbot(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _group_game_command(update, context, "bot")
-
-
-async def cmd_go(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _group_game_command(update, context, "start")
-
-
 async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     d = deps(context)
     tr = await remember_user(update, d)
@@ -515,18 +483,6 @@ async def _creator_command(
         "abort": tr.gettext("The game was called off."),
     }
     await reply(update, done[what])
-
-
-async def cmd_pause(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _creator_command(update, context, "pause")
-
-
-async def cmd_resume(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _creator_command(update, context, "resume")
-
-
-async def cmd_abort(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _creator_command(update, context, "abort")
 
 
 async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -848,9 +804,15 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     ("start", cmd_start), ("help", cmd_help), ("rules", cmd_rules), ("newgame", cmd_newgame),
-    ("join", cmd_join), ("leave", cmd_leave), ("addbot", cmd_addbot), ("go", cmd_go),
+    ("join", partial(_group_game_command, op="join")),
+    ("leave", partial(_group_game_command, op="leave")),
+    ("addbot", partial(_group_game_command, op="bot")),
+    ("go", partial(_group_game_command, op="start")),
     ("board", cmd_board), ("hand", cmd_hand), ("last", cmd_last), ("score", cmd_score),
-    ("back", cmd_back), ("pause", cmd_pause), ("resume", cmd_resume), ("abort", cmd_abort),
+    ("back", cmd_back),
+    ("pause", partial(_creator_command, what="pause")),
+    ("resume", partial(_creator_command, what="resume")),
+    ("abort", partial(_creator_command, what="abort")),
     ("kick", cmd_kick), ("lang", cmd_lang), ("settings", cmd_settings),
 ]
 
