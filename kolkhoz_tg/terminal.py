@@ -28,19 +28,26 @@ InputFn = Callable[[str], str]
 OutputFn = Callable[[str], None]
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, tr: Translator | None = None) -> None:
+    """The ``play`` options; help in ``tr``'s language (default: ``KOLKHOZ_LOCALE``)."""
+    if tr is None:
+        try:
+            tr = translator(Settings().locale)
+        except ValueError:
+            tr = translator(LOCALES[0])
+    _ = tr.gettext
     parser.add_argument("--humans", type=int, choices=(0, 1), default=1,
-                        help="1: you against bots (default); 0: bots only, print the result")
+                        help=_("1: you against bots (default); 0: bots only, print the result"))
     parser.add_argument("--preset", default="classic",
-                        help="classic, original, kolkhoz, kolkhoznik or zone")
+                        help=_("classic, original, kolkhoz, kolkhoznik or zone"))
     parser.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
-    parser.add_argument("--seed", default=None, help="deal seed (default: random)")
+    parser.add_argument("--seed", default=None, help=_("deal seed (default: random)"))
     parser.add_argument("--lang", choices=LOCALES, default=None,
-                        help="language (asked when not given)")
-    parser.add_argument("--name", default=None, help="your name at the table")
+                        help=_("language (asked when not given)"))
+    parser.add_argument("--name", default=None, help=_("your name at the table"))
     parser.add_argument("--db", default=None,
-                        help=f"SQLite file for saved games (default: ./{DEFAULT_DB})")
-    parser.add_argument("--new", action="store_true", help="start a new game, do not resume")
+                        help=_("SQLite file for saved games (default: ./{path})", path=DEFAULT_DB))
+    parser.add_argument("--new", action="store_true", help=_("start a new game, do not resume"))
 
 
 def run(
