@@ -32,10 +32,10 @@ from kolkhoz_tg.config import Settings
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameInfo, GameService, ServiceError
 from kolkhoz_tg.storage.database import (
-    MIGRATIONS_DIR,
     Database,
     make_engine,
     migrate,
+    migrations_dir,
     normalize_url,
 )
 from kolkhoz_tg.storage.models import GameRow, GameStatus, SeatRow
@@ -128,7 +128,10 @@ def _head_revision() -> str | None:
     from alembic.script import ScriptDirectory
 
     cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    try:
+        cfg.set_main_option("script_location", str(migrations_dir()))
+    except FileNotFoundError as e:
+        raise AdminError(str(e)) from None
     return ScriptDirectory.from_config(cfg).get_current_head()
 
 
