@@ -42,7 +42,7 @@ if ! kolkhoz db upgrade; then
 fi
 
 if [ "$#" -eq 0 ] || [ "${1#-}" != "$1" ]; then
-    log "starting: kolkhoz bot $*"
+    log "starting: kolkhoz bot${*:+ $*}"
     exec kolkhoz bot "$@"
 fi
 case "$1" in
