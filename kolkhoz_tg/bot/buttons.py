@@ -1,0 +1,201 @@
+"""Button taps, inline mode and chat events."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+from telegram import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InlineQueryResultsButton,
+    InputTextMessageContent,
+    Update,
+)
+from telegram.constants import ChatType
+from telegram.error import BadRequest, TelegramError
+from telegram.ext import ContextTypes
+
+from engine import Action, ActionKind
+from kolkhoz_tg import texts
+from kolkhoz_tg.bot import render
+from kolkhoz_tg.bot.callbacks import Callback, action_button
+from kolkhoz_tg.bot.commands import lobby_op
+from kolkhoz_tg.bot.context import (
+    call,
+    deps,
+    group_tr,
+    perform,
+    remember_user,
+    result_text,
+    service_error_text,
+)
+from kolkhoz_tg.bot.delivery import Acting, is_not_modified
+from kolkhoz_tg.service import (
+    ActStatus,
+    ServiceError,
+)
+
+log = logging.getLogger(__name__)
+
+# ---------------------------------------------------------------------- buttons
+
+
+async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    query = update.callback_query
+    assert query is not None
+    tr = await remember_user(update, d)
+    try:
+        cb = Callback.decode(query.data)
+    except ValueError:
+        await query.answer(tr.gettext("That button is not mine."), show_alert=True)
+        return
+    if cb.kind == "l":
+        tr = await group_tr(update, d)
+        error = await lobby_op(update, context, cb.game_id, cb.payload)
+        await query.answer(error or "", show_alert=bool(error))
+        return
+    user = update.effective_user
+    assert user is not None
+    try:
+        info = await call(d.service.game_info, cb.game_id)
+    except ServiceError:
+        await query.answer(tr.gettext("There is no such game."), show_alert=True)
+        return
+    if info.seat_of(user.id) is None and cb.kind != "v":
+        await query.answer(tr.gettext("You are not playing in this game."), show_alert=True)
+        return
+    message = query.message
+    in_private = message is not None and message.chat.type == ChatType.PRIVATE
+    acting = Acting(user.id, message.chat.id, message.message_id) if (
+        in_private and message is not None) else None
+    if cb.kind == "a":
+        result = await perform(update, context, cb.game_id, cb.payload, cb.version, acting)
+        if result.status is ActStatus.APPLIED:
+            await query.answer()
+        else:
+            await query.answer(result_text(tr, result),
+                               show_alert=result.status in (ActStatus.ILLEGAL, ActStatus.INVALID))
+    elif cb.kind == "x":
+        try:
+            reason = await call(d.service.why_illegal, cb.game_id, user.id, cb.payload)
+        except ServiceError as e:
+            await query.answer(service_error_text(tr, e), show_alert=True)
+            return
+        if reason is None:
+            await query.answer(tr.gettext("You may play it now."))
+            if acting is not None:
+                await d.deliverer.refresh_private(cb.game_id, user.id, new=False, acting=acting)
+        else:
+            view = None
+            if reason == "follow_suit":
+                view = (await call(d.service.board, cb.game_id)).view
+            await query.answer(texts.reason_text(tr, reason, view), show_alert=True)
+    else:  # "v"
+        bv = await call(d.service.board, cb.game_id)
+        if cb.payload == "last" and bv.view is not None:
+            text = render.last_trick(tr, bv.game, bv.view)
+            await query.answer(text[:200], show_alert=True)
+            return
+        await query.answer()
+        if in_private and message is not None:
+            msg = render.board(tr, bv, d.service.clock.now(), context.bot.username)
+            await context.bot.send_message(message.chat.id, msg.text)
+
+
+# ---------------------------------------------------------------------- inline mode
+
+
+async def on_inline_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``@bot`` in a chat: the user's possible moves as personal, uncached results."""
+    d = deps(context)
+    query = update.inline_query
+    assert query is not None
+    tr = await remember_user(update, d)
+    user = query.from_user
+    wanted = query.query.strip().split()[0] if query.query.strip() else ""
+    games = await call(d.service.games_of_user, user.id)
+    results = []
+    for game in games:
+        if game.status != "active" or (wanted and wanted != f"g{game.id}"):
+            continue
+        sv = await call(d.service.seat_view, game.id, user.id)
+        chat = await call(d.service.chat, game.chat_id)
+        title = chat.title if chat and chat.title else str(game.chat_id)
+        for text in sv.legal:
+            action = Action.parse(text)
+            if action.kind is ActionKind.SWAP:
+                continue  # a swap names a face-down card: private chat only
+            label = texts.action_label(tr, sv.view, text)
+            name = texts.seat_name(tr, game, sv.seat)
+            results.append(
+                InlineQueryResultArticle(
+                    id=action_button(game.id, game.version, text),
+                    title=label,
+                    description=tr.gettext("Kolkhoz in «{chat}»", chat=title),
+                    input_message_content=InputTextMessageContent(
+                        f"🃏 {name}: {texts.card_action(text)}"
+                    ),
+                    reply_markup=InlineKeyboardMarkup(
+                        [[InlineKeyboardButton("⏳", callback_data="v:0:0:wait")]]
+                    ),
+                )
+            )
+    button = InlineQueryResultsButton(text=tr.gettext("My cards in private"),
+                                      start_parameter="hand")
+    await query.answer(results[:50], cache_time=0, is_personal=True, button=button)
+
+
+async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The user picked a move from the inline results: play it, and say how it went in
+    the message the choice posted."""
+    d = deps(context)
+    chosen = update.chosen_inline_result
+    assert chosen is not None
+    tr = await remember_user(update, d)
+    try:
+        cb = Callback.decode(chosen.result_id)
+    except ValueError:
+        return
+    if cb.kind != "a":
+        return
+    result = await perform(update, context, cb.game_id, cb.payload, cb.version)
+    if chosen.inline_message_id:
+        mark = "✅" if result.ok else "✖️ " + result_text(tr, result)
+        try:
+            info = await call(d.service.game_info, cb.game_id)
+            seat = info.seat_of(chosen.from_user.id)
+            name = texts.seat_name(tr, info, seat) if seat is not None else ""
+            await context.bot.edit_message_text(
+                f"🃏 {name}: {texts.card_action(cb.payload)} {mark}",
+                inline_message_id=chosen.inline_message_id,
+            )
+        except BadRequest as e:
+            if not is_not_modified(e):
+                log.info("could not edit inline message: %s", e)
+
+
+# ---------------------------------------------------------------------- chat events
+
+
+async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A group became a supergroup: its games move with it."""
+    message = update.effective_message
+    if message is None:
+        return
+    d = deps(context)
+    if message.migrate_to_chat_id:
+        await call(d.service.migrate_chat, message.chat.id, message.migrate_to_chat_id)
+    elif message.migrate_from_chat_id:
+        await call(d.service.migrate_chat, message.migrate_from_chat_id, message.chat.id)
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    log.error("error while handling an update", exc_info=context.error)
+    if isinstance(update, Update) and update.callback_query is not None:
+        with contextlib.suppress(TelegramError):
+            await update.callback_query.answer()
+
+

@@ -1,0 +1,481 @@
+"""Command handlers: the lobby, the game's commands, typed moves, language and settings."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.ext import ContextTypes
+
+from engine import PRESETS
+from kolkhoz_tg.bot import render
+from kolkhoz_tg.bot.context import (
+    call,
+    current_game,
+    deps,
+    group_tr,
+    is_admin,
+    is_group,
+    perform,
+    remember_user,
+    reply,
+    result_text,
+    service_error_text,
+)
+from kolkhoz_tg.bot.delivery import Acting, pm_key
+from kolkhoz_tg.bot.typed import TypedError, parse_typed
+from kolkhoz_tg.config import LOCALES
+from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.service import (
+    ActStatus,
+    ServiceError,
+)
+
+log = logging.getLogger(__name__)
+
+# ---------------------------------------------------------------------- commands
+
+TIMEOUT_CHOICES = (3600, 4 * 3600, 12 * 3600, 24 * 3600, 48 * 3600, 72 * 3600)
+
+
+async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    tr = await remember_user(update, d)
+    user = update.effective_user
+    assert user is not None
+    if is_group(update):
+        await cmd_help(update, context)
+        return
+    await call(d.service.set_can_pm, user.id, True)
+    payload = context.args[0] if context.args else ""
+    games = await call(d.service.games_of_user, user.id)
+    wanted = [g for g in games if payload == f"g{g.id}"] or games
+    if not wanted:
+        await reply(update, tr.gettext(
+            "Hello! I run slow games of Kolkhoz in group chats. Add me to a group and "
+            "send /newgame there. /help lists the commands, /rules explains the game."
+        ))
+        return
+    for game in wanted[:5]:
+        if game.status == "lobby":
+            await reply(update, tr.gettext("You are in a game that has not started yet."))
+            continue
+        await d.deliverer.refresh_private(game.id, user.id, new=True)
+
+
+async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    _ = tr.gettext
+    lines = [
+        "🌾 " + _("Kolkhoz: a slow trick-taking game for 3 to 5 players."),
+        _("In the group:"),
+        "/newgame — " + _("open a new game (optionally: /newgame zone 3)"),
+        "/join, /leave, /addbot, /go — " + _("take a seat, leave, add a bot, start"),
+        "/board — " + _("show the board again"),
+        "/last — " + _("the last trick"),
+        "/score — " + _("points in sight"),
+        "/settings — " + _("rules, players, time limit"),
+        "/pause, /resume, /abort, /kick — " + _("for the creator and admins"),
+        _("Anywhere:"),
+        "/play 10H, /play 10ч, /assign 10H S, /trump ♠, /swap 9H KC — " + _("typed moves"),
+        "/hand — " + _("your cards (in private)"),
+        "/back — " + _("take your seat back from the bot"),
+        "/lang ru|en — " + _("language"),
+        "/rules — " + _("the rules"),
+    ]
+    await reply(update, "\n".join(lines))
+
+
+async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    for part in rules_text(tr):
+        await reply(update, part)
+
+
+def rules_text(tr: Translator) -> list[str]:
+    _ = tr.gettext
+    return [
+        "📜 " + _("Kolkhoz in brief") + "\n\n" + _(
+            "Five years of the plan. Every year each player gets 5 cards (fewer when the "
+            "deck runs low: a lean year, without trump). The Planner names the trump. Tricks "
+            "are played as usual: follow suit if you can, the highest trump or else the "
+            "highest card of the led suit wins."
+        ) + "\n\n" + _(
+            "The trick's winner is the Brigadier: they put each card of the trick on a job "
+            "(♥ ♦ ♣ ♠). Workers 6-10 give their value in hours, J 11, Q 12, K 13. A job that "
+            "reaches the threshold (usually 40 hours) is done, and its reward cards go to the "
+            "Brigadier's plot."
+        ) + "\n\n" + _(
+            "Your last card of the year goes face-down into your plot. For every job that "
+            "failed, the Brigadiers (in some rules everyone) show their cards of that suit "
+            "and lose the highest to the North. The trump Jack, Queen and King change that: "
+            "the Jack is sent north instead, the Queen exposes everyone, the King doubles "
+            "the loss."
+        ) + "\n\n" + _(
+            "At the end, the cards in your plot are your points. The full rules for players "
+            "are in the project's docs/RULES.md."
+        )
+    ]
+
+
+async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    await remember_user(update, d)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    if not is_group(update):
+        tr = await remember_user(update, d)
+        await reply(update, tr.gettext("Start a game in a group chat: add me there."))
+        return
+    await call(d.service.ensure_chat, chat.id, chat.title)
+    info = await call(d.service.chat, chat.id)
+    if info is not None and info.locale is None:
+        creator = await call(d.service.locale_for, user.id, None, user.language_code)
+        await call(d.service.set_chat_locale, chat.id, creator)
+    tr = await group_tr(update, d)
+    open_games = await call(d.service.games_in_chat, chat.id)
+    if open_games:
+        await reply(update, tr.gettext("This chat already has a game: see the board below."))
+        await d.deliverer.refresh_board(open_games[0].id, resend=True)
+        return
+    preset_name: str | None = None
+    players = 4
+    for arg in context.args or []:
+        if arg.lower() in PRESETS:
+            preset_name = arg.lower()
+        elif arg.isdigit():
+            players = int(arg)
+    try:
+        game = await call(d.service.create_game, chat.id, user.id, creator_name=user.full_name,
+                          preset=preset_name, players=players)
+    except ServiceError as e:
+        await reply(update, service_error_text(tr, e))
+        return
+    await d.deliverer.refresh_board(game.id, resend=True)
+
+
+async def lobby_op(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: int, op: str
+) -> str | None:
+    """Do a lobby operation for the updating user; returns an error text or None."""
+    d = deps(context)
+    user = update.effective_user
+    assert user is not None
+    tr = await group_tr(update, d)
+    svc = d.service
+    try:
+        if op == "join":
+            await call(svc.join, game_id, user.id, user.full_name)
+        elif op == "leave":
+            await call(svc.leave, game_id, user.id)
+        elif op == "bot":
+            await call(svc.add_bot, game_id, user.id)
+        elif op == "start":
+            result = await call(svc.start, game_id, user.id, True)
+            await d.deliverer.deliver(result.notifications)
+            return None
+        elif op == "preset":
+            info = await call(svc.game_info, game_id)
+            names = list(PRESETS)
+            nxt = names[(names.index(info.preset) + 1) % len(names)] if info.preset in names \
+                else names[0]
+            await call(svc.configure_lobby, game_id, user.id, preset=nxt,
+                       options={"medals_score": bool(info.rules.get("medals_score"))})
+        elif op == "players":
+            info = await call(svc.game_info, game_id)
+            await call(svc.configure_lobby, game_id, user.id,
+                       players=3 + (info.players - 2) % 3)
+        elif op == "medals":
+            info = await call(svc.game_info, game_id)
+            await call(svc.configure_lobby, game_id, user.id,
+                       options={"medals_score": not info.rules.get("medals_score")})
+        elif op == "timeout":
+            info = await call(svc.game_info, game_id)
+            later = [t for t in TIMEOUT_CHOICES if t > info.turn_timeout]
+            await call(svc.configure, game_id, user.id,
+                       turn_timeout=later[0] if later else TIMEOUT_CHOICES[0])
+        else:
+            return tr.gettext("That button is not mine.")
+    except ServiceError as e:
+        return service_error_text(tr, e)
+    await d.deliverer.refresh_board(game_id)
+    return None
+
+
+async def group_game_command(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, op: str
+) -> None:
+    d = deps(context)
+    await remember_user(update, d)
+    tr = await group_tr(update, d)
+    game = await current_game(update, d) if is_group(update) else None
+    if game is None:
+        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
+        return
+    error = await lobby_op(update, context, game.id, op)
+    if error:
+        await reply(update, error)
+
+
+async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    tr = await remember_user(update, d)
+    game = await current_game(update, d)
+    if game is None:
+        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
+        return
+    if is_group(update):
+        await d.deliverer.refresh_board(game.id, resend=True)
+    else:
+        bv = await call(d.service.board, game.id)
+        msg = render.board(tr, bv, d.service.clock.now(), context.bot.username)
+        await reply(update, msg.text)
+
+
+async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    tr = await remember_user(update, d)
+    user = update.effective_user
+    assert user is not None
+    game = await current_game(update, d)
+    if game is None or game.seat_of(user.id) is None or game.status == "lobby":
+        await reply(update, tr.gettext("You have no game in play here."))
+        return
+    sent = await d.deliverer.refresh_private(game.id, user.id, new=True)
+    if is_group(update) and sent:
+        await reply(update, tr.gettext("I have sent your cards to our private chat."))
+    elif is_group(update):
+        await reply(update, tr.gettext("Open a private chat with me first:"),
+                    [[render.Button("✉️ " + tr.gettext("Open my cards"),
+                                    url=render.deep_link(context.bot.username, game.id))]])
+
+
+async def cmd_last(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    game = await current_game(update, d)
+    if game is None or game.status == "lobby":
+        await reply(update, tr.gettext("You have no game in play here."))
+        return
+    bv = await call(d.service.board, game.id)
+    assert bv.view is not None
+    await reply(update, render.last_trick(tr, bv.game, bv.view))
+
+
+async def cmd_score(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    game = await current_game(update, d)
+    if game is None or game.status == "lobby":
+        await reply(update, tr.gettext("You have no game in play here."))
+        return
+    bv = await call(d.service.board, game.id)
+    assert bv.view is not None
+    await reply(update, render.visible_score(tr, bv.game, bv.view))
+
+
+async def cmd_back(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    tr = await remember_user(update, d)
+    user = update.effective_user
+    assert user is not None
+    games = await call(d.service.games_of_user, user.id)
+    if is_group(update):
+        chat = update.effective_chat
+        assert chat is not None
+        games = [g for g in games if g.chat_id == chat.id]
+    back = False
+    for game in games:
+        result = await call(d.service.back, game.id, user.id)
+        if result.status is ActStatus.APPLIED:
+            back = True
+            await d.deliverer.deliver(result.notifications)
+    await reply(update, tr.gettext("Welcome back: your seat is yours again.") if back
+                else tr.gettext("Nobody was playing for you; carry on."))
+
+
+async def creator_command(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, what: str
+) -> None:
+    d = deps(context)
+    await remember_user(update, d)
+    tr = await group_tr(update, d) if is_group(update) else await remember_user(update, d)
+    user = update.effective_user
+    assert user is not None
+    game = await current_game(update, d) if is_group(update) else None
+    if game is None:
+        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
+        return
+    admin = await is_admin(update, context)
+    method = {"pause": d.service.pause, "resume": d.service.resume, "abort": d.service.abort}
+    try:
+        result = await call(method[what], game.id, user.id, admin)
+    except ServiceError as e:
+        await reply(update, service_error_text(tr, e))
+        return
+    await d.deliverer.deliver(result.notifications)
+    await d.deliverer.refresh_board(game.id)
+    done = {
+        "pause": tr.gettext("The game is paused; the clock has stopped."),
+        "resume": tr.gettext("The game goes on; the clock runs again."),
+        "abort": tr.gettext("The game was called off."),
+    }
+    await reply(update, done[what])
+
+
+async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/kick N``: in the lobby, free seat N; in a running game, a bot stands in for it."""
+    d = deps(context)
+    tr = await group_tr(update, d) if is_group(update) else await remember_user(update, d)
+    user = update.effective_user
+    assert user is not None
+    game = await current_game(update, d) if is_group(update) else None
+    if game is None:
+        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
+        return
+    args = context.args or []
+    if len(args) != 1 or not args[0].isdigit() or not 1 <= int(args[0]) <= game.players:
+        await reply(update, tr.gettext("Usage: /kick N, where N is the seat number (1-{n}).",
+                                       n=game.players))
+        return
+    admin = await is_admin(update, context)
+    if user.id != game.creator_id and not admin:
+        await reply(update, tr.gettext("Only the game's creator and the chat's admins may "
+                                       "do that."))
+        return
+    seat = int(args[0]) - 1
+    try:
+        if game.status == "lobby":
+            await call(d.service.remove_seat, game.id, game.creator_id or user.id, seat)
+        else:
+            result = await call(d.service.stand_in, game.id, seat)
+            await d.deliverer.deliver(result.notifications)
+    except ServiceError as e:
+        await reply(update, service_error_text(tr, e))
+        return
+    await d.deliverer.refresh_board(game.id)
+    await reply(update, tr.gettext("Done."))
+
+
+async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    d = deps(context)
+    tr = await remember_user(update, d)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    args = context.args or []
+    if len(args) != 1 or args[0].lower() not in LOCALES:
+        await reply(update, tr.gettext("Usage: /lang ru or /lang en"))
+        return
+    locale = args[0].lower()
+    if is_group(update):
+        games = await call(d.service.games_in_chat, chat.id)
+        creators = {g.creator_id for g in games}
+        if not (await is_admin(update, context) or user.id in creators or not games):
+            await reply(update, tr.gettext("Only the chat's admins may change its language."))
+            return
+        await call(d.service.set_chat_locale, chat.id, locale)
+        for game in games:
+            await d.deliverer.refresh_board(game.id)
+    else:
+        await call(d.service.set_user_locale, user.id, locale)
+    await reply(update, translator(locale).gettext("Language: English"))
+
+
+async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/settings`` shows the game's settings; ``/settings timeout 12h``,
+    ``/settings preset zone``, ``/settings players 3``, ``/settings medals on`` change them."""
+    d = deps(context)
+    tr = await group_tr(update, d) if is_group(update) else await remember_user(update, d)
+    user = update.effective_user
+    assert user is not None
+    game = await current_game(update, d) if is_group(update) else None
+    if game is None:
+        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
+        return
+    args = [a.lower() for a in context.args or []]
+    if not args:
+        await reply(update, render.rules_line(tr, game) + "\n" + tr.gettext(
+            "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
+            "medals on|off · reminders 50%,1h"
+        ))
+        return
+    key, values = args[0], args[1:]
+    try:
+        if key == "timeout" and len(values) == 1:
+            await call(d.service.configure, game.id, user.id, turn_timeout=values[0])
+        elif key == "reminders" and len(values) == 1:
+            await call(d.service.configure, game.id, user.id,
+                       reminders=[v for v in values[0].split(",") if v])
+        elif key == "preset" and len(values) == 1:
+            await call(d.service.configure_lobby, game.id, user.id, preset=values[0],
+                       options={"medals_score": bool(game.rules.get("medals_score"))})
+        elif key == "players" and len(values) == 1 and values[0].isdigit():
+            await call(d.service.configure_lobby, game.id, user.id, players=int(values[0]))
+        elif key == "medals" and len(values) == 1 and values[0] in ("on", "off"):
+            await call(d.service.configure_lobby, game.id, user.id,
+                       options={"medals_score": values[0] == "on"})
+        else:
+            await reply(update, tr.gettext(
+                "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
+                "medals on|off · reminders 50%,1h"
+            ))
+            return
+    except ServiceError as e:
+        await reply(update, service_error_text(tr, e))
+        return
+    await d.deliverer.refresh_board(game.id)
+    info = await call(d.service.game_info, game.id)
+    await reply(update, render.rules_line(tr, info))
+
+
+TYPED = ("play", "assign", "trump", "swap")
+
+
+async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/play 10H``, ``/assign 10H S``, ``/trump ♠``, ``/swap 9H KC``."""
+    d = deps(context)
+    tr = await remember_user(update, d)
+    message = update.effective_message
+    assert message is not None and message.text is not None
+    command = message.text.split()[0].lstrip("/").split("@")[0].lower()
+    args = message.text.partition(" ")[2]
+    _ = tr.gettext
+    if command == "swap" and is_group(update):
+        # A swap names a face-down plot card: never in the group.
+        await reply(update, _("Swaps are secret: send /swap to me in private."))
+        return
+    try:
+        action = parse_typed(command, args)
+    except TypedError as e:
+        usage = {
+            "play": _("Usage: /play 10H (suits: H D C S, ♥ ♦ ♣ ♠ or ч б т п; ranks J Q K A "
+                      "or В Д К Т)"),
+            "assign": _("Usage: /assign 10H S (card, then the job's suit)"),
+            "trump": _("Usage: /trump ♠ (or S, п, пики)"),
+            "swap": _("Usage: /swap 9H KC (hand card, then plot card) or /swap pass"),
+        }[command]
+        if e.code == "bad_card":
+            await reply(update, _("I do not know the card «{text}».", text=e.text) + "\n" + usage)
+        elif e.code == "bad_suit":
+            await reply(update, _("I do not know the suit «{text}».", text=e.text) + "\n" + usage)
+        else:
+            await reply(update, usage)
+        return
+    game = await current_game(update, d)
+    user = update.effective_user
+    assert user is not None
+    if game is None or game.seat_of(user.id) is None:
+        await reply(update, _("You have no game in play here."))
+        return
+    acting = None
+    pm = game.meta.get(pm_key(user.id))
+    if not is_group(update) and pm:
+        # The private game message shows the new state, as after a tap.
+        acting = Acting(user.id, user.id, int(pm))
+    result = await perform(update, context, game.id, action, None, acting)
+    if not result.ok:
+        await reply(update, result_text(tr, result))
+
+

@@ -1,0 +1,163 @@
+"""What every handler needs: the service and deliverer behind the application, the reader's
+translator, which game an update is about, and acting through the service."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+from telegram import Update
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from kolkhoz_tg import texts
+from kolkhoz_tg.bot import render
+from kolkhoz_tg.bot.delivery import Acting, Deliverer, markup
+from kolkhoz_tg.config import Settings
+from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.scheduler import DeadlineScheduler
+from kolkhoz_tg.service import (
+    ActResult,
+    ActStatus,
+    GameInfo,
+    GameService,
+    ServiceError,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+DEPS_KEY = "kolkhoz"
+
+
+@dataclass
+class Deps:
+    service: GameService
+    settings: Settings
+    deliverer: Deliverer
+    schedule: bool = True
+    scheduler: DeadlineScheduler | None = None
+
+
+def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:
+    return cast(Deps, context.application.bot_data[DEPS_KEY])
+
+
+async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a (synchronous) service call off the event loop."""
+    return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+def full_name(update: Update) -> str:
+    user = update.effective_user
+    return user.full_name if user is not None else "?"
+
+
+async def remember_user(update: Update, d: Deps) -> Translator:
+    """Record the user (name, Telegram language) and return their translator."""
+    user = update.effective_user
+    assert user is not None
+    await call(d.service.ensure_user, user.id, user.full_name, user.language_code)
+    chat = update.effective_chat
+    chat_id = chat.id if chat is not None and chat.type != ChatType.PRIVATE else None
+    locale = await call(d.service.locale_for, user.id, chat_id, user.language_code)
+    return translator(locale)
+
+
+async def group_tr(update: Update, d: Deps) -> Translator:
+    """The chat's translator (its language, else the caller's, else the default)."""
+    chat = update.effective_chat
+    user = update.effective_user
+    assert chat is not None
+    fallback = user.language_code if user else None
+    locale = await call(d.service.locale_for, None, chat.id, fallback)
+    return translator(locale)
+
+
+def is_group(update: Update) -> bool:
+    chat = update.effective_chat
+    return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+
+
+async def reply(update: Update, text: str, keyboard: render.Keyboard | None = None) -> None:
+    message = update.effective_message
+    if message is not None:
+        await message.reply_text(text[: render.MAX_TEXT], reply_markup=markup(keyboard or []))
+
+
+async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None or chat.type == ChatType.PRIVATE:
+        return False
+    try:
+        member = await context.bot.get_chat_member(chat.id, user.id)
+    except TelegramError:
+        return False
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def current_game(update: Update, d: Deps) -> GameInfo | None:
+    """The chat's open game (group), or the user's game that waits for them (private)."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    if chat.type != ChatType.PRIVATE:
+        games = await call(d.service.games_in_chat, chat.id)
+        return games[0] if games else None
+    games = await call(d.service.games_of_user, user.id)
+    for game in games:
+        if game.status != "active":
+            continue
+        sv = await call(d.service.seat_view, game.id, user.id)
+        if sv.to_act:
+            return game
+    return games[0] if games else None
+
+
+def service_error_text(tr: Translator, error: ServiceError) -> str:
+    return texts.error_text(tr, error.code)
+
+
+# ---------------------------------------------------------------------- acting
+
+
+async def perform(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: int, action: str,
+    version: int | None, acting: Acting | None = None,
+) -> ActResult:
+    """Act for the updating user and deliver what followed."""
+    d = deps(context)
+    user = update.effective_user
+    assert user is not None
+    if version is None:
+        version = (await call(d.service.game_info, game_id)).version
+    result = await call(d.service.act, game_id, user.id, action, version)
+    if result.status is ActStatus.STALE and action.startswith("swap:"):
+        # Swaps are decided independently: another player's swap moved the version on, but
+        # this player's choices (their own hand and plot) are exactly what they saw.
+        result = await call(d.service.act, game_id, user.id, action, result.version)
+    if result.notifications:
+        await d.deliverer.deliver(result.notifications, acting)
+    elif acting is not None:
+        await d.deliverer.refresh_private(game_id, user.id, new=False, acting=acting)
+    return result
+
+
+def result_text(tr: Translator, result: ActResult) -> str:
+    _ = tr.gettext
+    if result.status is ActStatus.APPLIED:
+        return _("Done.")
+    if result.status is ActStatus.DUPLICATE:
+        return _("Already done.")
+    if result.status is ActStatus.STALE:
+        return _("The game has moved on; look again.")
+    if result.status is ActStatus.NOT_SEATED:
+        return _("You are not playing in this game.")
+    if result.status is ActStatus.NOT_ACTIVE:
+        return _("The game is not running.")
+    return texts.reason_text(tr, result.reason)
+
+
