@@ -16,6 +16,7 @@ from engine.actions import Action, ActionError, ActionKind, IllegalAction, Inval
 from engine.cards import CARDS, Card, Suit, parse_card
 from engine.codec import FORMAT_VERSION
 from engine.events import Event, event_to_dict
+from engine.phase import Phase
 from engine.rules import (
     PRESETS,
     Assignment,
@@ -28,7 +29,7 @@ from engine.rules import (
     preset,
     preset_name,
 )
-from engine.state import Game, Phase
+from engine.state import Game
 
 __all__ = [
     "CARDS",

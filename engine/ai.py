@@ -14,8 +14,9 @@ import random
 
 from engine.actions import Action, ActionKind
 from engine.cards import JACK, QUEEN, card_id
+from engine.phase import Phase
 from engine.rules import Losers, Requisition, Reward
-from engine.state import Game, Phase
+from engine.state import Game
 
 _SUIT = tuple(c // 13 for c in range(52))
 _POINTS = tuple(c % 13 + 1 for c in range(52))

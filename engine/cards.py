@@ -169,3 +169,11 @@ def worker_cards() -> list[int]:
 def reward_cards(suit: Suit) -> list[int]:
     """The five reward cards (A-5) of one suit, in id order."""
     return [card_id(r, suit) for r in REWARD_RANKS]
+
+
+#: Per card id: its suit index, its work hours (0 for reward cards) — lookups for the hot path.
+SUIT_OF: Final = tuple(c // 13 for c in range(52))
+HOURS: Final = tuple(0 if c % 13 < 5 else c % 13 + 1 for c in range(52))
+#: The jobs by suit index (♥ ♦ ♣ ♠), and the Jack of each suit (Пьяница when trump).
+JOBS: Final = (0, 1, 2, 3)
+JACKS: Final = tuple(card_id(JACK, s) for s in SUITS)

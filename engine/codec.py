@@ -75,7 +75,8 @@ def game_to_json(g: Game) -> dict[str, Any]:
 
 
 def game_from_json(data: dict[str, Any]) -> Game:
-    from engine.state import Game, Phase
+    from engine.phase import Phase
+    from engine.state import Game
 
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError("not a Kolkhoz game snapshot")

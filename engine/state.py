@@ -8,16 +8,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from enum import StrEnum
 from typing import Any
 
 from engine import events as ev
 from engine.actions import (
-    _ASSIGN_BASE,
     _BY_CODE,
-    _PLAY_BASE,
-    _SWAP_BASE,
-    _TRUMP_BASE,
     SWAP_PASS_CODE,
     Action,
     ActionKind,
@@ -27,36 +22,23 @@ from engine.actions import (
 from engine.cards import (
     ACE,
     CARDS,
-    JACK,
-    KING,
-    QUEEN,
+    HOURS,
+    JACKS,
+    JOBS,
+    SUIT_OF,
     SUITS,
     Suit,
     card_id,
     reward_cards,
     worker_cards,
 )
-from engine.rules import Assignment, FirstLead, Losers, Requisition, Reward, Rules
+from engine.legality import compute_legal, explain
+from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP, Phase
+from engine.requisition import requisition
+from engine.rules import FirstLead, Reward, Rules
 
 _WORKERS = tuple(worker_cards())
 _ACE_OF_CLUBS = card_id(ACE, Suit.C)
-_HOURS = tuple(0 if c % 13 < 5 else c % 13 + 1 for c in range(52))
-_SUIT = tuple(c // 13 for c in range(52))
-_ALL_JOBS = (0, 1, 2, 3)
-_JACKS = tuple(card_id(JACK, s) for s in SUITS)
-
-
-class Phase(StrEnum):
-    TRUMP = "trump"
-    SWAP = "swap"
-    PLAY = "play"
-    ASSIGN = "assign"
-    OVER = "over"
-
-
-_PLAY, _ASSIGN, _TRUMP, _SWAP, _OVER = (
-    Phase.PLAY, Phase.ASSIGN, Phase.TRUMP, Phase.SWAP, Phase.OVER
-)
 
 
 def _shuffle(cards: list[int], rng: random.Random) -> None:
@@ -264,19 +246,19 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is _OVER
+        return self.phase is OVER
 
     @property
     def to_act(self) -> list[int]:
         """Seats that may act now: several in the swap phase, none when the game is over."""
         phase = self.phase
-        if phase is _PLAY:
+        if phase is PLAY:
             return [self.turn]
-        if phase is _ASSIGN:
+        if phase is ASSIGN:
             return [self.brigadier] if self.brigadier is not None else []
-        if phase is _TRUMP:
+        if phase is TRUMP:
             return [self.planner]
-        if phase is _SWAP:
+        if phase is SWAP:
             return list(self.swap_pending)
         return []
 
@@ -298,59 +280,9 @@ class Game:
     def _legal_codes(self, seat: int) -> list[int]:
         cached = self._legal.get(seat)
         if cached is None:
-            cached = self._compute_legal(seat)
+            cached = compute_legal(self, seat)
             self._legal[seat] = cached
         return cached
-
-    def _compute_legal(self, seat: int) -> list[int]:
-        phase = self.phase
-        if phase is _PLAY:
-            if seat != self.turn:
-                return []
-            hand = self.hands[seat]
-            trick = self.trick
-            if trick:
-                led = _SUIT[trick[0][1]]
-                follow = [c for c in hand if _SUIT[c] == led]
-                return [_PLAY_BASE + c for c in (follow or hand)]
-            trump = self.trump
-            if self.rules.trump_lead_restricted and trump is not None and not self.trump_played:
-                # seed 002: no trump lead until trump has been played, unless only trumps left.
-                others = [c for c in hand if _SUIT[c] != trump]
-                if others:
-                    return [_PLAY_BASE + c for c in others]
-            return [_PLAY_BASE + c for c in hand]
-        if phase is _ASSIGN:
-            if seat != self.brigadier:
-                return []
-            out: list[int] = []
-            for c in self.pending:
-                for j in self._jobs_for(c):
-                    out.append(_ASSIGN_BASE + c * 4 + j)
-            return out
-        if phase is _TRUMP:
-            if seat != self.planner:
-                return []
-            return [_TRUMP_BASE + s for s in _ALL_JOBS]
-        if phase is _SWAP:
-            if seat not in self.swap_pending:
-                return []
-            hidden = self.hidden_plot(seat)
-            out = [_SWAP_BASE + h * 52 + p for h in self.hands[seat] for p in hidden]
-            out.append(SWAP_PASS_CODE)
-            return out
-        return []
-
-    def _jobs_for(self, c: int) -> Sequence[int]:
-        if self.lean:
-            return _ALL_JOBS  # a lean year has no trump: any worker to any job
-        if self.rules.assignment is Assignment.SUIT:
-            if _SUIT[c] == self.trump:
-                return _ALL_JOBS
-            return (_SUIT[c],)
-        # seed 001: any job whose suit is present among this trick's cards.
-        present = {_SUIT[x] for _, x in self.trick}
-        return tuple(j for j in _ALL_JOBS if j in present)
 
     def hidden_plot(self, seat: int) -> list[int]:
         """The seat's face-down plot cards."""
@@ -361,9 +293,9 @@ class Game:
         """Work hours a card adds now: face value, J 11, Q 12, K 13; the trump Jack 0 with
         ``nomenklatura`` (Пьяница)."""
         trump = self.trump
-        if trump is not None and c == _JACKS[trump] and self.rules.nomenklatura:
+        if trump is not None and c == JACKS[trump] and self.rules.nomenklatura:
             return 0
-        return _HOURS[c]
+        return HOURS[c]
 
     def why_illegal(self, seat: int, action: Action | str) -> IllegalAction | None:
         """None if ``seat`` may take ``action`` now, else the :class:`IllegalAction` that
@@ -372,55 +304,7 @@ class Game:
         a = Action.parse(action)
         if a.code in self._legal_codes(seat):
             return None
-        return self._explain(seat, a)
-
-    def _explain(self, seat: int, a: Action) -> IllegalAction:
-        if not isinstance(seat, int) or not 0 <= seat < self.n:
-            return IllegalAction(f"{a}: there is no seat {seat!r}", "no_seat")
-        phase = self.phase
-        if phase is Phase.OVER:
-            return IllegalAction(f"{a}: the game is over", "game_over")
-        if seat not in self.to_act:
-            return IllegalAction(
-                f"{a}: seat {seat} may not act now ({phase.value} phase, waiting for "
-                f"{', '.join(map(str, self.to_act))})",
-                "not_your_turn",
-            )
-        if a.kind.value != phase.value:
-            return IllegalAction(
-                f"{a}: this is the {phase.value} phase, not {a.kind.value}", "wrong_phase"
-            )
-        assert a.card is not None or a.kind in (ActionKind.TRUMP, ActionKind.SWAP)
-        if a.kind is ActionKind.PLAY:
-            assert a.card is not None
-            c = a.card.id
-            hand = self.hands[seat]
-            if c not in hand:
-                return IllegalAction(f"{a}: {a.card} is not in seat {seat}'s hand", "not_in_hand")
-            if self.trick:
-                led = _SUIT[self.trick[0][1]]
-                return IllegalAction(
-                    f"{a}: must follow the led suit {Suit(led).symbol}", "follow_suit"
-                )
-            return IllegalAction(
-                f"{a}: trump may not be led until a trump has been played this year",
-                "trump_lead",
-            )
-        if a.kind is ActionKind.ASSIGN:
-            assert a.card is not None
-            if a.card.id not in self.pending:
-                return IllegalAction(
-                    f"{a}: {a.card} is not a card of the trick still to assign", "not_in_trick"
-                )
-            return IllegalAction(f"{a}: {a.card} may not go to that job", "wrong_job")
-        if a.kind is ActionKind.SWAP:
-            assert a.card is not None and a.target is not None
-            if a.card.id not in self.hands[seat]:
-                return IllegalAction(f"{a}: {a.card} is not in seat {seat}'s hand", "not_in_hand")
-            return IllegalAction(
-                f"{a}: {a.target} is not a face-down card of seat {seat}'s plot", "not_in_plot"
-            )
-        return IllegalAction(f"{a}: not allowed now", "illegal")  # pragma: no cover
+        return explain(self, seat, a)
 
     # ------------------------------------------------------------------ applying actions
 
@@ -432,12 +316,12 @@ class Game:
         """
         a = action if type(action) is Action else Action.parse(action)
         if type(seat) is not int:
-            raise self._explain(seat, a)
+            raise explain(self, seat, a)
         codes = self._legal.get(seat)
         if codes is None:
             codes = self._legal_codes(seat)
         if a.code not in codes:
-            raise self._explain(seat, a)
+            raise explain(self, seat, a)
         self._legal = {}
         out: list[ev.Event] = []
         kind = a.kind
@@ -459,7 +343,7 @@ class Game:
         self.hands[seat].remove(c)
         trick = self.trick
         trick.append((seat, c))
-        if _SUIT[c] == self.trump:
+        if SUIT_OF[c] == self.trump:
             self.trump_played = True
         out.append(ev.CardPlayed(seat, CARDS[c]))
         n = self.n
@@ -471,17 +355,17 @@ class Game:
         self.medals[winner] += 1
         self.brigadier_year[winner] = True
         self.pending = [x for _, x in trick]
-        self.phase = _ASSIGN
+        self.phase = ASSIGN
         out.append(ev.TrickWon(winner, tuple(CARDS[x] for _, x in trick)))
 
     def _trick_winner(self) -> int:
         trick = self.trick
         trump = self.trump
         best_seat, best = trick[0]
-        best_trump = _SUIT[best] == trump
-        led = _SUIT[best]
+        best_trump = SUIT_OF[best] == trump
+        led = SUIT_OF[best]
         for s, c in trick[1:]:
-            suit = _SUIT[c]
+            suit = SUIT_OF[c]
             if suit == trump:
                 if not best_trump or c > best:
                     best_seat, best, best_trump = s, c, True
@@ -493,9 +377,9 @@ class Game:
         pending = self.pending
         pending.remove(c)
         self.workers[job].append(c)
-        hours = _HOURS[c]
+        hours = HOURS[c]
         trump = self.trump
-        if trump is not None and c == _JACKS[trump] and self.rules.nomenklatura:
+        if trump is not None and c == JACKS[trump] and self.rules.nomenklatura:
             hours = 0  # Пьяница: the trump Jack works no hours
         self.hours[job] += hours
         out.append(ev.CardAssigned(seat, CARDS[c], SUITS[job], self.hours[job]))
@@ -503,7 +387,7 @@ class Game:
             return
         # The Brigadier placed the last card: jobs that reached the threshold complete now.
         threshold = self.rules.threshold
-        for j in _ALL_JOBS:
+        for j in JOBS:
             if self.completed_by[j] is None and self.hours[j] >= threshold:
                 self._complete(j, seat, out)
         self.last_trick = self.trick
@@ -593,7 +477,7 @@ class Game:
             return
         self.year += 1
         revealed: list[int] = []
-        for j in _ALL_JOBS:
+        for j in JOBS:
             pile = self.reward_piles[j]
             if pile:
                 card = pile.pop()
@@ -664,7 +548,7 @@ class Game:
             self.plots[s].extend(self.hands[s])  # the last card goes face-down into the plot
             self.hands[s] = []
         out.append(ev.CardsToPlot(self.year))
-        self._requisition(out)
+        requisition(self, out)
         face_up = self.face_up
         for s in range(n):
             back = 0
@@ -681,7 +565,7 @@ class Game:
                 out.append(ev.StacksReturned(s, back))
             self.stacks[s] = []
         if not self.rules.accumulate_rewards:
-            for j in _ALL_JOBS:
+            for j in JOBS:
                 self.discarded.extend(self.rewards[j])
                 self.rewards[j] = []
         self.workers = [[], [], [], []]
@@ -691,85 +575,8 @@ class Game:
         self.planner = (self.planner + 1) % n
         self._start_year(out)
 
-    def exposure(self, job: int, all_failed: bool) -> list[int]:
-        """Seats exposed by the requisition of a failed ``job`` this year (before revealing)."""
-        trump = self.trump
-        if (
-            trump is not None
-            and self.rules.nomenklatura
-            and card_id(QUEEN, trump) in self.workers[job]
-        ):
-            return list(range(self.n))  # Информатор: everyone reveals
-        return self._base_exposure(all_failed)
-
-    def _base_exposure(self, all_failed: bool) -> list[int]:
-        rules = self.rules
-        everyone = list(range(self.n))
-        if rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE:
-            return everyone
-        if rules.reward is Reward.STACK:
-            # seed 001, Колхозик: the Brigadiers are known by the stacks they took.
-            base = [s for s in everyone if self.completed_year[s]]
-        else:
-            base = [s for s in everyone if self.brigadier_year[s]]
-        if not base and rules.mice_fallback and all_failed:
-            return everyone  # "Разговоры вели даже с мышами" for this year
-        return base
-
-    def _requisition(self, out: list[ev.Event]) -> None:
-        failed = [j for j in _ALL_JOBS if self.completed_by[j] is None]
-        if not failed:
-            return
-        all_failed = len(failed) == 4
-        trump = self.trump
-        nomenklatura = self.rules.nomenklatura and trump is not None
-        each = self.rules.losers is Losers.EACH
-        face_up = self.face_up
-        plots = self.plots
-        # Matching cards: plot workers by seat and suit, highest first (rewards never count).
-        matching = [[[], [], [], []] for _ in plots]  # type: list[list[list[int]]]
-        for s, plot in enumerate(plots):
-            buckets = matching[s]
-            for c in sorted(plot, reverse=True):
-                if _HOURS[c]:
-                    buckets[_SUIT[c]].append(c)
-        for j in failed:
-            job = SUITS[j]
-            out.append(ev.JobFailed(job, self.hours[j]))
-            workers = self.workers[j]
-            count = 1
-            if nomenklatura:
-                assert trump is not None
-                jack = _JACKS[trump]
-                if jack in workers:
-                    # Пьяница: the Jack goes north instead, and nothing else happens here.
-                    workers.remove(jack)
-                    self.north.append(jack)
-                    out.append(ev.DrunkardSentNorth(job, CARDS[jack]))
-                    continue
-                if card_id(KING, trump) in workers:
-                    count = 2  # Партийный чиновник doubles the loss
-            losses: list[tuple[int, int]] = []
-            for s in self.exposure(j, all_failed):
-                cards = matching[s][j]
-                new = [c for c in cards if c not in face_up]
-                if new:
-                    face_up.update(new)
-                    out.append(ev.CardsRevealed(s, job, tuple(CARDS[c] for c in reversed(new))))
-                losses.extend((s, c) for c in (cards[:count] if each else cards))
-            if not each:
-                losses.sort(key=lambda sc: sc[1], reverse=True)
-                del losses[count:]
-            if not losses:
-                out.append(ev.NothingRequisitioned(job))
-            for s, c in losses:
-                plots[s].remove(c)
-                face_up.discard(c)
-                self.north.append(c)
-                out.append(ev.CardSentNorth(s, job, CARDS[c]))
-
     def _end_game(self, out: list[ev.Event], early: bool) -> None:
-        self.phase = Phase.OVER
+        self.phase = OVER
         self.ended_early = early
         self.trick = []
         self.brigadier = None

@@ -7,12 +7,24 @@ counts. The public view (``seat=None``) is what any seat may see, so it fits a g
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine.cards import CARD_TEXT, SUITS
+from engine.rules import Rules
 
 if TYPE_CHECKING:
     from engine.state import Game
+
+
+@lru_cache(maxsize=64)
+def _rules_frozen(rules: Rules) -> tuple[tuple[str, Any], ...]:
+    return tuple(rules.to_dict().items())
+
+
+def _rules_dict(rules: Rules) -> dict[str, Any]:
+    # Rules are frozen and hashable: convert each distinct setup once.
+    return dict(_rules_frozen(rules))
 
 
 def _cards(cards: list[int] | tuple[int, ...]) -> list[str]:
@@ -61,7 +73,7 @@ def build_view(game: Game, seat: int | None) -> dict[str, Any]:
         }
     view: dict[str, Any] = {
         "viewer": seat,
-        "rules": game.rules.to_dict(),
+        "rules": _rules_dict(game.rules),
         "players_count": game.n,
         "year": game.year,
         "years": game.rules.years,
