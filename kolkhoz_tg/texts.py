@@ -262,6 +262,7 @@ def error_text(tr: Translator, code: str) -> str:
         "not_active": _("The game is not running."),
         "not_paused": _("The game is not paused."),
         "not_started": _("The game has not started yet."),
+        "not_over": _("The full log is shown once the game is over."),
         "game_over": _("The game is over."),
         "conflict": _("Someone was quicker; please try again."),
         "bad_preset": _("There is no such set of rules."),

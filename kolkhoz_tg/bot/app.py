@@ -50,11 +50,13 @@ from kolkhoz_tg.bot.commands import (
     cmd_kick,
     cmd_lang,
     cmd_last,
+    cmd_log,
     cmd_newgame,
     cmd_rules,
     cmd_score,
     cmd_settings,
     cmd_start,
+    cmd_stats,
     cmd_typed,
     creator_command,
     group_game_command,
@@ -86,9 +88,13 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     ("resume", partial(creator_command, what="resume")),
     ("abort", partial(creator_command, what="abort")),
     ("kick", cmd_kick), ("lang", cmd_lang), ("settings", cmd_settings),
+    ("stats", cmd_stats), ("log", cmd_log),
 ]
 
-GROUP_MENU = ("newgame", "board", "last", "score", "hand", "back", "settings", "rules", "help")
+GROUP_MENU = (
+    "newgame", "board", "last", "score", "hand", "back", "settings", "stats", "log", "rules",
+    "help",
+)
 PRIVATE_MENU = ("hand", "play", "assign", "trump", "swap", "back", "lang", "rules", "help")
 
 
@@ -99,7 +105,8 @@ def menu_descriptions(tr: Translator) -> dict[str, str]:
         "last": _("the last trick"), "score": _("points in sight"),
         "hand": _("your cards"), "back": _("take your seat back from the bot"),
         "settings": _("rules, players, time limit"), "rules": _("the rules"),
-        "help": _("all commands"), "play": _("play a card: /play 10H"),
+        "help": _("all commands"), "stats": _("who wins here"),
+        "log": _("the last game, move by move"), "play": _("play a card: /play 10H"),
         "assign": _("assign a card: /assign 10H S"), "trump": _("declare trump: /trump ♠"),
         "swap": _("swap with your plot: /swap 9H KC"), "lang": _("language: /lang ru|en"),
     }

@@ -479,3 +479,38 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await reply(update, result_text(tr, result))
 
 
+async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/stats``: the chat's players, their wins, average points and missed deadlines."""
+    d = deps(context)
+    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    chat = update.effective_chat
+    assert chat is not None
+    if not is_group(update):
+        await reply(update, tr.gettext("Ask for /stats in the group."))
+        return
+    stats = await call(d.service.chat_stats, chat.id)
+    await reply(update, render.chat_stats(tr, stats))
+
+
+async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/log``: the last finished game of the chat, move by move (``/log N`` for game N)."""
+    d = deps(context)
+    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    chat = update.effective_chat
+    assert chat is not None
+    games = await call(d.service.games_in_chat, chat.id, False)
+    args = context.args or []
+    if args and args[0].isdigit():
+        games = [g for g in games if g.id == int(args[0])]
+    else:
+        games = [g for g in games if g.status in ("finished", "aborted")]
+    if not games:
+        await reply(update, tr.gettext("No finished game here yet."))
+        return
+    try:
+        moves = await call(d.service.history, games[0].id)
+    except ServiceError as e:
+        await reply(update, service_error_text(tr, e))
+        return
+    for part in render.game_log(tr, games[0], moves):
+        await reply(update, part)

@@ -20,7 +20,7 @@ from engine import Action, parse_card
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.callbacks import action_button, explain_button, lobby_button, view_button
 from kolkhoz_tg.i18n import Translator
-from kolkhoz_tg.service import BoardView, GameInfo, SeatView
+from kolkhoz_tg.service import BoardView, GameInfo, PlayerStats, SeatView
 
 SUITS = "HDCS"
 MAX_TEXT = 4096
@@ -252,3 +252,42 @@ def visible_score(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
               hidden=tr.ngettext("{n} face-down card", "{n} face-down cards", hidden))
         )
     return "\n".join(lines)
+
+
+def chat_stats(tr: Translator, stats: list[PlayerStats]) -> str:
+    """``/stats``: every player's games, wins, average points and missed deadlines."""
+    _ = tr.gettext
+    if not stats:
+        return _("No games have been played here yet.")
+    lines = ["📊 " + _("Kolkhoz in this chat")]
+    for rank, p in enumerate(stats, start=1):
+        parts = [
+            tr.ngettext("{n} game", "{n} games", p.games),
+            tr.ngettext("{n} win", "{n} wins", p.wins),
+        ]
+        if p.average_score is not None:
+            parts.append(_("{points} points on average", points=f"{p.average_score:.1f}"))
+        if p.timeouts:
+            parts.append(tr.ngettext("{n} missed deadline", "{n} missed deadlines", p.timeouts))
+        lines.append(f"{rank}. {p.name}: " + " · ".join(parts))
+    return "\n".join(lines)
+
+
+def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> list[str]:
+    """``/log``: a finished game told move by move, in messages of at most 4096 characters."""
+    _ = tr.gettext
+    theme = game.rules.get("theme", "jobs")
+    head = "📜 " + _("The log of game {id} («{rules}»)", id=game.id,
+                    rules=texts.preset_title(tr, game.preset))
+    lines = [head, _("Year {year} begins.", year=1)]
+    lines += texts.event_lines(tr, game.to_dict(), moves, theme, year_end=True)
+    parts: list[str] = []
+    current = ""
+    for line in lines:
+        if len(current) + len(line) + 1 > MAX_TEXT:
+            parts.append(current)
+            current = ""
+        current = f"{current}\n{line}" if current else line
+    if current:
+        parts.append(current)
+    return parts

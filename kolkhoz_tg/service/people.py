@@ -21,10 +21,9 @@ from kolkhoz_tg.service.base import (
     _user_info,
 )
 from kolkhoz_tg.service.errors import BadRequest
-from kolkhoz_tg.service.records import (
-    UserStats,
-)
+from kolkhoz_tg.service.records import PlayerStats, UserStats
 from kolkhoz_tg.storage.models import (
+    ActionRow,
     ChatRow,
     GameRow,
     GameStatus,
@@ -189,3 +188,39 @@ class PeopleMixin(ServiceBase):
                 if seat.seat in game.result["winners"]:
                     wins += 1
         return UserStats(user_id, games, finished, wins, total, auto)
+
+    def chat_stats(self, chat_id: int) -> list[PlayerStats]:
+        """Every human player's record in the chat's started games, best first (wins, then
+        average points); ``timeouts`` counts the deadlines they let pass."""
+        with self.db.read() as s:
+            rows = s.exec(
+                select(SeatRow, GameRow)
+                .join(GameRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
+                .where(GameRow.chat_id == chat_id, GameRow.status != _LOBBY)
+                .where(SeatRow.user_id.is_not(None))  # type: ignore[union-attr]
+            ).all()
+            missed = s.exec(
+                select(ActionRow.game_id, ActionRow.seat, sa.func.count())
+                .join(GameRow, ActionRow.game_id == GameRow.id)  # type: ignore[arg-type]
+                .where(GameRow.chat_id == chat_id, ActionRow.actor == "timeout")
+                .group_by(ActionRow.game_id, ActionRow.seat)  # type: ignore[arg-type]
+            ).all()
+            names = {u.id: u.name for u in s.exec(select(UserRow).where(
+                UserRow.id.in_({seat.user_id for seat, _ in rows})  # type: ignore[attr-defined]
+            )).all()}
+        timeouts = {(g, seat): n for g, seat, n in missed}
+        acc: dict[int, list[int]] = {}
+        for seat, game in rows:
+            assert seat.user_id is not None
+            a = acc.setdefault(seat.user_id, [0, 0, 0, 0, 0])
+            a[0] += 1
+            a[4] += timeouts.get((game.id, seat.seat), 0)
+            if game.status == GameStatus.FINISHED.value and game.result:
+                a[1] += 1
+                a[3] += game.result["scores"][seat.seat]
+                a[2] += seat.seat in game.result["winners"]
+        stats = [
+            PlayerStats(uid, names.get(uid, str(uid)), *values)  # type: ignore[arg-type]
+            for uid, values in acc.items()
+        ]
+        return sorted(stats, key=lambda p: (-p.wins, -(p.average_score or 0), p.name))

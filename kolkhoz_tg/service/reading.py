@@ -10,7 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import select
 
-from engine import Game, InvalidAction, Rules
+from engine import Game, InvalidAction, Rules, event_to_dict
 from kolkhoz_tg.service.base import (
     _ACTIVE,
     _OPEN,
@@ -139,6 +139,30 @@ class ReadingMixin(ServiceBase):
             rules, players, seed = Rules.from_dict(row.rules), row.players, _seed(row.seed)
         log = [(e["seat"], e["action"]) for e in self.action_log(game_id)]
         return Game.replay(rules, players, seed, log)
+
+    def history(self, game_id: int) -> list[dict[str, Any]]:
+        """A finished (or called-off) game move by move: ``seat``, ``action``, ``actor`` and
+        the ``events`` it caused (engine event dicts), replayed from the log. Raises
+        :class:`WrongState` (``not_over``) while the game is open: its log would tell hidden
+        cards (swaps, the cards dealt)."""
+        with self.db.read() as s:
+            row = s.get(GameRow, game_id)
+            if row is None:
+                raise NotFound(f"no game {game_id}", "game_not_found")
+            if row.status in _OPEN:
+                raise WrongState("the game is not over", "not_over")
+            if row.state is None:
+                return []
+            rules, players, seed = Rules.from_dict(row.rules), row.players, _seed(row.seed)
+        game = Game.new(rules, players, seed)
+        moves = []
+        for entry in self.action_log(game_id):
+            events = game.apply(entry["seat"], entry["action"])
+            moves.append({
+                "seat": entry["seat"], "action": entry["action"], "actor": entry["actor"],
+                "events": [event_to_dict(e) for e in events],
+            })
+        return moves
 
     def snapshot(self, game_id: int) -> Game | None:
         """The stored engine state (None in the lobby)."""

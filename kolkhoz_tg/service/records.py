@@ -199,6 +199,23 @@ class UserStats:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """One player's record in one chat (finished games only count for wins and points)."""
+
+    user_id: int
+    name: str
+    games: int
+    finished: int
+    wins: int
+    total_score: int
+    timeouts: int  # deadlines missed (each played automatically)
+
+    @property
+    def average_score(self) -> float | None:
+        return self.total_score / self.finished if self.finished else None
+
+
+@dataclass(frozen=True, slots=True)
 class DueJob:
     """A scheduler job the database asks for: ``kind`` is ``timeout`` or ``reminder``."""
 

@@ -197,3 +197,28 @@ async def test_a_group_upgraded_to_a_supergroup_keeps_its_game(
         assert "Plowing" in (board.text or "")
         await users[1].send(supergroup, "/last")
         assert fake.last_message(supergroup) is not None
+
+
+async def test_stats_and_the_log_of_a_finished_game(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=1700)
+    group = fake.create_group("Stats", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        await users[0].send(group, "/log")
+        assert "No finished game" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        await users[0].send(group, f"/log {game_id}")  # a game in play: its log would tell cards
+        assert "once the game is over" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        while await tap_any_action(users):
+            pass
+        assert service.game_info(game_id).status == "finished"
+        await users[1].send(group, "/stats")
+        stats = fake.last_message(group).text or ""  # type: ignore[union-attr]
+        assert all(n in stats for n in NAMES) and "1 game" in stats
+        before = len(fake.messages(group))
+        await users[1].send(group, "/log")
+        parts = fake.messages(group)[before + 1:]
+        text = "\n".join(m.text or "" for m in parts)
+        assert "The log of game" in text and "Year 5 is over" in text
+        assert all(len(m.text or "") <= 4096 for m in parts)

@@ -74,3 +74,21 @@ def test_a_group_upgraded_to_a_supergroup_keeps_its_games(service: GameService) 
     assert chat is not None and chat.locale == "en" and chat.title == "Dacha"
     assert all(n.chat_id == -1000000000010 for n in service.pending_notifications())
     assert service.migrate_chat(-10, -1000000000010) == 0
+
+
+def test_chat_stats_and_the_history_of_a_finished_game(service: GameService) -> None:
+    game, users = new_game(service, humans=2, chat_id=-20)
+    with pytest.raises(WrongState):
+        service.history(game.id)  # in play: the log would tell hidden cards
+    while step(service, game.id):
+        pass
+    result = service.game_info(game.id)
+    assert result.status == "finished"
+    moves = service.history(game.id)
+    assert [m["action"] for m in moves] == [e["action"] for e in service.action_log(game.id)]
+    assert moves[-1]["events"][-1]["type"] == "GameOver"
+    stats = service.chat_stats(-20)
+    assert {p.user_id for p in stats} == set(users)
+    assert all(p.games == 1 and p.finished == 1 for p in stats)
+    assert sum(p.wins for p in stats) <= 2
+    assert service.chat_stats(-21) == []
