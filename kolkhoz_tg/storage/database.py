@@ -8,6 +8,7 @@ upgrading their lock (SQLite's ``SQLITE_BUSY_SNAPSHOT``, which no timeout can wa
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -22,6 +23,8 @@ from sqlalchemy.orm import sessionmaker
 from sqlmodel import Session
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
+
+log = logging.getLogger(__name__)
 
 
 def migrations_dir() -> Path:
@@ -89,6 +92,8 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     """Bring the schema to ``revision`` with the Alembic migrations in ``migrations/``."""
     from alembic import command
     from alembic.config import Config
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
 
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
@@ -97,8 +102,15 @@ def migrate(engine: Engine, revision: str = "head") -> None:
             # Two processes starting at once: the second waits, then finds nothing to do.
             conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
         cfg.attributes["connection"] = conn
+        current = MigrationContext.configure(conn).get_current_revision()
+        head = ScriptDirectory.from_config(cfg).get_current_head()
+        if current != head:
+            # A first start or an upgrade: say so, it is the one slow step of a start.
+            log.info("database schema: %s -> %s ...", current or "empty", head)
         command.upgrade(cfg, revision)
         conn.commit()
+        if current != head:
+            log.info("database schema ready (%s)", head)
 
 
 class Database:
