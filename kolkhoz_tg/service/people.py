@@ -208,7 +208,7 @@ class PeopleMixin(ServiceBase):
             names = {u.id: u.name for u in s.exec(select(UserRow).where(
                 UserRow.id.in_({seat.user_id for seat, _ in rows})  # type: ignore[attr-defined]
             )).all()}
-        timeouts = {(g, seat): n for g, seat, n in missed}
+        timeouts: dict[tuple[int | None, int], int] = {(g, seat): n for g, seat, n in missed}
         acc: dict[int, list[int]] = {}
         for seat, game in rows:
             assert seat.user_id is not None
@@ -220,7 +220,7 @@ class PeopleMixin(ServiceBase):
                 a[3] += game.result["scores"][seat.seat]
                 a[2] += seat.seat in game.result["winners"]
         stats = [
-            PlayerStats(uid, names.get(uid, str(uid)), *values)  # type: ignore[arg-type]
+            PlayerStats(uid, names.get(uid, str(uid)), *values)
             for uid, values in acc.items()
         ]
         return sorted(stats, key=lambda p: (-p.wins, -(p.average_score or 0), p.name))
