@@ -222,3 +222,19 @@ async def test_stats_and_the_log_of_a_finished_game(
         text = "\n".join(m.text or "" for m in parts)
         assert "The log of game" in text and "Year 5 is over" in text
         assert all(len(m.text or "") <= 4096 for m in parts)
+
+
+async def test_stats_and_log_in_russian(fake: FakeTelegram, service: GameService) -> None:
+    users = players(fake, lang="ru", base=1800)
+    group = fake.create_group("Статистика", users)
+    async with fake.running(make_app(fake, service)):
+        await open_game(fake, users, group)
+        while await tap_any_action(users):
+            pass
+        await users[0].send(group, "/stats")
+        stats = fake.last_message(group).text or ""  # type: ignore[union-attr]
+        assert "1 партия" in stats and "Колхоз в этом чате" in stats
+        before = len(fake.messages(group))
+        await users[0].send(group, "/log")
+        text = "\n".join(m.text or "" for m in fake.messages(group)[before + 1:])
+        assert "Журнал партии" in text and "Начинается год 1." in text
