@@ -68,16 +68,18 @@ def markup(keyboard: render.Keyboard) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup(rows)
 
 
-def _new_hands(note: Notification) -> bool:
-    if note.user_id is not None:
-        return False
-    if note.kind is Kind.GAME_STARTED:
-        return True
-    if note.kind is Kind.BOARD:
-        return any(
-            e["type"] == "YearStarted" for m in note.data.get("moves", []) for e in m["events"]
-        )
-    return False
+def _board_events(notes: list[Notification]) -> set[str]:
+    """The kinds of event the group notifications report (GAME_STARTED counts as a new
+    year: everyone has a fresh hand)."""
+    kinds: set[str] = set()
+    for note in notes:
+        if note.user_id is not None:
+            continue
+        if note.kind is Kind.GAME_STARTED:
+            kinds.add("YearStarted")
+        elif note.kind is Kind.BOARD:
+            kinds.update(e["type"] for m in note.data.get("moves", []) for e in m["events"])
+    return kinds
 
 
 def is_not_modified(error: BadRequest) -> bool:
@@ -161,10 +163,12 @@ class Deliverer:
                     await self._group_note(info.chat_id, note)
                 delivered.append(note.id)
             turn_users: list[int] = []
-            if any(_new_hands(n) for n in notes):
+            humans = [s.user_id for s in info.seats if s.user_id is not None]
+            happened = _board_events(notes)
+            if "YearStarted" in happened:
                 # A new year (or the start): everyone gets their fresh hand, not only the
                 # player who must act first.
-                turn_users = [s.user_id for s in info.seats if s.user_id is not None]
+                turn_users = list(humans)
             for note in notes:
                 if note.user_id is None:
                     continue
@@ -177,9 +181,14 @@ class Deliverer:
                 edit = acting is not None and acting.user_id == user_id
                 await self.refresh_private(game_id, user_id, new=not edit, acting=acting)
             # Whoever just tapped sees the result in the same message even when their turn
-            # is over (their hand changed).
-            if acting is not None and acting.user_id not in turn_users:
-                await self.refresh_private(game_id, acting.user_id, new=False, acting=acting)
+            # is over (their hand changed); once trump is declared, everyone's message
+            # shows it (edited, no notification).
+            edit_users = [u for u in humans if u not in turn_users] if (
+                "TrumpDeclared" in happened) else []
+            if acting is not None and acting.user_id not in turn_users + edit_users:
+                edit_users.append(acting.user_id)
+            for user_id in edit_users:
+                await self.refresh_private(game_id, user_id, new=False, acting=acting)
         except TelegramError as e:
             # Passing trouble (network, flood beyond the retries): the rest waits in the
             # outbox for the next flush.

@@ -156,7 +156,7 @@ def private(tr: Translator, sv: SeatView, chat_title: str | None, now: datetime)
         head.append(_("trump {suit}", suit=texts.SUIT_SYMBOLS[view["trump"]]))
     lines = ["🌾 " + " · ".join(head)]
     names = [texts.seat_name(tr, game, s) for s in range(view["players_count"])]
-    if view["phase"] in ("play", "assign") and view["trick"]:
+    if sv.to_act and view["phase"] in ("play", "assign") and view["trick"]:
         played = " · ".join(f"{names[s]} {texts.card(c)}" for s, c in view["trick"])
         lines.append(_("Trick: {cards}", cards=played))
     if view["phase"] == "over":
@@ -171,9 +171,10 @@ def private(tr: Translator, sv: SeatView, chat_title: str | None, now: datetime)
         if sv.deadline is not None:
             lines.append("⏰ " + _("Time runs out {when}.", when=tr.relative(sv.deadline, now)))
     else:
-        waiting = texts.waiting_text(tr, view, names)
-        if waiting:
-            lines.append(waiting)
+        # Not this player's move: this message is not edited as the others play, so it says
+        # nothing that would go stale; the board in the group is live.
+        lines.append("⏳ " + _("Not your move now: the board in the group shows whose it is. "
+                              "I will write when it is yours."))
     lines.append(texts.hand_text(tr, view, sv.legal))
     return Message("\n".join(lines), private_keyboard(tr, sv))
 
