@@ -20,7 +20,7 @@ from telegram.ext import ContextTypes
 from engine import Action, ActionKind
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
-from kolkhoz_tg.bot.callbacks import Callback, action_button
+from kolkhoz_tg.bot.callbacks import Callback, action_button, view_button
 from kolkhoz_tg.bot.commands import lobby_op
 from kolkhoz_tg.bot.context import (
     call,
@@ -38,6 +38,8 @@ from kolkhoz_tg.service import (
 )
 
 log = logging.getLogger(__name__)
+#: The payload of the placeholder button on a message posted by an inline choice.
+WAIT = "wait"
 
 # ---------------------------------------------------------------------- buttons
 
@@ -51,6 +53,9 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         cb = Callback.decode(query.data)
     except ValueError:
         await query.answer(tr.gettext("That button is not mine."), show_alert=True)
+        return
+    if cb.payload == WAIT:
+        await query.answer()  # the placeholder on a move chosen inline, until it is played
         return
     if cb.kind == "l":
         tr = await group_tr(update, d)
@@ -139,7 +144,7 @@ async def on_inline_query(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
                         f"🃏 {name}: {texts.card_action(text)}"
                     ),
                     reply_markup=InlineKeyboardMarkup(
-                        [[InlineKeyboardButton("⏳", callback_data="v:0:0:wait")]]
+                        [[InlineKeyboardButton("⏳", callback_data=view_button(0, 0, WAIT))]]
                     ),
                 )
             )
