@@ -312,7 +312,10 @@ class Turn:
             return
         if not self.moves and not announce:
             return
-        movers = {m.seat for m in self.moves if m.actor is Actor.PLAYER}
+        # Seats that moved face a new decision, also when the move was made for them (a
+        # timeout, a forced move): their hand changed, e.g. a timed-out card won the trick
+        # and its seat now leads the next one.
+        movers = {m.seat for m in self.moves}
         for seat in game.to_act:
             seat_row = self.seats[seat]
             if not self.waits_for_human(seat):

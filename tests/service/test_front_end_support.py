@@ -3,9 +3,12 @@ player to a stand-in, a group upgraded to a supergroup."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from kolkhoz_tg.service import ActStatus, BadRequest, GameService, Kind, NotAllowed, WrongState
+from kolkhoz_tg.timeutil import FakeClock
 from tests.service.helpers import new_game, step
 
 
@@ -92,3 +95,28 @@ def test_chat_stats_and_the_history_of_a_finished_game(service: GameService) -> 
     assert all(p.games == 1 and p.finished == 1 for p in stats)
     assert sum(p.wins for p in stats) <= 2
     assert service.chat_stats(-21) == []
+
+
+def test_a_seat_played_for_by_a_timeout_is_told_when_it_must_act_again(
+    service: GameService, clock: FakeClock
+) -> None:
+    """A whole game in which nobody ever moves: every deadline passes and the default move is
+    played. Whoever must act next is told so, also when it is the very seat that timed out
+    (its card won the trick, the assignment was forced, and it now leads)."""
+    game, _ = new_game(service, humans=4, preset="classic", seed=5, standin_after=100)
+    seats = {s.seat: s.user_id for s in service.game_info(game.id).seats}
+    again = 0
+    while service.game_info(game.id).status == "active":
+        before = service.board(game.id).view
+        assert before is not None
+        clock.advance(timedelta(days=2))
+        notes = service.process_due(game.id)
+        view = service.board(game.id).view
+        assert view is not None
+        if view["phase"] in ("over", "swap"):
+            continue
+        told = {n.user_id for n in notes if n.kind is Kind.YOUR_TURN}
+        for seat in view["to_act"]:
+            assert seats[seat] in told, (before["to_act"], view["to_act"], view["phase"])
+            again += seat in before["to_act"]
+    assert again > 0  # the case above did happen in this game
