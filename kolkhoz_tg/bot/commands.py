@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from telegram import Update
 from telegram.ext import ContextTypes
@@ -17,6 +19,7 @@ from kolkhoz_tg.bot.context import (
     is_admin,
     is_group,
     perform,
+    reader_tr,
     remember_user,
     reply,
     result_text,
@@ -28,6 +31,7 @@ from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import (
     ActStatus,
+    GameInfo,
     ServiceError,
 )
 
@@ -65,7 +69,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     d = deps(context)
-    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    tr = await reader_tr(update, d)
     _ = tr.gettext
     lines = [
         "🌾 " + _("Kolkhoz: a slow trick-taking game for 3 to 5 players."),
@@ -89,7 +93,7 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     d = deps(context)
-    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    tr = await reader_tr(update, d)
     for part in rules_text(tr):
         await reply(update, part)
 
@@ -252,28 +256,28 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                                     url=render.deep_link(context.bot.username, game.id))]])
 
 
-async def cmd_last(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def _public_reply(
+    update: Update, context: ContextTypes.DEFAULT_TYPE,
+    text: Callable[[Translator, GameInfo, dict[str, Any]], str],
+) -> None:
+    """Answer with something made from the public view of the game here."""
     d = deps(context)
-    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    tr = await reader_tr(update, d)
     game = await current_game(update, d)
     if game is None or game.status == "lobby":
         await reply(update, tr.gettext("You have no game in play here."))
         return
     bv = await call(d.service.board, game.id)
     assert bv.view is not None
-    await reply(update, render.last_trick(tr, bv.game, bv.view))
+    await reply(update, text(tr, bv.game, bv.view))
+
+
+async def cmd_last(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    await _public_reply(update, context, render.last_trick)
 
 
 async def cmd_score(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    d = deps(context)
-    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
-    game = await current_game(update, d)
-    if game is None or game.status == "lobby":
-        await reply(update, tr.gettext("You have no game in play here."))
-        return
-    bv = await call(d.service.board, game.id)
-    assert bv.view is not None
-    await reply(update, render.visible_score(tr, bv.game, bv.view))
+    await _public_reply(update, context, render.visible_score)
 
 
 async def cmd_back(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -301,7 +305,7 @@ async def creator_command(
 ) -> None:
     d = deps(context)
     await remember_user(update, d)
-    tr = await group_tr(update, d) if is_group(update) else await remember_user(update, d)
+    tr = await reader_tr(update, d)
     user = update.effective_user
     assert user is not None
     game = await current_game(update, d) if is_group(update) else None
@@ -328,7 +332,7 @@ async def creator_command(
 async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/kick N``: in the lobby, free seat N; in a running game, a bot stands in for it."""
     d = deps(context)
-    tr = await group_tr(update, d) if is_group(update) else await remember_user(update, d)
+    tr = await reader_tr(update, d)
     user = update.effective_user
     assert user is not None
     game = await current_game(update, d) if is_group(update) else None
@@ -387,7 +391,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     """``/settings`` shows the game's settings; ``/settings timeout 12h``,
     ``/settings preset zone``, ``/settings players 3``, ``/settings medals on`` change them."""
     d = deps(context)
-    tr = await group_tr(update, d) if is_group(update) else await remember_user(update, d)
+    tr = await reader_tr(update, d)
     user = update.effective_user
     assert user is not None
     game = await current_game(update, d) if is_group(update) else None
@@ -482,7 +486,7 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/stats``: the chat's players, their wins, average points and missed deadlines."""
     d = deps(context)
-    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    tr = await reader_tr(update, d)
     chat = update.effective_chat
     assert chat is not None
     if not is_group(update):
@@ -495,7 +499,7 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/log``: the last finished game of the chat, move by move (``/log N`` for game N)."""
     d = deps(context)
-    tr = await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+    tr = await reader_tr(update, d)
     chat = update.effective_chat
     assert chat is not None
     games = await call(d.service.games_in_chat, chat.id, False)

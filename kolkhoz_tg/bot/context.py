@@ -78,6 +78,11 @@ async def group_tr(update: Update, d: Deps) -> Translator:
     return translator(locale)
 
 
+async def reader_tr(update: Update, d: Deps) -> Translator:
+    """The translator for a reply: the chat's language in a group, else the user's own."""
+    return await (group_tr(update, d) if is_group(update) else remember_user(update, d))
+
+
 def is_group(update: Update) -> bool:
     chat = update.effective_chat
     return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
