@@ -12,6 +12,7 @@ from telegram.ext import ContextTypes
 from engine import PRESETS
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.context import (
+    Deps,
     call,
     current_game,
     deps,
@@ -214,9 +215,8 @@ async def group_game_command(
     d = deps(context)
     await remember_user(update, d)
     tr = await group_tr(update, d)
-    game = await current_game(update, d) if is_group(update) else None
+    game = await open_group_game(update, d, tr)
     if game is None:
-        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
         return
     error = await lobby_op(update, context, game.id, op)
     if error:
@@ -254,6 +254,14 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await reply(update, tr.gettext("Open a private chat with me first:"),
                     [[render.Button("✉️ " + tr.gettext("Open my cards"),
                                     url=render.deep_link(context.bot.username, game.id))]])
+
+
+async def open_group_game(update: Update, d: Deps, tr: Translator) -> GameInfo | None:
+    """The group's open game, or None after saying there is none (or that this is no group)."""
+    game = await current_game(update, d) if is_group(update) else None
+    if game is None:
+        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
+    return game
 
 
 async def _public_reply(
@@ -308,9 +316,8 @@ async def creator_command(
     tr = await reader_tr(update, d)
     user = update.effective_user
     assert user is not None
-    game = await current_game(update, d) if is_group(update) else None
+    game = await open_group_game(update, d, tr)
     if game is None:
-        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
         return
     admin = await is_admin(update, context)
     method = {"pause": d.service.pause, "resume": d.service.resume, "abort": d.service.abort}
@@ -335,9 +342,8 @@ async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     tr = await reader_tr(update, d)
     user = update.effective_user
     assert user is not None
-    game = await current_game(update, d) if is_group(update) else None
+    game = await open_group_game(update, d, tr)
     if game is None:
-        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
         return
     args = context.args or []
     if len(args) != 1 or not args[0].isdigit() or not 1 <= int(args[0]) <= game.players:
@@ -394,9 +400,8 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     tr = await reader_tr(update, d)
     user = update.effective_user
     assert user is not None
-    game = await current_game(update, d) if is_group(update) else None
+    game = await open_group_game(update, d, tr)
     if game is None:
-        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
         return
     args = [a.lower() for a in context.args or []]
     if not args:
