@@ -8,6 +8,7 @@ from typing import Any
 
 from telegram import Update
 from telegram.ext import ContextTypes
+from telegram.helpers import create_deep_linked_url
 
 from engine import PRESETS
 from kolkhoz_tg.bot import render
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------------- commands
 
+RULES_PAYLOAD = "rules"
 TIMEOUT_CHOICES = (3600, 4 * 3600, 12 * 3600, 24 * 3600, 48 * 3600, 72 * 3600)
 
 
@@ -53,6 +55,9 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     await call(d.service.set_can_pm, user.id, True)
     payload = context.args[0] if context.args else ""
+    if payload == RULES_PAYLOAD:
+        await cmd_rules(update, context)
+        return
     games = await call(d.service.games_of_user, user.id)
     wanted = [g for g in games if payload == f"g{g.id}"] or games
     if not wanted:
@@ -93,10 +98,20 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """In a group, the rules in brief with a button to the full rules in private (several
+    long messages would flood the chat); in private, the full rules for players."""
     d = deps(context)
     tr = await reader_tr(update, d)
-    for part in rules_text(tr):
-        await reply(update, part)
+    full = None if is_group(update) else render.full_rules(tr.locale)
+    if full:
+        for part in full:
+            await reply(update, part)
+        return
+    summary = rules_text(tr)
+    button = [[render.Button("📜 " + tr.gettext("The full rules"),
+                             url=create_deep_linked_url(context.bot.username, RULES_PAYLOAD))]]
+    for i, part in enumerate(summary):
+        await reply(update, part, button if is_group(update) and i == len(summary) - 1 else None)
 
 
 def rules_text(tr: Translator) -> list[str]:

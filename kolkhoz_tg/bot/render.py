@@ -12,8 +12,10 @@ Keyboards are plain rows of :class:`Button`, free of Telegram types and easy to 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from engine import Action, parse_card
@@ -289,6 +291,49 @@ def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> lis
             parts.append(current)
             current = ""
         current = f"{current}\n{line}" if current else line
+    if current:
+        parts.append(current)
+    return parts
+
+
+DOCS_DIR = Path(__file__).resolve().parent.parent.parent / "docs"
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"(\*\*|\*|`)")
+_ITEM = re.compile(r"\s*([-*•]|\d+\.|▪️)\s")
+
+
+def full_rules(locale: str) -> list[str] | None:
+    """The players' rules (docs/RULES.md, docs/RULES.ru.md) as plain-text messages of at most
+    4096 characters; None where the docs are not installed."""
+    path = DOCS_DIR / ("RULES.ru.md" if locale == "ru" else "RULES.md")
+    try:
+        markdown = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    lines: list[str] = []
+    for raw in markdown.splitlines():
+        line = raw.rstrip()
+        if re.fullmatch(r"\|?[\s:|-]+\|?", line) and "-" in line:
+            continue  # a table's rule line
+        if "RULES" in line and ".md" in line:
+            continue  # the link to the other language's file
+        if line.startswith("#"):
+            line = "▪️ " + line.lstrip("#").strip()
+        elif line.startswith("|"):
+            line = " · ".join(c.strip() for c in line.strip("|").split("|"))
+        line = _EMPHASIS.sub("", _LINK.sub(r"\1", line))
+        if lines and lines[-1] and line and not _ITEM.match(line) and " · " not in line:
+            lines[-1] += " " + line.strip()  # undo the source's soft line wrapping
+        else:
+            lines.append(line)
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    parts: list[str] = []
+    current = ""
+    for paragraph in text.split("\n\n"):
+        if current and len(current) + len(paragraph) + 2 > MAX_TEXT:
+            parts.append(current)
+            current = ""
+        current = f"{current}\n\n{paragraph}" if current else paragraph[:MAX_TEXT]
     if current:
         parts.append(current)
     return parts

@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from engine import Game
 from engine.cards import CARD_TEXT
 from kolkhoz_tg import texts
+from kolkhoz_tg.bot.render import full_rules
 from kolkhoz_tg.service import GameService
 from tests.faketg import FakeChat, FakeTelegram, FakeUser, StoredMessage
 
 TEXT_METHODS = ("sendMessage", "editMessageText")
+RULES_TEXTS = frozenset(part for lang in ("ru", "en") for part in full_rules(lang) or [])
 
 
 def action_buttons(msg: StoredMessage | None) -> list[str]:
@@ -67,6 +69,8 @@ class LeakScanner:
             if call.method not in TEXT_METHODS or not call.ok:
                 continue
             text = str(call.params.get("text", ""))
+            if text in RULES_TEXTS:
+                continue  # the players' rules: their worked examples name cards
             chat = call.params.get("chat_id")
             if call.params.get("inline_message_id") or str(chat) == str(self.group.id):
                 reader: int | None = None

@@ -114,8 +114,20 @@ async def test_languages_menus_help_and_rules(fake: FakeTelegram, service: GameS
         await ru.send(group, "/newgame")
         lobby = fake.last_message(group)
         assert lobby is not None and "Вступить" in lobby.button_texts
+        before = len(fake.messages(en))
         await en.send(None, "/rules")
-        assert "Brigadier" in (en.last_message().text or "")  # type: ignore[union-attr]
+        rules = [m.text or "" for m in fake.messages(en)[before + 1:]]
+        assert len(rules) >= 2 and all(len(t) <= 4096 for t in rules)
+        assert "Brigadier" in "\n".join(rules) and "Requisition" in "\n".join(rules)
+        await ru.send(group, "/rules")  # in the group: the brief rules and a link to the rest
+        brief = fake.last_message(group)
+        assert brief is not None and "бригадир" in (brief.text or "").lower()
+        link = next(b.url for row in brief.buttons for b in row if b.url)
+        assert link.endswith("start=rules")
+        before = len(fake.messages(ru))
+        await ru.open_link(link)
+        full = "\n".join(m.text or "" for m in fake.messages(ru)[before:])
+        assert "Реквизиция" in full or "реквизиц" in full
         await ru.send(None, "/lang en")
         await ru.send(None, "/help")
         assert "/newgame" in (ru.last_message().text or "")  # type: ignore[union-attr]
