@@ -105,3 +105,34 @@ async def tap_any_action(users: list[FakeUser]) -> bool:
 
 def group_texts(fake: FakeTelegram, group: FakeChat) -> list[str]:
     return [m.text or "" for m in fake.messages(group)]
+
+
+NAMES = ["Anna", "Boris", "Vera", "Gleb"]
+
+
+async def open_game(
+    fake: FakeTelegram, users: list[FakeUser], group: FakeChat, command: str = "/newgame"
+) -> int:
+    """Everyone opens the private chat, the first user opens a game, the rest join by
+    button, the creator starts it. Returns the game id."""
+    for u in users:
+        await u.start_bot()
+    await users[0].send(group, command)
+    lobby = fake.last_message(group)
+    assert lobby is not None
+    join = lobby.buttons[0][0].text
+    for u in users[1:]:
+        await u.tap(fake.message(group, lobby.message_id), join)
+    lobby = fake.message(group, lobby.message_id)
+    for u in users:
+        assert u.first_name in (lobby.text or "")
+    start = [b for row in lobby.buttons for b in row if b.data and b.data.endswith(":start")]
+    await users[0].tap(lobby, start[0].text)
+    data = start[0].data
+    assert data is not None
+    return int(data.split(":")[1], 36)
+
+
+def players(fake: FakeTelegram, lang: str = "en", base: int = 1000) -> list[FakeUser]:
+    """Anna, Boris, Vera and Gleb, with user ids from ``base``."""
+    return [fake.user(base + i, n, language_code=lang) for i, n in enumerate(NAMES)]

@@ -8,33 +8,15 @@ import random
 from engine import Action, ActionKind
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
-from tests.bot.driver import LeakScanner, action_buttons, group_texts, tap_any_action
-from tests.faketg import FakeChat, FakeTelegram, FakeUser
-
-NAMES = ["Anna", "Boris", "Vera", "Gleb"]
-
-
-async def open_game(
-    fake: FakeTelegram, users: list[FakeUser], group: FakeChat, command: str = "/newgame"
-) -> int:
-    """Everyone opens the private chat, the first user opens a game, the rest join by
-    button, the creator starts it. Returns the game id."""
-    for u in users:
-        await u.start_bot()
-    await users[0].send(group, command)
-    lobby = fake.last_message(group)
-    assert lobby is not None
-    join = lobby.buttons[0][0].text
-    for u in users[1:]:
-        await u.tap(fake.message(group, lobby.message_id), join)
-    lobby = fake.message(group, lobby.message_id)
-    for u in users:
-        assert u.first_name in (lobby.text or "")
-    start = [b for row in lobby.buttons for b in row if b.data and b.data.endswith(":start")]
-    await users[0].tap(lobby, start[0].text)
-    data = start[0].data
-    assert data is not None
-    return int(data.split(":")[1], 36)
+from tests.bot.driver import (
+    NAMES,
+    LeakScanner,
+    action_buttons,
+    group_texts,
+    open_game,
+    tap_any_action,
+)
+from tests.faketg import FakeTelegram
 
 
 async def test_four_friends_play_a_whole_game_by_buttons(

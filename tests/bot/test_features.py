@@ -5,13 +5,8 @@ from __future__ import annotations
 from kolkhoz_tg.bot.app import startup
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
-from tests.bot.driver import LeakScanner, tap_any_action
-from tests.bot.test_e2e import NAMES, open_game
-from tests.faketg import FakeTelegram, FakeUser
-
-
-def players(fake: FakeTelegram, lang: str = "en", base: int = 1000) -> list[FakeUser]:
-    return [fake.user(base + i, n, language_code=lang) for i, n in enumerate(NAMES)]
+from tests.bot.driver import NAMES, LeakScanner, open_game, players, tap_any_action
+from tests.faketg import FakeTelegram
 
 
 def lobby_button(msg, suffix: str) -> str:  # type: ignore[no-untyped-def]

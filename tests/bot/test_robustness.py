@@ -11,13 +11,15 @@ from kolkhoz_tg.bot.callbacks import action_button
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
-from tests.bot.driver import LeakScanner, action_buttons, group_texts, tap_any_action
-from tests.bot.test_e2e import NAMES, open_game
+from tests.bot.driver import (
+    LeakScanner,
+    action_buttons,
+    group_texts,
+    open_game,
+    players,
+    tap_any_action,
+)
 from tests.faketg import FakeTelegram
-
-
-def players(fake: FakeTelegram, lang: str = "en", base: int = 300) -> list:
-    return [fake.user(base + i, n, language_code=lang) for i, n in enumerate(NAMES)]
 
 
 async def test_restart_mid_game_carries_on(fake: FakeTelegram, service: GameService) -> None:

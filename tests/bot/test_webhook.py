@@ -11,8 +11,7 @@ import httpx
 from kolkhoz_tg.bot.app import build_application
 from kolkhoz_tg.bot.webhook import SECRET_HEADER, default_secret, serve, webhook_target
 from kolkhoz_tg.service import GameService
-from tests.bot.driver import tap_any_action
-from tests.bot.test_e2e import NAMES, open_game
+from tests.bot.driver import NAMES, open_game, tap_any_action
 from tests.faketg import FakeTelegram, free_port, inprocess_builder
 
 
