@@ -218,3 +218,9 @@ def _build_table() -> list[Action]:
 
 _BY_CODE: Final = _build_table()
 _BY_TEXT: Final = {a.text: a for a in _BY_CODE}
+#: The shared instances by card id (plays), ``card * 4 + job`` (assignments) and suit (trump):
+#: legality builds its lists from these without creating anything.
+PLAYS: Final = tuple(_BY_CODE[_PLAY_BASE : _PLAY_BASE + 52])
+ASSIGNS: Final = tuple(_BY_CODE[_ASSIGN_BASE : _ASSIGN_BASE + 52 * 4])
+TRUMPS: Final = tuple(_BY_CODE[_TRUMP_BASE : _TRUMP_BASE + 4])
+SWAP_PASS: Final = _BY_CODE[SWAP_PASS_CODE]

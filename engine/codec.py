@@ -7,16 +7,19 @@ deals the same future as the original.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.cards import CARD_TEXT, parse_card
+from engine.data import GameData
+from engine.phase import Phase
 from engine.rules import Rules
 
-if TYPE_CHECKING:
-    from engine.state import Game
-
 FORMAT = "kolkhoz-game"
-FORMAT_VERSION = 1
+#: 2: RULES.md revision 3 (``trump_wins``, ``final_year_short``, ``reveal``; the year's
+#: tricks). Version 1 snapshots still load: their rules lack the new options, which then take
+#: the values the game started with (trump wins, no short year, reveal matching).
+FORMAT_VERSION = 2
+_READABLE = (1, 2)
 
 
 def _enc(cards: list[int] | set[int]) -> list[str]:
@@ -27,7 +30,7 @@ def _dec(texts: list[str]) -> list[int]:
     return [parse_card(t) for t in texts]
 
 
-def game_to_json(g: Game) -> dict[str, Any]:
+def game_to_json(g: GameData) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -43,6 +46,7 @@ def game_to_json(g: Game) -> dict[str, Any]:
             "hand_size": g.hand_size,
             "lean": g.lean,
             "famine": g.famine,
+            "short": g.short,
             "trump": g.trump,
             "trump_played": g.trump_played,
             "hands": [_enc(h) for h in g.hands],
@@ -58,6 +62,9 @@ def game_to_json(g: Game) -> dict[str, Any]:
             "reward_piles": [_enc(p) for p in g.reward_piles],
             "discarded": _enc(g.discarded),
             "trick": [[s, CARD_TEXT[c]] for s, c in g.trick],
+            "tricks": [
+                [[[s, CARD_TEXT[c]] for s, c in trick], winner] for trick, winner in g.tricks
+            ],
             "pending": _enc(g.pending),
             "brigadier": g.brigadier,
             "last_trick": [[s, CARD_TEXT[c]] for s, c in g.last_trick],
@@ -74,17 +81,15 @@ def game_to_json(g: Game) -> dict[str, Any]:
     }
 
 
-def game_from_json(data: dict[str, Any]) -> Game:
-    from engine.phase import Phase
-    from engine.state import Game
-
+def game_from_json(g: GameData, data: dict[str, Any]) -> None:
+    """Fill the fresh instance ``g`` from a snapshot; raises :class:`ValueError` if it is not
+    one this version reads."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError("not a Kolkhoz game snapshot")
-    if data.get("version") != FORMAT_VERSION:
+    if data.get("version") not in _READABLE:
         raise ValueError(f"unsupported snapshot version {data.get('version')!r}")
     try:
         rules = Rules.from_dict(data["rules"])
-        g = Game.__new__(Game)
         g._init_empty(rules, int(data["players"]), data["seed"])
         g.planner0 = int(data["first_planner"])
         g.log = [(int(s), str(t)) for s, t in data["log"]]
@@ -95,6 +100,7 @@ def game_from_json(data: dict[str, Any]) -> Game:
         g.hand_size = st["hand_size"]
         g.lean = st["lean"]
         g.famine = st["famine"]
+        g.short = st.get("short", False)
         g.trump = st["trump"]
         g.trump_played = st["trump_played"]
         g.hands = [_dec(h) for h in st["hands"]]
@@ -110,6 +116,10 @@ def game_from_json(data: dict[str, Any]) -> Game:
         g.reward_piles = [_dec(p) for p in st["reward_piles"]]
         g.discarded = _dec(st["discarded"])
         g.trick = [(int(s), parse_card(c)) for s, c in st["trick"]]
+        g.tricks = [
+            ([(int(s), parse_card(c)) for s, c in trick], int(winner))
+            for trick, winner in st.get("tricks", [])
+        ]
         g.pending = _dec(st["pending"])
         g.brigadier = st["brigadier"]
         g.last_trick = [(int(s), parse_card(c)) for s, c in st["last_trick"]]
@@ -124,4 +134,3 @@ def game_from_json(data: dict[str, Any]) -> Game:
         g.ended_early = st["ended_early"]
     except (KeyError, TypeError, IndexError) as exc:
         raise ValueError(f"malformed game snapshot: {exc!r}") from None
-    return g

@@ -21,6 +21,7 @@ class YearStarted(NamedTuple):
     lean: bool
     famine: bool
     revealed: tuple[Card, ...]  # reward cards turned up this year, one per pile at most
+    short: bool = False  # the last year's supply disruption (final_year_short)
 
 
 class TrumpDeclared(NamedTuple):
@@ -60,6 +61,13 @@ class JobCompleted(NamedTuple):
 
 class CardsToPlot(NamedTuple):
     """Every player's last card went face-down into their plot."""
+
+    year: int
+
+
+class MiceRuleApplied(NamedTuple):
+    """All four jobs failed and nobody was exposed: this year's requisition follows the whole
+    mice rule (everyone exposed, the highest matching card revealed and lost)."""
 
     year: int
 
@@ -109,7 +117,7 @@ class GameOver(NamedTuple):
 
 Event = (
     YearStarted | TrumpDeclared | SwapDecided | CardPlayed | TrickWon | CardAssigned
-    | JobCompleted | CardsToPlot | JobFailed | DrunkardSentNorth | CardsRevealed
+    | JobCompleted | CardsToPlot | MiceRuleApplied | JobFailed | DrunkardSentNorth | CardsRevealed
     | CardSentNorth | NothingRequisitioned | StacksReturned | YearEnded | GameOver
 )
 

@@ -1,34 +1,38 @@
 """What a seat may do now, and why not: the one legality path.
 
-:func:`compute_legal` lists the legal action codes of a seat (``Game.legal_actions`` caches
-them and ``Game.apply`` accepts only those); :func:`explain` says why an action is not among
-them, with a short reason code a front end can translate.
+:func:`compute_legal` lists the legal actions of a seat (``Game.legal_actions`` caches the
+list and ``Game.apply`` accepts only its members); :func:`explain` says why an action is not
+among them, with a short reason code a front end can translate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Final
 
 from engine.actions import (
-    _ASSIGN_BASE,
-    _PLAY_BASE,
+    _BY_CODE,
     _SWAP_BASE,
-    _TRUMP_BASE,
-    SWAP_PASS_CODE,
+    ASSIGNS,
+    PLAYS,
+    SWAP_PASS,
+    TRUMPS,
     Action,
     ActionKind,
     IllegalAction,
 )
 from engine.cards import JOBS, SUIT_OF, Suit
+from engine.data import GameData
 from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
 from engine.rules import Assignment
 
-if TYPE_CHECKING:
-    from engine.state import Game
+#: Jobs a card may go to with ``assignment = present``, by the bit set of suits in the trick.
+_PRESENT_JOBS: Final = tuple(tuple(j for j in JOBS if mask >> j & 1) for mask in range(16))
+_OWN_JOB: Final = tuple((SUIT_OF[c],) for c in range(52))
 
 
-def compute_legal(g: Game, seat: int) -> list[int]:
+def compute_legal(g: GameData, seat: int) -> list[Action]:
+    """Every action ``seat`` may take now, as the shared :class:`Action` instances."""
     phase = g.phase
     if phase is PLAY:
         if seat != g.turn:
@@ -37,48 +41,55 @@ def compute_legal(g: Game, seat: int) -> list[int]:
         trick = g.trick
         if trick:
             led = SUIT_OF[trick[0][1]]
-            follow = [c for c in hand if SUIT_OF[c] == led]
-            return [_PLAY_BASE + c for c in (follow or hand)]
+            follow = [PLAYS[c] for c in hand if SUIT_OF[c] == led]
+            return follow or [PLAYS[c] for c in hand]
         trump = g.trump
         if g.rules.trump_lead_restricted and trump is not None and not g.trump_played:
             # seed 002: no trump lead until trump has been played, unless only trumps left.
-            others = [c for c in hand if SUIT_OF[c] != trump]
+            others = [PLAYS[c] for c in hand if SUIT_OF[c] != trump]
             if others:
-                return [_PLAY_BASE + c for c in others]
-        return [_PLAY_BASE + c for c in hand]
+                return others
+        return [PLAYS[c] for c in hand]
     if phase is ASSIGN:
         if seat != g.brigadier:
             return []
-        out: list[int] = []
+        out: list[Action] = []
         for c in g.pending:
+            base = c * 4
             for j in jobs_for(g, c):
-                out.append(_ASSIGN_BASE + c * 4 + j)
+                out.append(ASSIGNS[base + j])
         return out
     if phase is TRUMP:
         if seat != g.planner:
             return []
-        return [_TRUMP_BASE + s for s in JOBS]
+        return list(TRUMPS)
     if phase is SWAP:
         if seat not in g.swap_pending:
             return []
         hidden = g.hidden_plot(seat)
-        out = [_SWAP_BASE + h * 52 + p for h in g.hands[seat] for p in hidden]
-        out.append(SWAP_PASS_CODE)
+        out = [_BY_CODE[_SWAP_BASE + h * 52 + p] for h in g.hands[seat] for p in hidden]
+        out.append(SWAP_PASS)
         return out
     return []
 
-def jobs_for(g: Game, c: int) -> Sequence[int]:
-    if g.lean:
-        return JOBS  # a lean year has no trump: any worker to any job
-    if g.rules.assignment is Assignment.SUIT:
-        if SUIT_OF[c] == g.trump:
-            return JOBS
-        return (SUIT_OF[c],)
-    # seed 001: any job whose suit is present among this trick's cards.
-    present = {SUIT_OF[x] for _, x in g.trick}
-    return tuple(j for j in JOBS if j in present)
 
-def explain(g: Game, seat: int, a: Action) -> IllegalAction:
+def jobs_for(g: GameData, c: int) -> Sequence[int]:
+    """The jobs the Brigadier may put card ``c`` on (RULES.md "Assignment")."""
+    if g.rules.assignment is Assignment.SUIT:
+        if g.lean or SUIT_OF[c] == g.trump:
+            # A trump goes anywhere; in a lean year (no trump) any worker goes to any job
+            # (seed 000's supply disruption, applied to every lean year).
+            return JOBS
+        return _OWN_JOB[c]
+    # seed 001: any job whose suit is present among this trick's cards, lean years included.
+    mask = 0
+    for _, x in g.trick:
+        mask |= 1 << SUIT_OF[x]
+    return _PRESENT_JOBS[mask]
+
+
+def explain(g: GameData, seat: int, a: Action) -> IllegalAction:
+    """Why ``a`` is not legal for ``seat`` now (the caller knows it is not)."""
     if not isinstance(seat, int) or not 0 <= seat < g.n:
         return IllegalAction(f"{a}: there is no seat {seat!r}", "no_seat")
     phase = g.phase

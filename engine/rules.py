@@ -38,6 +38,12 @@ class Losers(StrEnum):
     HIGHEST = "highest"  # seed 000
 
 
+class Reveal(StrEnum):
+    MATCHING = "matching"  # seeds 002 and 001 "Орден": every matching card
+    HIGHEST = "highest"  # seed 001's mice rule: the highest hidden matching card
+    PLOT = "plot"  # seed 000: the exposed player's whole face-down plot
+
+
 class Theme(StrEnum):
     JOBS = "jobs"  # Пахота / Жатва / Мастерская / Зерно
     FIELDS = "fields"  # Пшеница / Свёкла / Картофель / Подсолнечник
@@ -52,11 +58,14 @@ class Rules:
     years: int = 5
     first_lead: FirstLead = FirstLead.LEFT_OF_PLANNER
     trump_lead_restricted: bool = True
+    trump_wins: bool = True
+    final_year_short: bool = False
     assignment: Assignment = Assignment.SUIT
     reward: Reward = Reward.BRIGADIER
     accumulate_rewards: bool = False
     requisition: Requisition = Requisition.BRIGADIERS
     losers: Losers = Losers.EACH
+    reveal: Reveal = Reveal.MATCHING
     nomenklatura: bool = True
     famine: bool = False
     mice_fallback: bool = False
@@ -111,10 +120,13 @@ _ENUM_FIELDS: Final[dict[str, type[StrEnum]]] = {
     "reward": Reward,
     "requisition": Requisition,
     "losers": Losers,
+    "reveal": Reveal,
     "theme": Theme,
 }
 _BOOL_FIELDS: Final = (
     "trump_lead_restricted",
+    "trump_wins",
+    "final_year_short",
     "accumulate_rewards",
     "nomenklatura",
     "famine",
@@ -130,7 +142,10 @@ PRESETS: Final[dict[str, Rules]] = {
     "original": Rules(
         threshold=36,
         trump_lead_restricted=False,
+        trump_wins=False,  # "The highest-ranking card of the lead suit wins"
+        final_year_short=True,  # "Перебои со снабжением" in the last year
         losers=Losers.HIGHEST,
+        reveal=Reveal.PLOT,  # "reveal all cards in their Личный Участок"
     ),
     # seed 001, "Колхоз".
     "kolkhoz": Rules(
@@ -163,6 +178,7 @@ PRESETS: Final[dict[str, Rules]] = {
         reward=Reward.NONE,
         requisition=Requisition.EVERYONE,
         losers=Losers.HIGHEST,
+        reveal=Reveal.HIGHEST,
         swap=True,
         theme=Theme.FIELDS,
     ),

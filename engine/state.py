@@ -1,44 +1,31 @@
 """The game state machine: deal, trump, swap, tricks, assignment, requisition, scoring.
 
 Rules references are to ``shared/spec/RULES.md``. Cards are ints here (see :mod:`engine.cards`);
-the public surface (actions, events, views) uses :class:`~engine.cards.Card` and text.
+the public surface (actions, events, views) uses :class:`~engine.cards.Card` and text. The
+fields and read-only questions live in :class:`engine.data.GameData`.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import events as ev
-from engine.actions import (
-    _BY_CODE,
-    SWAP_PASS_CODE,
-    Action,
-    ActionKind,
-    IllegalAction,
-    InvalidAction,
-)
-from engine.cards import (
-    ACE,
-    CARDS,
-    HOURS,
-    JACKS,
-    JOBS,
-    SUIT_OF,
-    SUITS,
-    Suit,
-    card_id,
-    reward_cards,
-    worker_cards,
-)
+from engine.actions import Action, ActionKind, InvalidAction
+from engine.cards import ACE, CARDS, HOURS, JACKS, JOBS, SUIT_OF, SUITS, Suit, card_id, reward_cards
+from engine.data import WORKERS, GameData
 from engine.legality import compute_legal, explain
-from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP, Phase
+from engine.phase import ASSIGN, OVER, PLAY, SWAP, Phase
 from engine.requisition import requisition
 from engine.rules import FirstLead, Reward, Rules
 
-_WORKERS = tuple(worker_cards())
+if TYPE_CHECKING:
+    from engine.actions import IllegalAction
+    from engine.views import View
+
 _ACE_OF_CLUBS = card_id(ACE, Suit.C)
+_EVENTS_OFF: list[ev.Event] = []  # a sink for fast playouts; cleared after each apply
 
 
 def _shuffle(cards: list[int], rng: random.Random) -> None:
@@ -55,95 +42,15 @@ def _year_rng(seed: int | str, label: str) -> random.Random:
     return random.Random(f"kolkhoz/{seed}/{label}")
 
 
-class Game:
+class Game(GameData):
     """One game of Kolkhoz for 3-5 seats (0..n-1, clockwise).
 
     Create with :meth:`new`, drive with :meth:`legal_actions` / :meth:`apply`, read with
-    :meth:`view`. Saved games are rules + seed + :attr:`log` (:meth:`replay`) or a JSON
-    snapshot (:meth:`to_json` / :meth:`from_json`).
+    :meth:`view` (JSON data) or :meth:`typed_view`. Saved games are rules + seed + :attr:`log`
+    (:meth:`replay`) or a JSON snapshot (:meth:`to_json` / :meth:`from_json`).
     """
 
-    __slots__ = (
-        "_legal",
-        "brigadier",
-        "brigadier_year",
-        "completed_by",
-        "completed_year",
-        "deck",
-        "discarded",
-        "ended_early",
-        "face_up",
-        "famine",
-        "hand_size",
-        "hands",
-        "hours",
-        "last_trick",
-        "last_trick_winner",
-        "lead",
-        "lean",
-        "log",
-        "medals",
-        "n",
-        "north",
-        "pending",
-        "phase",
-        "planner",
-        "planner0",
-        "plots",
-        "reward_piles",
-        "rewards",
-        "rules",
-        "seed",
-        "stacks",
-        "swap_pending",
-        "trick",
-        "tricks_done",
-        "trump",
-        "trump_played",
-        "turn",
-        "workers",
-        "year",
-    )
-
-    rules: Rules
-    n: int
-    seed: int | str
-    planner0: int
-    year: int
-    planner: int
-    phase: Phase
-    hand_size: int
-    lean: bool
-    famine: bool
-    trump: int | None
-    trump_played: bool
-    hands: list[list[int]]
-    plots: list[list[int]]
-    face_up: set[int]
-    stacks: list[list[list[int]]]
-    deck: list[int]
-    north: list[int]
-    hours: list[int]
-    completed_by: list[int | None]
-    workers: list[list[int]]
-    rewards: list[list[int]]
-    reward_piles: list[list[int]]
-    discarded: list[int]
-    trick: list[tuple[int, int]]
-    pending: list[int]
-    brigadier: int | None
-    last_trick: list[tuple[int, int]]
-    last_trick_winner: int | None
-    lead: int
-    turn: int
-    tricks_done: int
-    medals: list[int]
-    brigadier_year: list[bool]
-    completed_year: list[bool]
-    swap_pending: list[int]
-    ended_early: bool
-    log: list[tuple[int, str]]
-    _legal: dict[int, list[int]]
+    __slots__ = ()
 
     # ------------------------------------------------------------------ construction
 
@@ -180,48 +87,6 @@ class Game:
         g._start_year([])
         return g
 
-    def _init_empty(self, rules: Rules, players: int, seed: int | str) -> None:
-        n = players
-        self.rules = rules
-        self.n = n
-        self.seed = seed
-        self.planner0 = 0
-        self.year = 0
-        self.planner = 0
-        self.phase = Phase.TRUMP
-        self.hand_size = 0
-        self.lean = False
-        self.famine = False
-        self.trump = None
-        self.trump_played = False
-        self.hands = [[] for _ in range(n)]
-        self.plots = [[] for _ in range(n)]
-        self.face_up = set()
-        self.stacks = [[] for _ in range(n)]
-        self.deck = list(_WORKERS)
-        self.north = []
-        self.hours = [0, 0, 0, 0]
-        self.completed_by = [None, None, None, None]
-        self.workers = [[], [], [], []]
-        self.rewards = [[], [], [], []]
-        self.reward_piles = [[], [], [], []]
-        self.discarded = []
-        self.trick = []
-        self.pending = []
-        self.brigadier = None
-        self.last_trick = []
-        self.last_trick_winner = None
-        self.lead = 0
-        self.turn = 0
-        self.tricks_done = 0
-        self.medals = [0] * n
-        self.brigadier_year = [False] * n
-        self.completed_year = [False] * n
-        self.swap_pending = []
-        self.ended_early = False
-        self.log = []
-        self._legal = {}
-
     @classmethod
     def replay(
         cls,
@@ -238,73 +103,67 @@ class Game:
             g.apply(int(seat), str(text))
         return g
 
+    @classmethod
+    def determinize(cls, view: dict[str, Any], rng: random.Random) -> Game:
+        """A whole game consistent with one seat's view, the unseen cards dealt by ``rng``.
+
+        Everything the seat has seen stays as it is; the other hands, face-down plot cards,
+        the deck and the reward piles are filled at random from the cards the seat cannot
+        place, respecting what it knows (counts, and the suits a player showed out of this
+        year). The seed is fresh and the log empty. Raises :class:`ValueError` for a public
+        view or a view that is not of this engine. See :mod:`engine.determinize`.
+        """
+        from engine.determinize import determinize
+
+        return determinize(cls, view, rng)
+
     # ------------------------------------------------------------------ queries
-
-    @property
-    def players(self) -> int:
-        return self.n
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase is OVER
-
-    @property
-    def to_act(self) -> list[int]:
-        """Seats that may act now: several in the swap phase, none when the game is over."""
-        phase = self.phase
-        if phase is PLAY:
-            return [self.turn]
-        if phase is ASSIGN:
-            return [self.brigadier] if self.brigadier is not None else []
-        if phase is TRUMP:
-            return [self.planner]
-        if phase is SWAP:
-            return list(self.swap_pending)
-        return []
-
-    @property
-    def tricks_total(self) -> int:
-        return max(self.hand_size - 1, 0)
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now (empty if it may not act)."""
-        return [_BY_CODE[c] for c in self._legal_codes(seat)]
+        cached = self._legal.get(seat)
+        if cached is None:
+            cached = self._legal[seat] = compute_legal(self, seat)
+        return cached[:]
 
     def is_legal(self, seat: int, action: Action | str) -> bool:
         try:
             a = Action.parse(action)
         except InvalidAction:
             return False
-        return a.code in self._legal_codes(seat)
+        return a in self._legal_list(seat)
 
-    def _legal_codes(self, seat: int) -> list[int]:
+    def _legal_list(self, seat: int) -> list[Action]:
         cached = self._legal.get(seat)
         if cached is None:
-            cached = compute_legal(self, seat)
-            self._legal[seat] = cached
+            cached = self._legal[seat] = compute_legal(self, seat)
         return cached
-
-    def hidden_plot(self, seat: int) -> list[int]:
-        """The seat's face-down plot cards."""
-        up = self.face_up
-        return [c for c in self.plots[seat] if c not in up]
-
-    def hours_of(self, c: int) -> int:
-        """Work hours a card adds now: face value, J 11, Q 12, K 13; the trump Jack 0 with
-        ``nomenklatura`` (Пьяница)."""
-        trump = self.trump
-        if trump is not None and c == JACKS[trump] and self.rules.nomenklatura:
-            return 0
-        return HOURS[c]
 
     def why_illegal(self, seat: int, action: Action | str) -> IllegalAction | None:
         """None if ``seat`` may take ``action`` now, else the :class:`IllegalAction` that
         :meth:`apply` would raise (with a ``reason`` code). Raises :class:`InvalidAction` for
         malformed input."""
         a = Action.parse(action)
-        if a.code in self._legal_codes(seat):
+        if a in self._legal_list(seat):
             return None
         return explain(self, seat, a)
+
+    def forced_action(self, seat: int) -> Action | None:
+        """The move ``seat`` has no choice about, if any: its single legal action, or in the
+        assignment phase a card of the trick that can go to one job only (the order of
+        assignment changes nothing: jobs complete only after the last card). Front ends play
+        it at once so nobody waits for a move without a choice."""
+        legal = self._legal_list(seat)
+        if len(legal) == 1:
+            return legal[0]
+        if self.phase is ASSIGN and legal:
+            count: dict[int, int] = {}
+            for a in legal:
+                count[a.card_id] = count.get(a.card_id, 0) + 1
+            for a in legal:
+                if count[a.card_id] == 1:
+                    return a
+        return None
 
     # ------------------------------------------------------------------ applying actions
 
@@ -315,29 +174,35 @@ class Game:
         in both cases the game is left exactly as it was.
         """
         a = action if type(action) is Action else Action.parse(action)
-        if type(seat) is not int:
-            raise explain(self, seat, a)
-        codes = self._legal.get(seat)
-        if codes is None:
-            codes = self._legal_codes(seat)
-        if a.code not in codes:
+        out: list[ev.Event] = []
+        self._apply(seat, a, out)
+        self.log.append((seat, a.text))
+        return out
+
+    def apply_fast(self, seat: int, action: Action) -> None:
+        """:meth:`apply` for playouts: checked the same way, but builds no events and keeps
+        no log (a search replays thousands of games it never shows)."""
+        self._apply(seat, action, _EVENTS_OFF)
+        _EVENTS_OFF.clear()
+
+    def _apply(self, seat: int, a: Action, out: list[ev.Event]) -> None:
+        legal = self._legal.get(seat) if type(seat) is int else None
+        if legal is None:
+            legal = self._legal_list(seat) if type(seat) is int else []
+        if a not in legal:
             raise explain(self, seat, a)
         self._legal = {}
-        out: list[ev.Event] = []
         kind = a.kind
         if kind is ActionKind.PLAY:
             self._play(seat, a.card_id, out)
         elif kind is ActionKind.ASSIGN:
             self._assign(seat, a.card_id, a.suit_id, out)
         elif kind is ActionKind.TRUMP:
-            assert a.suit is not None
             self.trump = a.suit_id
-            out.append(ev.TrumpDeclared(seat, a.suit))
+            out.append(ev.TrumpDeclared(seat, SUITS[a.suit_id]))
             self._after_trump(out)
         else:
             self._swap(seat, a, out)
-        self.log.append((seat, a.text))
-        return out
 
     def _play(self, seat: int, c: int, out: list[ev.Event]) -> None:
         self.hands[seat].remove(c)
@@ -360,10 +225,11 @@ class Game:
 
     def _trick_winner(self) -> int:
         trick = self.trick
-        trump = self.trump
         best_seat, best = trick[0]
-        best_trump = SUIT_OF[best] == trump
         led = SUIT_OF[best]
+        trump = self.trump if self.rules.trump_wins else None
+        # seed 000 (trump_wins off): the highest card of the led suit always wins.
+        best_trump = led == trump
         for s, c in trick[1:]:
             suit = SUIT_OF[c]
             if suit == trump:
@@ -377,19 +243,21 @@ class Game:
         pending = self.pending
         pending.remove(c)
         self.workers[job].append(c)
-        hours = HOURS[c]
         trump = self.trump
         if trump is not None and c == JACKS[trump] and self.rules.nomenklatura:
-            hours = 0  # Пьяница: the trump Jack works no hours
-        self.hours[job] += hours
-        out.append(ev.CardAssigned(seat, CARDS[c], SUITS[job], self.hours[job]))
+            hours = self.hours[job]  # Пьяница: the trump Jack works no hours
+        else:
+            hours = self.hours[job] = self.hours[job] + HOURS[c]
+        out.append(ev.CardAssigned(seat, CARDS[c], SUITS[job], hours))
         if pending:
             return
         # The Brigadier placed the last card: jobs that reached the threshold complete now.
         threshold = self.rules.threshold
+        completed_by = self.completed_by
         for j in JOBS:
-            if self.completed_by[j] is None and self.hours[j] >= threshold:
+            if completed_by[j] is None and self.hours[j] >= threshold:
                 self._complete(j, seat, out)
+        self.tricks.append((self.trick, seat))
         self.last_trick = self.trick
         self.last_trick_winner = seat
         self.trick = []
@@ -398,7 +266,7 @@ class Game:
         if self.tricks_done >= self.hand_size - 1:
             self._end_year(out)
         else:
-            self.phase = Phase.PLAY
+            self.phase = PLAY
             self.lead = seat
             self.turn = seat
 
@@ -415,8 +283,8 @@ class Game:
             self.face_up.update(rewards)
         elif reward is Reward.STACK:
             # Колхозик "Орден": the workers on the job become a stack in the Brigadier's plot,
-            # lowest card face-up on top.
-            # "Lowest" by rank (6 < ... < K); equal ranks by suit order ♥ ♦ ♣ ♠.
+            # lowest card face-up on top; equal ranks go by suit order ♥ ♦ ♣ ♠ (RULES.md,
+            # "Points the seeds leave open").
             stack = sorted(self.workers[j], key=lambda c: (c % 13, c // 13))
             self.workers[j] = []
             size = len(stack)
@@ -438,11 +306,10 @@ class Game:
 
     def _swap(self, seat: int, a: Action, out: list[ev.Event]) -> None:
         self.swap_pending.remove(seat)
-        if a.code == SWAP_PASS_CODE:
+        if a.target is None:
             out.append(ev.SwapDecided(seat, False))
         else:
-            assert a.card is not None and a.target is not None
-            h, p = a.card.id, a.target.id
+            h, p = a.card_id, a.target.id
             hand, plot = self.hands[seat], self.plots[seat]
             hand.remove(h)
             hand.append(p)
@@ -454,11 +321,11 @@ class Game:
 
     # ------------------------------------------------------------------ the year's frame
 
-    def _available_workers(self) -> list[int]:
-        taken = set(self.north)
+    def _available_workers(self, with_north: bool = False) -> list[int]:
+        taken = set() if with_north else set(self.north)
         for plot in self.plots:
             taken.update(plot)
-        return [c for c in _WORKERS if c not in taken]
+        return [c for c in WORKERS if c not in taken]
 
     def _start_year(self, out: list[ev.Event]) -> None:
         rules = self.rules
@@ -466,15 +333,17 @@ class Game:
             self.deck = self._available_workers()
             self._end_game(out, early=False)
             return
-        if rules.reward is Reward.STACK and self.north:
-            # Колхозик "Орден": cards sent north come back at the start of the next year.
-            self.north = []
-        available = self._available_workers()
+        # Колхозик "Орден": cards sent north come back at the start of the next year.
+        returning = rules.reward is Reward.STACK
+        available = self._available_workers(with_north=returning)
         n = self.n
         if len(available) // n < 2:
-            self.deck = available
+            # The plan ends early; the view still lists last year's cards sent north.
+            self.deck = self._available_workers()
             self._end_game(out, early=True)
             return
+        if returning:
+            self.north = []
         self.year += 1
         revealed: list[int] = []
         for j in JOBS:
@@ -485,8 +354,11 @@ class Game:
                 revealed.append(card)
         # seed 001: the Ace of Clubs turned up makes a famine year (Год неурожая).
         famine = rules.famine and _ACE_OF_CLUBS in revealed
-        hand_size = min(4 if famine else 5, len(available) // n)
+        # seed 000: the plan's last year is a supply disruption (Перебои со снабжением).
+        short = rules.final_year_short and self.year == rules.years
+        hand_size = min(4 if famine or short else 5, len(available) // n)
         self.famine = famine
+        self.short = short
         self.hand_size = hand_size
         self.lean = hand_size < 5
         _shuffle(available, _year_rng(self.seed, f"year{self.year}"))
@@ -506,6 +378,7 @@ class Game:
         self.completed_year = [False] * n
         self.stacks = [[] for _ in range(n)]
         self.trick = []
+        self.tricks = []
         self.pending = []
         self.last_trick = []
         self.last_trick_winner = None
@@ -515,7 +388,7 @@ class Game:
         out.append(
             ev.YearStarted(
                 self.year, self.planner, hand_size, self.lean, famine,
-                tuple(CARDS[c] for c in revealed),
+                tuple(CARDS[c] for c in revealed), short,
             )
         )
         if self.lean:
@@ -526,7 +399,7 @@ class Game:
     def _after_trump(self, out: list[ev.Event]) -> None:
         if self.rules.swap and self.year >= 2:
             # "Поменять шило на мыло": everyone decides, independently and in any order.
-            self.phase = Phase.SWAP
+            self.phase = SWAP
             self.swap_pending = list(range(self.n))
         else:
             self._start_tricks()
@@ -540,7 +413,7 @@ class Game:
 
     def _start_tricks(self) -> None:
         self._set_first_lead()
-        self.phase = Phase.PLAY
+        self.phase = PLAY
 
     def _end_year(self, out: list[ev.Event]) -> None:
         n = self.n
@@ -586,34 +459,6 @@ class Game:
         scores = self.scores()
         out.append(ev.GameOver(tuple(scores), tuple(self.winners()), early))
 
-    # ------------------------------------------------------------------ scoring
-
-    def scores(self) -> list[int]:
-        """Each seat's points: plot cards (workers 6-13, rewards 1-5), plus one per medal with
-        ``medals_score``. Final once :attr:`is_over`; before that, the running total."""
-        medals = self.rules.medals_score
-        return [
-            sum(c % 13 + 1 for c in plot) + (self.medals[s] if medals else 0)
-            for s, plot in enumerate(self.plots)
-        ]
-
-    def winners(self) -> list[int]:
-        """The seats sharing the highest score once the game is over; empty before."""
-        if not self.is_over:
-            return []
-        scores = self.scores()
-        best = max(scores)
-        return [s for s, v in enumerate(scores) if v == best]
-
-    def final_plots(self) -> list[list[str]]:
-        """Every seat's whole plot; only once the game is over (scoring reveals them).
-
-        Raises :class:`RuntimeError` before the end, so a front end cannot leak a plot early.
-        """
-        if not self.is_over:
-            raise RuntimeError("plots are revealed only when the game is over")
-        return [[str(CARDS[c]) for c in plot] for plot in self.plots]
-
     # ------------------------------------------------------------------ views and codec
 
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -621,6 +466,14 @@ class Game:
         from engine.views import build_view
 
         return build_view(self, seat)
+
+    def typed_view(self, seat: int | None) -> View:
+        """The same view as :meth:`view`, as a frozen :class:`engine.views.View` whose
+        records answer the front ends' questions (hours a card would give, points in
+        sight, actions by card); ``typed_view(s).to_dict() == view(s)``."""
+        from engine.views import View
+
+        return View.of(self, seat)
 
     def to_json(self) -> dict[str, Any]:
         """A versioned JSON-ready snapshot; :meth:`from_json` restores it exactly."""
@@ -634,10 +487,15 @@ class Game:
         one (or of an unknown format version)."""
         from engine.codec import game_from_json
 
-        return game_from_json(data)
+        g = cls.__new__(cls)
+        game_from_json(g, data)
+        return g
 
     def copy(self) -> Game:
-        return Game.from_json(self.to_json())
+        """An independent copy (no JSON round trip; about 10 µs)."""
+        g = Game.__new__(Game)
+        self._copy_into(g)
+        return g
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Game):

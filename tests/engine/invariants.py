@@ -49,7 +49,8 @@ def check_conservation(g: Game) -> None:
 
 def secret_cards(g: Game, seat: int | None) -> set[str]:
     """Cards ``seat`` may not see (None: the public, who may see nothing private)."""
-    hidden: set[int] = set(g.deck)
+    # Once the game is over the deck holds only cards everyone saw on the table.
+    hidden: set[int] = set() if g.is_over else set(g.deck)
     for j in range(4):
         hidden.update(g.reward_piles[j])
     for s in range(g.n):

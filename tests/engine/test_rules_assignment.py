@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from engine import Phase, preset
+from engine import IllegalAction, Phase, preset
 from engine import events as ev
 from tests.engine.scripted import (
     act,
@@ -79,14 +79,29 @@ def test_assignment_present_single_suit_trick() -> None:
         assert _jobs(g, card) == {"C"}
 
 
-@pytest.mark.parametrize("name", ["classic", "kolkhoz"])
-def test_lean_year_any_card_to_any_job(name: str) -> None:
-    """In a lean year any card may go to any job (both assignment modes)."""
+@pytest.mark.parametrize("name", ["classic", "original"])
+def test_lean_year_any_card_to_any_job_with_suit_assignment(name: str) -> None:
+    """``assignment = suit``: in a lean year any card may go to any job (seed 000)."""
     g = deal(preset(name), 4, 3, year=5, hand_size=4,
              hands={0: "6H", 1: "KD", 2: "7H", 3: "QH"}, lead=0)
     play(g, "6H", "KD", "7H", "QH")
     for card in ("6H", "KD", "7H", "QH"):
         assert _jobs(g, card) == {"H", "D", "C", "S"}
+
+
+@pytest.mark.parametrize("name", ["kolkhoz", "kolkhoznik", "zone"])
+@pytest.mark.parametrize("famine", [False, True])
+def test_lean_year_keeps_present_suit_rule(name: str, famine: bool) -> None:
+    """``assignment = present``: a lean or famine year keeps the present-suit rule."""
+    g = deal(preset(name), 4, 3, year=4, hand_size=4, famine=famine,
+             hands={0: "6H", 1: "KD", 2: "7H", 3: "QH"}, lead=0)
+    assert g.lean and g.trump is None
+    play(g, "6H", "KD", "7H", "QH")
+    for card in ("6H", "KD", "7H", "QH"):
+        assert _jobs(g, card) == {"H", "D"}
+    with pytest.raises(IllegalAction) as err:
+        g.apply(g.brigadier, "assign:6H>S")
+    assert err.value.reason == "wrong_job"
 
 
 def test_only_brigadier_assigns_one_card_at_a_time_in_any_order() -> None:

@@ -251,7 +251,7 @@ def test_losers_each_sends_each_players_highest() -> None:
 
 def test_losers_highest_sends_single_highest_overall() -> None:
     """losers = highest: only the single highest matching card among exposed players."""
-    rules = replace(ORIGINAL, requisition="everyone")
+    rules = replace(ORIGINAL, requisition="everyone", reveal="matching")
     plots = {0: "6S 9S", 1: "7S", 2: "QS 8S", 3: "10C"}
     g = year_end(rules, plots=plots, completed="HDC", trump="H")
     events = finish(g)
@@ -387,18 +387,19 @@ def _kolkhoznik_all_fail(rules, plots: dict[int, str]) -> Game:
 
 def test_mice_fallback_everyone_when_all_fail_and_nobody_exposed() -> None:
     """mice_fallback: all four jobs failed and the requisition option exposes nobody (stack:
-    nobody completed a job) -> everyone is exposed this year."""
+    nobody completed a job) -> the whole mice rule this year: everyone exposed, each reveals
+    their highest hidden matching card, and only the highest of them goes north."""
     plots = {0: "KS", 1: "7S", 2: "QC", 3: "9H"}
     g = _kolkhoznik_all_fail(KOLKHOZNIK, plots)
     events = finish(g)
+    assert [e.year for e in events_of(events, ev.MiceRuleApplied)] == [1]
     assert [e.job.letter for e in events_of(events, ev.JobFailed)] == ["H", "D", "C", "S"]
-    lost = north_by_seat(events)
-    assert (3, "H", "9H") in lost
-    # Diamonds: every seat keeps its leftover Diamond in the plot -> each loses it.
-    assert [x for x in lost if x[1] == "D"] == [(0, "D", "9D"), (1, "D", "10D"),
-                                               (2, "D", "JD"), (3, "D", "QD")]
-    assert (2, "C", "QC") in lost
-    assert [x for x in lost if x[1] == "S"] == [(0, "S", "KS"), (1, "S", "7S")]
+    # Diamonds: every seat keeps its leftover Diamond; only the Queen (seat 3) goes.
+    assert north_by_seat(events) == [(3, "H", "9H"), (3, "D", "QD"), (2, "C", "QC"),
+                                     (0, "S", "KS")]
+    # Every other seat showed its highest hidden Diamond and Spade, which stay face-up.
+    assert face_up_texts(g, 1) == stexts(cards("7S 10D"))
+    assert face_up_texts(g, 0) == ["9D"]
 
 
 def test_no_mice_fallback_when_option_off() -> None:
@@ -489,12 +490,14 @@ def test_north_is_permanent_without_stack() -> None:
 
 
 def test_zone_everyone_highest() -> None:
-    """zone: reward none, everyone exposed, single highest card north."""
+    """zone: reward none, everyone exposed, each reveals only their highest hidden matching
+    card, and the single highest card goes north."""
     plots = {0: "KS", 1: "7S 10S", 2: "QC"}
     g = year_end(ZONE, plots=plots, winner=2, completed="HDC", trump="H")
     events = finish(g)
     assert north_by_seat(events) == [(0, "S", "KS")]
-    assert face_up_texts(g, 1) == stexts(cards("7S 10S"))
+    assert face_up_texts(g, 1) == ["10S"]
+    assert hidden_texts(g, 1) == stexts(cards("7S 10D"))
 
 
 @pytest.mark.parametrize("players", [3, 5])

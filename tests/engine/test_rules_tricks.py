@@ -156,9 +156,10 @@ def test_trump_lead_free_when_option_off(name: str) -> None:
     ],
 )
 def test_trick_winner(cards: tuple[str, ...], winner: int) -> None:
-    """The highest trump played wins; if none, the highest card of the led suit."""
+    """With ``trump_wins``: the highest trump played wins; if none, the highest card of the
+    led suit."""
     hands = {s: c for s, c in enumerate(cards)}
-    g = deal(ORIGINAL, 4, 3, trump="S", hands=hands, hand_size=5, tricks_done=4)
+    g = deal(CLASSIC, 4, 3, trump="S", hands=hands, hand_size=5, tricks_done=4)
     events = play(g, *cards)
     (won,) = events_of(events, ev.TrickWon)
     assert won.seat == winner
@@ -166,8 +167,41 @@ def test_trick_winner(cards: tuple[str, ...], winner: int) -> None:
     assert [str(x) for x in won.cards] == list(cards)
 
 
+@pytest.mark.parametrize(
+    ("cards", "winner"),
+    [
+        # (seat 0 leads) ; trump is Spades, but trump does not win tricks (seed 000)
+        (("6H", "KH", "7H", "8H"), 1),
+        (("6H", "KH", "6S", "8H"), 1),  # a trump does not beat the led suit
+        (("6H", "7S", "KS", "6S"), 0),  # nor do three of them
+        (("KD", "6S", "JD", "QD"), 0),
+        (("6S", "7H", "8S", "KS"), 3),  # trump led: the highest of the led suit (trump)
+        (("6C", "7C", "KD", "8C"), 3),
+    ],
+)
+def test_trick_winner_without_trump_wins(cards: tuple[str, ...], winner: int) -> None:
+    """``trump_wins = false`` (the ``original`` preset): the highest card of the led suit
+    always wins."""
+    assert not ORIGINAL.trump_wins
+    hands = {s: c for s, c in enumerate(cards)}
+    g = deal(ORIGINAL, 4, 3, trump="S", hands=hands, hand_size=5, tricks_done=4)
+    events = play(g, *cards)
+    (won,) = events_of(events, ev.TrickWon)
+    assert won.seat == winner == g.brigadier
+
+
+def test_trump_still_counts_for_assignment_without_trump_wins() -> None:
+    """Without ``trump_wins`` a trump still goes to any job (``assignment = suit``)."""
+    g = deal(ORIGINAL, 4, 3, trump="S", hands={0: "6H", 1: "KH", 2: "6S", 3: "8H"},
+             hand_size=5, tricks_done=4)
+    play(g, "6H", "KH", "6S", "8H")
+    assert g.brigadier == 1
+    jobs = {str(a).rsplit(">", 1)[1] for a in g.legal_actions(1) if str(a).startswith("assign:6S")}
+    assert jobs == {"H", "D", "C", "S"}
+
+
 def test_trump_led_highest_trump_wins() -> None:
-    g = deal(ORIGINAL, 4, 3, trump="D", hands={0: "9D", 1: "KH", 2: "QD", 3: "10D"},
+    g = deal(CLASSIC, 4, 3, trump="D", hands={0: "9D", 1: "KH", 2: "QD", 3: "10D"},
              tricks_done=4)
     play(g, "9D", "KH", "QD", "10D")
     assert g.brigadier == 2
