@@ -65,8 +65,9 @@ def test_typed_view_round_trip_and_answers(name: str, players: int) -> None:
 def test_job_answers_for_the_trump_jack_and_rewards() -> None:
     """The trump Jack works no hours (nomenklatura); a completing card wins the visible
     rewards with ``reward = brigadier``."""
-    g = deal(preset("classic"), 4, 3, trump="S", trump_played=True, hands={0: "JS 6H", 1: "KS 7H", 2: "QH 8H",
-             3: "10S 9H"}, workers={"S": "KC QC JC"}, rewards={"S": "3S"}, lead=0)
+    g = deal(preset("classic"), 4, 3, trump="S", trump_played=True,
+             hands={0: "JS 6H", 1: "KS 7H", 2: "QH 8H", 3: "10S 9H"},
+             workers={"S": "KC QC JC"}, rewards={"S": "3S"}, lead=0)
     view = g.typed_view(0)
     spades = view.job(Suit.S)
     jack, ten, king = Card.parse("JS"), Card.parse("10S"), Card.parse("KS")
