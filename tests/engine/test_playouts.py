@@ -16,6 +16,7 @@ from engine import PRESETS, Action, ActionError, Game, IllegalAction, InvalidAct
 from engine.actions import N_CODES
 from engine.ai import default_action
 from tests.engine.invariants import check_conservation, check_view
+from tests.engine.oracle import checked_apply, requisition_snapshots
 
 SEEDS = range(6)
 COMBOS = [(name, n) for name in PRESETS for n in (3, 4, 5)]
@@ -168,3 +169,24 @@ def test_many_seeds_conserve_cards_and_replay(name: str, players: int) -> None:
                 check_view(g, seat)
             step += 1
         assert Game.replay(rules, players, seed, g.log, planner=g.planner0) == g
+
+
+@pytest.mark.parametrize("medals", [False, True])
+@pytest.mark.parametrize(("name", "players"), COMBOS)
+def test_playouts_follow_the_rules_at_every_step(name: str, players: int, medals: bool) -> None:
+    """Seeded games of every preset × 3/4/5 players × medals, every step held against an
+    independent reading of RULES.md (tests/engine/oracle.py): trick winners, assignment
+    choices, hand sizes, and each year's requisition."""
+    rules = dataclasses.replace(preset(name), medals_score=medals)
+    with requisition_snapshots() as snapshots:
+        for seed in range(8):
+            rng = random.Random(f"oracle/{name}/{players}/{seed}")
+            g = Game.new(rules, players, seed)
+            while not g.is_over:
+                seat = rng.choice(g.to_act)
+                checked_apply(g, seat, _choose(g, seat, rng, heuristic=seed % 2 == 0),
+                              snapshots)
+            assert g.scores() == [
+                sum(c % 13 + 1 for c in plot) + (g.medals[s] if medals else 0)
+                for s, plot in enumerate(g.plots)
+            ]
