@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from engine import Action, ActionKind, parse_card
-from engine.cards import CARDS
+from engine import Action, ActionKind, Card
+from engine.cards import SUITS
+from engine.views import View
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service.records import GameInfo, Kind, Notification
 
-SUIT_SYMBOLS = {"H": "♥", "D": "♦", "C": "♣", "S": "♠"}
-JOBS = "HDCS"
+SUIT_SYMBOLS = {s.letter: s.symbol for s in SUITS}
 
 
 def card(text: str | None) -> str:
@@ -97,7 +97,8 @@ def board_text(
     if view["famine"]:
         head.append(_("famine year"))
     lines = [" · ".join(head)]
-    for j in JOBS:
+    for suit in SUITS:
+        j = suit.letter
         job = view["jobs"][j]
         name = job_name(tr, theme, j)
         if job["complete"]:
@@ -164,7 +165,9 @@ def hand_text(tr: Translator, view: dict[str, Any], legal: Sequence[str]) -> str
     """The reader's hand (cards that may not be played now in brackets) and plot."""
     _ = tr.gettext
     me = view["players"][view["viewer"]]
-    playable = {a.split(":", 1)[1] for a in legal if a.startswith("play:")}
+    playable = {
+        str(a.card) for a in map(Action.parse, legal) if a.kind is ActionKind.PLAY and a.card
+    }
     shown = []
     for c in me["hand"] or []:
         shown.append(card(c) if not playable or c in playable else f"({card(c)})")
@@ -174,11 +177,13 @@ def hand_text(tr: Translator, view: dict[str, Any], legal: Sequence[str]) -> str
     return "\n".join(lines)
 
 
-def action_label(tr: Translator, view: dict[str, Any], action_text: str) -> str:
-    """A button-sized description of one action, with what it does to a job."""
+def action_label(tr: Translator, view: View | dict[str, Any], action: Action | str) -> str:
+    """A button-sized description of one action, with what it does to a job (the engine's
+    typed view answers how many hours a card gives and whether it completes the job)."""
     _ = tr.gettext
-    a = Action.parse(action_text)
-    theme = view["rules"]["theme"]
+    a = Action.parse(action)
+    typed = view if isinstance(view, View) else View.from_dict(view)
+    theme = typed.rules.theme.value
     if a.kind is ActionKind.TRUMP:
         assert a.suit is not None
         return _("Trump {suit}", suit=SUIT_SYMBOLS[a.suit.letter])
@@ -190,17 +195,13 @@ def action_label(tr: Translator, view: dict[str, Any], action_text: str) -> str:
         return _("Swap {card} from hand for {plot} from plot", card=card(str(a.card)),
                  plot=card(str(a.target)))
     assert a.card is not None and a.suit is not None
-    job = view["jobs"][a.suit.letter]
+    job = typed.job(a.suit)
     name = job_name(tr, theme, a.suit.letter)
-    if job["complete"]:
+    if job.complete:
         effect = _("already done")
     else:
-        hours = CARDS[parse_card(str(a.card))].points  # work hours: 6-10, J 11, Q 12, K 13
-        if view["trump"] and str(a.card) == f"J{view['trump']}" and view["rules"]["nomenklatura"]:
-            hours = 0
-        after = job["hours"] + hours
-        effect = f"{job['hours']}→{after}"
-        if after >= job["threshold"] > job["hours"]:
+        effect = f"{job.hours}→{job.hours_after(a.card)}"
+        if job.completes(a.card):
             effect += " " + _("completes!")
     return _("{card} to {job} ({effect})", card=card(str(a.card)), job=name, effect=effect)
 
@@ -227,8 +228,8 @@ def reason_text(tr: Translator, reason: str | None, view: dict[str, Any] | None 
     """Why an action was refused, in words (engine and service reason codes)."""
     _ = tr.gettext
     if reason == "follow_suit" and view and view.get("trick"):
-        led = view["trick"][0][1][-1]
-        return _("You must follow the led suit {suit}.", suit=SUIT_SYMBOLS[led])
+        led = Card.parse(view["trick"][0][1]).suit
+        return _("You must follow the led suit {suit}.", suit=led.symbol)
     texts = {
         "follow_suit": _("You must follow the led suit."),
         "trump_lead": _("Trump may not be led until a trump has been played this year."),

@@ -12,19 +12,19 @@ Keyboards are plain rows of :class:`Button`, free of Telegram types and easy to 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from engine import Action, parse_card
+from engine import Action, Card
+from engine.cards import SUITS
+from engine.views import View
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.callbacks import action_button, explain_button, lobby_button, view_button
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.rules_doc import plain_rules
 from kolkhoz_tg.service import BoardView, GameInfo, PlayerStats, SeatView
 
-SUITS = "HDCS"
 MAX_TEXT = 4096
 
 
@@ -165,9 +165,9 @@ def private(tr: Translator, sv: SeatView, chat_title: str | None, now: datetime)
         lines.append("🏁 " + _("The five-year plan is over."))
     elif sv.to_act:
         lines.append("👉 " + texts.phase_prompt(tr, view))
-        if view["phase"] == "play" and view["trick"]:
-            led = view["trick"][0][1][-1]
-            lines.append(_("Led suit: {suit}", suit=texts.SUIT_SYMBOLS[led]))
+        led = Card.parse(view["trick"][0][1]).suit if view["trick"] else None
+        if view["phase"] == "play" and led is not None:
+            lines.append(_("Led suit: {suit}", suit=led.symbol))
         if view["phase"] == "assign" and view["pending"]:
             lines.append(_("Where does {card} go?", card=texts.card(view["pending"][0])))
         if sv.deadline is not None:
@@ -186,12 +186,13 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
     and explain themselves when tapped."""
     _ = tr.gettext
     view, gid, ver = sv.view, sv.game.id, sv.game.version
-    legal = set(sv.legal)
+    typed = View.from_dict(view, sv.legal)
+    legal = set(typed.legal)
     phase = view["phase"]
     rows: Keyboard = []
     hand = view["players"][sv.seat]["hand"] or []
     if phase == "trump" and sv.to_act:
-        rows.append([Button(texts.SUIT_SYMBOLS[s], action_button(gid, ver, f"trump:{s}"))
+        rows.append([Button(s.symbol, action_button(gid, ver, Action.trump(s).text))
                      for s in SUITS])
     elif phase == "swap" and sv.to_act:
         pairs = []
@@ -201,21 +202,20 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
                 label = f"{texts.card(str(a.card))} ⇄ {texts.card(str(a.target))}"
                 pairs.append(Button(label, action_button(gid, ver, text)))
         rows.extend(pairs[i : i + 3] for i in range(0, len(pairs), 3))
-        rows.append([Button(_("Keep my cards"), action_button(gid, ver, "swap:pass"))])
-    elif phase == "assign" and sv.to_act and view["pending"]:
-        first = view["pending"][0]
+        rows.append([Button(_("Keep my cards"),
+                            action_button(gid, ver, Action.swap_pass().text))])
+    elif phase == "assign" and sv.to_act and typed.pending:
         options = [
-            Button(texts.action_label(tr, view, f"assign:{first}>{s}"),
-                   action_button(gid, ver, f"assign:{first}>{s}"))
-            for s in SUITS
-            if f"assign:{first}>{s}" in legal
+            Button(texts.action_label(tr, typed, a), action_button(gid, ver, a.text))
+            for a in typed.assignments(typed.pending[0])
         ]
         rows.extend(options[i : i + 2] for i in range(0, len(options), 2))
     elif hand:
         buttons = []
         for c in hand:
-            text = f"play:{c}"
-            if phase == "play" and sv.to_act and text in legal:
+            action = Action.play(Card.parse(c))
+            text = action.text
+            if phase == "play" and sv.to_act and action in legal:
                 buttons.append(Button(texts.card(c), action_button(gid, ver, text)))
             else:
                 buttons.append(Button(f"·{texts.card(c)}·", explain_button(gid, ver, text)))
@@ -242,16 +242,12 @@ def visible_score(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
     """Scores from public information only: face-up plot cards (and medals when they
     count); face-down cards stay secret until the end."""
     _ = tr.gettext
-    count_medals = bool(view["rules"].get("medals_score"))
     lines = [_("Points in sight (face-down cards are counted at the end):")]
-    for p in view["players"]:
-        points = sum(parse_card(c) % 13 + 1 for c in p["plot_revealed"])
-        if count_medals:
-            points += p["medals"]
-        hidden = p["plot_hidden"] if isinstance(p["plot_hidden"], int) else len(p["plot_hidden"])
+    for p in View.from_dict(view).players:
+        hidden = p.hidden_count
         lines.append(
-            _("{name}: {points} + {hidden}", name=texts.seat_name(tr, game, p["seat"]),
-              points=points,
+            _("{name}: {points} + {hidden}", name=texts.seat_name(tr, game, p.seat),
+              points=p.points_in_sight,
               hidden=tr.ngettext("{n} face-down card", "{n} face-down cards", hidden))
         )
     return "\n".join(lines)
@@ -296,37 +292,12 @@ def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> lis
     return parts
 
 
-DOCS_DIR = Path(__file__).resolve().parent.parent.parent / "docs"
-_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
-_EMPHASIS = re.compile(r"(\*\*|\*|`)")
-_ITEM = re.compile(r"\s*([-*•]|\d+\.|▪️)\s")
-
-
 def full_rules(locale: str) -> list[str] | None:
     """The players' rules (docs/RULES.md, docs/RULES.ru.md) as plain-text messages of at most
     4096 characters; None where the docs are not installed."""
-    path = DOCS_DIR / ("RULES.ru.md" if locale == "ru" else "RULES.md")
-    try:
-        markdown = path.read_text(encoding="utf-8")
-    except OSError:
+    text = plain_rules(locale)
+    if text is None:
         return None
-    lines: list[str] = []
-    for raw in markdown.splitlines():
-        line = raw.rstrip()
-        if re.fullmatch(r"\|?[\s:|-]+\|?", line) and "-" in line:
-            continue  # a table's rule line
-        if "RULES" in line and ".md" in line:
-            continue  # the link to the other language's file
-        if line.startswith("#"):
-            line = "▪️ " + line.lstrip("#").strip()
-        elif line.startswith("|"):
-            line = " · ".join(c.strip() for c in line.strip("|").split("|"))
-        line = _EMPHASIS.sub("", _LINK.sub(r"\1", line))
-        if lines and lines[-1] and line and not _ITEM.match(line) and " · " not in line:
-            lines[-1] += " " + line.strip()  # undo the source's soft line wrapping
-        else:
-            lines.append(line)
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     parts: list[str] = []
     current = ""
     for paragraph in text.split("\n\n"):

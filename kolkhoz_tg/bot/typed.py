@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from engine import Suit, parse_card
-from engine.cards import card_id, card_text
+from engine import Action, Suit, parse_card
+from engine.cards import card_id
 
 _SUIT_WORDS: dict[str, Suit] = {}
 for _suit, _words in {
@@ -100,7 +100,7 @@ def parse_typed(command: str, args: str) -> str:
         if len(tokens) != 1:
             raise TypedError("usage", command, args)
         try:
-            return f"trump:{parse_suit(tokens[0]).letter}"
+            return Action.trump(parse_suit(tokens[0])).text
         except ValueError:
             raise TypedError("bad_suit", command, tokens[0]) from None
     if command == "play":
@@ -110,7 +110,7 @@ def parse_typed(command: str, args: str) -> str:
             raise TypedError("bad_card" if tokens else "usage", command, str(exc)) from None
         if rest:
             raise TypedError("usage", command, args)
-        return f"play:{card_text(cid)}"
+        return Action.play(cid).text
     if command == "assign":
         try:
             cid, rest = _card_from(tokens)
@@ -122,10 +122,10 @@ def parse_typed(command: str, args: str) -> str:
             job = parse_suit(rest[0])
         except ValueError:
             raise TypedError("bad_suit", command, rest[0]) from None
-        return f"assign:{card_text(cid)}>{job.letter}"
+        return Action.assign(cid, job).text
     if command == "swap":
         if len(tokens) == 1 and tokens[0].lower() in _PASS_WORDS:
-            return "swap:pass"
+            return Action.swap_pass().text
         if len(tokens) < 2:
             raise TypedError("usage", command, args)
         try:
@@ -135,5 +135,5 @@ def parse_typed(command: str, args: str) -> str:
             raise TypedError("bad_card" if tokens else "usage", command, str(exc)) from None
         if rest:
             raise TypedError("usage", command, args)
-        return f"swap:{card_text(hand)}<{card_text(plot)}"
+        return Action.swap(hand, plot).text
     raise TypedError("usage", command, args)

@@ -15,6 +15,7 @@ from sqlmodel import Session
 from engine import Action, Game, Phase, event_to_dict
 from engine import events as ev
 from engine.ai import default_action
+from engine.cards import SUITS
 from kolkhoz_tg.service.deadlines import reminder_times
 from kolkhoz_tg.service.records import Kind
 from kolkhoz_tg.storage.models import (
@@ -46,24 +47,6 @@ class Move:
             "actor": self.actor.value,
             "events": [event_to_dict(e) for e in self.events],
         }
-
-
-def forced_action(game: Game, seat: int) -> Action | None:
-    """The move ``seat`` has no choice about, if any: its single legal action, or in the
-    assignment phase a card of the trick that can go to one job only (the order of assignment
-    does not matter: jobs complete only after the last card)."""
-    legal = game.legal_actions(seat)
-    if len(legal) == 1:
-        return legal[0]
-    if game.phase is Phase.ASSIGN and legal:
-        options: dict[int, list[Action]] = {}
-        for a in legal:
-            assert a.card is not None
-            options.setdefault(a.card.id, []).append(a)
-        for choices in options.values():
-            if len(choices) == 1:
-                return choices[0]
-    return None
 
 
 def quiet_hours(user: UserRow | None) -> QuietHours | None:
@@ -152,7 +135,7 @@ class Turn:
                     if row.standin:
                         row.auto_moves += 1
                     break
-                forced = forced_action(game, seat)
+                forced = game.forced_action(seat)
                 if forced is not None:
                     self.apply(seat, forced, Actor.FORCED, None)
                     break
@@ -269,7 +252,9 @@ class Turn:
         self, year: int, completed_before: list[int | None], events: list[ev.Event]
     ) -> None:
         completed = [
-            {"job": "HDCS"[j], "seat": s} for j, s in enumerate(completed_before) if s is not None
+            {"job": SUITS[j].letter, "seat": s}
+            for j, s in enumerate(completed_before)
+            if s is not None
         ]
         completed += [
             {"job": e.job.letter, "seat": e.seat} for e in events if isinstance(e, ev.JobCompleted)

@@ -9,7 +9,6 @@ import pytest
 from engine import PRESETS, Game, Phase, preset
 from engine.ai import default_action
 from kolkhoz_tg.service import ActStatus, GameService, Kind, NotFound, SeatView
-from kolkhoz_tg.service.turn import forced_action
 from kolkhoz_tg.storage.database import Database
 from tests.conftest import make_settings
 from tests.service.helpers import new_game, play_out, random_chooser, step
@@ -134,7 +133,7 @@ def test_forced_moves_are_played_at_once(service: GameService) -> None:
         assert snapshot is not None
         for seat in snapshot.to_act:
             # Nobody is ever left waiting on a move without a choice.
-            assert forced_action(snapshot, seat) is None
+            assert snapshot.forced_action(seat) is None
     forced = sum(1 for e in service.action_log(game.id) if e["actor"] == "forced")
     assert forced > 0
 
@@ -143,7 +142,7 @@ def test_forced_action_rules() -> None:
     g = Game.new(preset("classic"), 4, seed=1)
     seat = g.to_act[0]
     assert g.phase is Phase.TRUMP
-    assert forced_action(g, seat) is None
+    assert g.forced_action(seat) is None
 
 
 def test_notifications_for_a_move(service: GameService) -> None:
