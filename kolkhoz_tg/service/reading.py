@@ -10,7 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import select
 
-from engine import Game, InvalidAction, Rules, event_to_dict
+from engine import ActionError, Game, InvalidAction, Rules, event_to_dict
 from kolkhoz_tg.service.base import (
     _ACTIVE,
     _OPEN,
@@ -157,7 +157,12 @@ class ReadingMixin(ServiceBase):
         game = Game.new(rules, players, seed)
         moves = []
         for entry in self.action_log(game_id):
-            events = game.apply(entry["seat"], entry["action"])
+            try:
+                events = game.apply(entry["seat"], entry["action"])
+            except ActionError:
+                # A game played under an older reading of the rules (docs/operators.md,
+                # "Upgrading") may not replay move by move under today's engine.
+                raise WrongState("the log does not replay", "log_unreadable") from None
             moves.append({
                 "seat": entry["seat"], "action": entry["action"], "actor": entry["actor"],
                 "events": [event_to_dict(e) for e in events],
