@@ -8,7 +8,10 @@ proof that the core needs no Telegram. Quitting keeps the game; running again re
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,12 +20,14 @@ from engine.cards import CARDS, Suit
 from kolkhoz_tg import texts
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.rules_doc import plain_rules
 from kolkhoz_tg.service import GameService, Kind, Notification, ServiceError, open_service
 
 LOCAL_CHAT = 0  # the terminal's own table
 LOCAL_USER = 1  # the human at the keyboard
 HOST_USER = 0  # creates bots-only games without taking a seat
 DEFAULT_DB = "kolkhoz-play.sqlite3"
+RULES_WORDS = ("rules", "правила")
 
 InputFn = Callable[[str], str]
 OutputFn = Callable[[str], None]
@@ -155,14 +160,18 @@ def _play(
         output(texts.phase_prompt(tr, mine.view))
         for i, action in enumerate(mine.legal, 1):
             output(f"  {i:>2}. {texts.action_label(tr, mine.view, action)}")
-        answer = _read(input_fn, _("Your choice (number or card; q to stop, resume later): "))
+        answer = _read(input_fn, _("Your choice (number or card; help, rules; q to stop, "
+                                   "resume later): "))
         if answer is None or answer.strip().lower() in ("q", "quit", "exit", "в", "выход"):
             output(_("Game saved. Run kolkhoz play again to continue."))
             return 0
+        if answer.strip().lower() in RULES_WORDS:
+            output(rules_text(tr))
+            continue
         if answer.strip() in ("?", "h", "help", "помощь"):
             output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
-                     "for the brigadier a card and a suit, like 10H S. q stops (the game "
-                     "is saved)."))
+                     "for the brigadier a card and a suit, like 10H S. rules shows the rules "
+                     "of the game; q stops (the game is saved)."))
             continue
         choice = parse_choice(answer, mine.legal, mine.view)
         if choice is None:
@@ -173,6 +182,24 @@ def _play(
             output(texts.reason_text(tr, result.reason or result.status.value, mine.view))
             continue
         _show(service, tr, result.notifications, output)
+
+
+def rules_text(tr: Translator, width: int | None = None) -> str:
+    """The players' rules (docs/RULES.md, docs/RULES.ru.md) in ``tr``'s language as plain
+    text wrapped to ``width`` columns (default: the terminal's, at most 100); a pointer to the
+    docs where they are not installed."""
+    text = plain_rules(tr.locale)
+    if text is None:
+        return tr.gettext("The rules for players are not installed here: see docs/RULES.md "
+                          "in the project.")
+    width = width or min(shutil.get_terminal_size().columns, 100)
+    lines: list[str] = []
+    for line in text.splitlines():
+        item = re.match(r"\s*(?:[-•]|\d+\.)\s+", line)
+        indent = " " * (item.end() if item else 0)
+        lines.extend(textwrap.wrap(line, width, subsequent_indent=indent,
+                                   break_long_words=False, break_on_hyphens=False) or [""])
+    return "\n".join(lines)
 
 
 def _read(input_fn: InputFn, prompt: str) -> str | None:

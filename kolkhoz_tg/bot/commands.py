@@ -115,24 +115,30 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 def rules_text(tr: Translator) -> list[str]:
+    """The rules in brief, true for every preset (the full rules are docs/RULES*.md)."""
     _ = tr.gettext
     return [
         "📜 " + _("Kolkhoz in brief") + "\n\n" + _(
             "Five years of the plan. Every year each player gets 5 cards (fewer when the "
-            "deck runs low: a lean year, without trump). The Planner names the trump. Tricks "
-            "are played as usual: follow suit if you can, the highest trump or else the "
-            "highest card of the led suit wins."
+            "deck runs low, or in a famine or a short last year: a lean year, without trump). "
+            "The Planner names the trump. Follow suit if you can. Who takes the trick depends "
+            "on the rules: usually the highest trump, or else the highest card of the led "
+            "suit; in the Original rules trump never wins, the highest card of the led suit "
+            "always does."
         ) + "\n\n" + _(
             "The trick's winner is the Brigadier: they put each card of the trick on a job "
             "(♥ ♦ ♣ ♠). Workers 6-10 give their value in hours, J 11, Q 12, K 13. A job that "
-            "reaches the threshold (usually 40 hours) is done, and its reward cards go to the "
-            "Brigadier's plot."
+            "reaches the threshold (40 hours, 36 in the Original rules) is done, and the "
+            "Brigadier gets its reward: the reward cards, in some rules the workers "
+            "themselves, or nothing at all."
         ) + "\n\n" + _(
             "Your last card of the year goes face-down into your plot. For every job that "
-            "failed, the Brigadiers (in some rules everyone) show their cards of that suit "
-            "and lose the highest to the North. The trump Jack, Queen and King change that: "
-            "the Jack is sent north instead, the Queen exposes everyone, the King doubles "
-            "the loss."
+            "failed, the Brigadiers (in some rules everyone) are searched: depending on the "
+            "rules they show all their cards of that suit, only the highest one, or their "
+            "whole plot. Then each of them loses their highest card of that suit to the "
+            "North, or in some rules only the single highest card of all goes. Shown cards "
+            "stay face-up to the end. The trump Jack, Queen and King change that: the Jack "
+            "is sent north instead, the Queen exposes everyone, the King doubles the loss."
         ) + "\n\n" + _(
             "At the end, the cards in your plot are your points. The full rules for players "
             "are in the project's docs/RULES.md."
