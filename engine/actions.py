@@ -4,8 +4,10 @@ Text forms (``Action.parse`` reads them, ``str(action)`` writes them, and the ro
 exact): ``trump:H``, ``swap:9H<KC`` (hand card 9H for plot card KC), ``swap:pass``,
 ``play:10H``, ``assign:10H>S`` (card 10H to the Spades job).
 
-Every distinct action has a small integer :attr:`Action.code`; equality and hashing use it, and
-:meth:`Action.parse` returns one shared instance per action, so legality checks are cheap.
+Every distinct action has a small integer :attr:`Action.code` and exactly one instance: the
+constructor, the class methods and :meth:`Action.parse` all return the shared one. Equality is
+therefore identity (the same as comparing codes, but without a Python-level ``__eq__`` on the
+legality check of every move); the hash is the code.
 """
 
 from __future__ import annotations
@@ -66,13 +68,13 @@ class Action:
     card_id: int  # card.id, or -1 (a shortcut for the engine's hot path)
     suit_id: int  # int(suit), or -1
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         kind: ActionKind,
         card: Card | None = None,
         suit: Suit | None = None,
         target: Card | None = None,
-    ) -> None:
+    ) -> Action:
         kind = ActionKind(kind)
         if kind is ActionKind.TRUMP:
             if suit is None or card is not None or target is not None:
@@ -98,6 +100,9 @@ class Action:
             else:
                 code = _SWAP_BASE + card.id * 52 + target.id
                 text = f"swap:{CARD_TEXT[card.id]}<{CARD_TEXT[target.id]}"
+        if _BY_CODE:
+            return _BY_CODE[code]  # the shared instance: equality is identity
+        self = object.__new__(cls)
         setter = object.__setattr__
         setter(self, "kind", kind)
         setter(self, "card", card)
@@ -107,14 +112,10 @@ class Action:
         setter(self, "text", text)
         setter(self, "card_id", -1 if card is None else card.id)
         setter(self, "suit_id", -1 if suit is None else int(suit))
+        return self
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Action is immutable")
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Action):
-            return self.code == other.code
-        return NotImplemented
 
     def __hash__(self) -> int:
         return self.code
@@ -200,7 +201,7 @@ def _cid(card: Card | int) -> int:
 
 
 def _build_table() -> list[Action]:
-    table: list[Action] = []
+    table: list[Action] = []  # filled while _BY_CODE is empty: the constructor builds anew
     table.extend(Action(ActionKind.TRUMP, suit=s) for s in SUITS)
     table.extend(Action(ActionKind.PLAY, card=CARDS[c]) for c in range(52))
     table.extend(
@@ -216,7 +217,8 @@ def _build_table() -> list[Action]:
     return table
 
 
-_BY_CODE: Final = _build_table()
+_BY_CODE: Final[list[Action]] = []
+_BY_CODE.extend(_build_table())
 _BY_TEXT: Final = {a.text: a for a in _BY_CODE}
 #: The shared instances by card id (plays), ``card * 4 + job`` (assignments) and suit (trump):
 #: legality builds its lists from these without creating anything.

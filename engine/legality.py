@@ -29,6 +29,14 @@ from engine.rules import Assignment
 #: Jobs a card may go to with ``assignment = present``, by the bit set of suits in the trick.
 _PRESENT_JOBS: Final = tuple(tuple(j for j in JOBS if mask >> j & 1) for mask in range(16))
 _OWN_JOB: Final = tuple((SUIT_OF[c],) for c in range(52))
+#: The assignments of card ``c`` to the jobs in a bit set ``mask``, as ``_ASSIGN_TO[mask][c]``:
+#: the same actions, in the same order, as ASSIGNS[c * 4 + j] for each job j of jobs_for.
+_ASSIGN_TO: Final = tuple(
+    tuple(tuple(ASSIGNS[c * 4 + j] for j in jobs) for c in range(52)) for jobs in _PRESENT_JOBS
+)
+_ANY_JOB: Final = _ASSIGN_TO[15]
+_OWN_ASSIGN: Final = tuple(ASSIGNS[c * 4 + SUIT_OF[c]] for c in range(52))
+_BY_SUIT: Final = Assignment.SUIT
 
 
 def compute_legal(g: GameData, seat: int) -> list[Action]:
@@ -53,12 +61,24 @@ def compute_legal(g: GameData, seat: int) -> list[Action]:
     if phase is ASSIGN:
         if seat != g.brigadier:
             return []
-        out: list[Action] = []
-        for c in g.pending:
-            base = c * 4
-            for j in jobs_for(g, c):
-                out.append(ASSIGNS[base + j])
-        return out
+        # jobs_for, unrolled: the trick (and so each card's jobs) is fixed while it is placed.
+        pending = g.pending
+        if g.rules.assignment is _BY_SUIT:
+            if g.lean:
+                return [a for c in pending for a in _ANY_JOB[c]]
+            trump = g.trump
+            out: list[Action] = []
+            for c in pending:
+                if SUIT_OF[c] == trump:
+                    out.extend(_ANY_JOB[c])
+                else:
+                    out.append(_OWN_ASSIGN[c])
+            return out
+        mask = 0
+        for _, x in g.trick:
+            mask |= 1 << SUIT_OF[x]
+        rows = _ASSIGN_TO[mask]
+        return [a for c in pending for a in rows[c]]
     if phase is TRUMP:
         if seat != g.planner:
             return []
@@ -75,7 +95,7 @@ def compute_legal(g: GameData, seat: int) -> list[Action]:
 
 def jobs_for(g: GameData, c: int) -> Sequence[int]:
     """The jobs the Brigadier may put card ``c`` on (RULES.md "Assignment")."""
-    if g.rules.assignment is Assignment.SUIT:
+    if g.rules.assignment is _BY_SUIT:
         if g.lean or SUIT_OF[c] == g.trump:
             # A trump goes anywhere; in a lean year (no trump) any worker goes to any job
             # (seed 000's supply disruption, applied to every lean year).

@@ -3,15 +3,22 @@ they reveal and what goes north (RULES.md, "Requisition")."""
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Final, NamedTuple
 
 from engine import events as ev
-from engine.cards import CARDS, HOURS, JACKS, JOBS, KING, QUEEN, SUIT_OF, SUITS, card_id
+from engine.cards import CARDS, JACKS, JOBS, KING, QUEEN, SUITS, WORKER_RANKS, card_id
 from engine.data import GameData
 from engine.rules import Losers, Requisition, Reveal, Reward
 
 _KINGS: Final = tuple(card_id(KING, s) for s in SUITS)
 _QUEENS: Final = tuple(card_id(QUEEN, s) for s in SUITS)
+_SEATS: Final = tuple(tuple(range(n)) for n in range(6))
+#: The ids of each suit's worker cards (6 to King) form one range, lo <= id < hi.
+_WORKER_IDS: Final = tuple((card_id(WORKER_RANKS[0], s), card_id(KING, s) + 1) for s in SUITS)
+_CARD_OF_LOSS: Final = itemgetter(1)
+# Events are built with ``tuple.__new__``, skipping the named tuples' Python-level __new__.
+_tuple = tuple.__new__
 
 
 class YearRule(NamedTuple):
@@ -29,14 +36,12 @@ def year_rule(g: GameData, all_failed: bool) -> YearRule:
     failed and the ``requisition`` option exposes nobody, the whole mice rule applies
     (seed 001: "Разговоры вели даже с мышами" — everyone, reveal and lose the highest)."""
     rules = g.rules
-    everyone = tuple(range(g.n))
+    everyone = _SEATS[g.n]
     if rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE:
         return YearRule(False, True, everyone, rules.reveal, rules.losers)
-    if rules.reward is Reward.STACK:
-        # seed 001, Колхозик: the Brigadiers are known by the stacks they took.
-        base = tuple(s for s in everyone if g.completed_year[s])
-    else:
-        base = tuple(s for s in everyone if g.brigadier_year[s])
+    # seed 001, Колхозик: the Brigadiers are known by the stacks they took.
+    known = g.completed_year if rules.reward is Reward.STACK else g.brigadier_year
+    base = tuple([s for s in everyone if known[s]])
     if not base and rules.mice_fallback and all_failed:
         return YearRule(True, True, everyone, Reveal.HIGHEST, Losers.HIGHEST)
     return YearRule(False, False, base, rules.reveal, rules.losers)
@@ -55,17 +60,15 @@ def requisition(g: GameData, out: list[ev.Event]) -> None:
     nomenklatura = g.rules.nomenklatura and trump is not None
     face_up = g.face_up
     plots = g.plots
-    everyone = tuple(range(g.n))
-    # Matching cards: plot workers by seat and suit, highest first (rewards never count).
-    matching: list[list[list[int]]] = [[[], [], [], []] for _ in plots]
-    for s, plot in enumerate(plots):
-        buckets = matching[s]
-        for c in sorted(plot, reverse=True):
-            if HOURS[c]:
-                buckets[SUIT_OF[c]].append(c)
+    north = g.north
+    hours = g.hours
+    everyone = _SEATS[g.n]
+    whole_plot = rule.reveal is Reveal.PLOT
+    highest = rule.reveal is Reveal.HIGHEST
+    each = rule.losers is Losers.EACH
     for j in failed:
         job = SUITS[j]
-        out.append(ev.JobFailed(job, g.hours[j]))
+        out.append(_tuple(ev.JobFailed, (job, hours[j])))
         workers = g.workers[j]
         count = 1
         informer = False
@@ -75,41 +78,52 @@ def requisition(g: GameData, out: list[ev.Event]) -> None:
             if jack in workers:
                 # Пьяница: the Jack goes north instead, and nothing else happens here.
                 workers.remove(jack)
-                g.north.append(jack)
-                out.append(ev.DrunkardSentNorth(job, CARDS[jack]))
+                north.append(jack)
+                out.append(_tuple(ev.DrunkardSentNorth, (job, CARDS[jack])))
                 continue
             if _KINGS[trump] in workers:
                 count = 2  # Партийный чиновник doubles the loss
             informer = _QUEENS[trump] in workers  # Информатор: everyone is exposed
-        exposed = everyone if informer else rule.exposed
-        reveal = rule.reveal
-        for s in exposed:
-            if reveal is Reveal.PLOT:
-                new = [c for c in plots[s] if c not in face_up]
-            elif reveal is Reveal.HIGHEST and not informer:
-                # Only the highest hidden matching card(s); the Queen makes everyone show all.
-                new = [c for c in matching[s][j] if c not in face_up][:count]
+        # The Queen makes everyone show all their matching cards.
+        only_highest = highest and not informer
+        lo, hi = _WORKER_IDS[j]
+        losses: list[tuple[int, int]] = []
+        for s in everyone if informer else rule.exposed:
+            plot = plots[s]
+            # The seat's matching cards: plot workers of the job's suit, highest first
+            # (rewards never count). Only this job's suit leaves the plots here, so reading
+            # them job by job sees what reading them all before the first job would.
+            mine = [c for c in plot if lo <= c < hi]
+            if whole_plot:
+                new = [c for c in plot if c not in face_up]
+            elif not mine:
+                continue
             else:
-                new = [c for c in matching[s][j] if c not in face_up]
+                mine.sort(reverse=True)
+                new = [c for c in mine if c not in face_up]
+                if only_highest:
+                    del new[count:]
             if new:
                 face_up.update(new)
                 new.sort()
-                out.append(ev.CardsRevealed(s, job, tuple(CARDS[c] for c in new)))
-        # Only what everyone has now seen can be taken: a card left hidden stays.
-        losses: list[tuple[int, int]] = []
-        if rule.losers is Losers.EACH:
-            for s in exposed:
-                seen = [c for c in matching[s][j] if c in face_up]
-                losses.extend((s, c) for c in seen[:count])
-        else:
-            for s in exposed:
-                losses.extend((s, c) for c in matching[s][j] if c in face_up)
-            losses.sort(key=lambda sc: sc[1], reverse=True)
+                out.append(_tuple(ev.CardsRevealed, (s, job, tuple([CARDS[c] for c in new]))))
+            if not mine:
+                continue
+            if whole_plot:
+                mine.sort(reverse=True)
+            # Only what everyone has now seen can be taken: a card left hidden stays. The
+            # losses are told after every reveal of the job.
+            seen = [(s, c) for c in mine if c in face_up]
+            if each:
+                del seen[count:]
+            losses.extend(seen)
+        if not each:
+            losses.sort(key=_CARD_OF_LOSS, reverse=True)
             del losses[count:]
         if not losses:
-            out.append(ev.NothingRequisitioned(job))
+            out.append(_tuple(ev.NothingRequisitioned, (job,)))
         for s, c in losses:
             plots[s].remove(c)
             face_up.discard(c)
-            g.north.append(c)
-            out.append(ev.CardSentNorth(s, job, CARDS[c]))
+            north.append(c)
+            out.append(_tuple(ev.CardSentNorth, (s, job, CARDS[c])))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from math import floor
+from typing import TYPE_CHECKING, Any, Final
 
 from engine import events as ev
 from engine.actions import Action, ActionKind, InvalidAction
@@ -26,13 +27,22 @@ if TYPE_CHECKING:
 
 _ACE_OF_CLUBS = card_id(ACE, Suit.C)
 _EVENTS_OFF: list[ev.Event] = []  # a sink for fast playouts; cleared after each apply
+_WORKER_SET: Final = frozenset(WORKERS)
+_PLAY: Final = ActionKind.PLAY
+_ASSIGN: Final = ActionKind.ASSIGN
+_TRUMP: Final = ActionKind.TRUMP
+# Events are built with ``tuple.__new__``: a named tuple's own ``__new__`` is a Python function
+# that costs three times as much, on the path every card takes.
+_tuple = tuple.__new__
+#: Every possible CardPlayed, by seat and card: immutable, so one shared instance each.
+_PLAYED: Final = tuple(tuple(ev.CardPlayed(s, CARDS[c]) for c in range(52)) for s in range(5))
 
 
 def _shuffle(cards: list[int], rng: random.Random) -> None:
     """Fisher-Yates with ``rng.random()``: a little cheaper than ``Random.shuffle``."""
     rand = rng.random
     for i in range(len(cards) - 1, 0, -1):
-        j = int(rand() * (i + 1))
+        j = floor(rand() * (i + 1))  # int() of a non-negative float, a third cheaper
         cards[i], cards[j] = cards[j], cards[i]
 
 
@@ -174,30 +184,46 @@ class Game(GameData):
         in both cases the game is left exactly as it was.
         """
         a = action if type(action) is Action else Action.parse(action)
-        out: list[ev.Event] = []
-        self._apply(seat, a, out)
-        self.log.append((seat, a.text))
-        return out
-
-    def apply_fast(self, seat: int, action: Action) -> None:
-        """:meth:`apply` for playouts: checked the same way, but builds no events and keeps
-        no log (a search replays thousands of games it never shows)."""
-        self._apply(seat, action, _EVENTS_OFF)
-        _EVENTS_OFF.clear()
-
-    def _apply(self, seat: int, a: Action, out: list[ev.Event]) -> None:
+        # The check and the dispatch are written out here and in apply_fast: a shared helper
+        # would cost a call on every move.
         legal = self._legal.get(seat) if type(seat) is int else None
         if legal is None:
             legal = self._legal_list(seat) if type(seat) is int else []
         if a not in legal:
             raise explain(self, seat, a)
         self._legal = {}
+        out: list[ev.Event] = []
         kind = a.kind
-        if kind is ActionKind.PLAY:
+        if kind is _PLAY:
             self._play(seat, a.card_id, out)
-        elif kind is ActionKind.ASSIGN:
+        elif kind is _ASSIGN:
             self._assign(seat, a.card_id, a.suit_id, out)
-        elif kind is ActionKind.TRUMP:
+        else:
+            self._decide(seat, a, out)
+        self.log.append((seat, a.text))
+        return out
+
+    def apply_fast(self, seat: int, action: Action) -> None:
+        """:meth:`apply` for playouts: checked the same way, but keeps no log and returns no
+        events (a search replays thousands of games it never shows)."""
+        legal = self._legal.get(seat) if type(seat) is int else None
+        if legal is None:
+            legal = self._legal_list(seat) if type(seat) is int else []
+        if action not in legal:
+            raise explain(self, seat, action)
+        self._legal = {}
+        kind = action.kind
+        out = _EVENTS_OFF
+        if kind is _PLAY:
+            self._play(seat, action.card_id, out)
+        elif kind is _ASSIGN:
+            self._assign(seat, action.card_id, action.suit_id, out)
+        else:
+            self._decide(seat, action, out)
+        out.clear()
+
+    def _decide(self, seat: int, a: Action, out: list[ev.Event]) -> None:
+        if a.kind is _TRUMP:
             self.trump = a.suit_id
             out.append(ev.TrumpDeclared(seat, SUITS[a.suit_id]))
             self._after_trump(out)
@@ -210,7 +236,7 @@ class Game(GameData):
         trick.append((seat, c))
         if SUIT_OF[c] == self.trump:
             self.trump_played = True
-        out.append(ev.CardPlayed(seat, CARDS[c]))
+        out.append(_PLAYED[seat][c])
         n = self.n
         if len(trick) < n:
             self.turn = (seat + 1) % n
@@ -219,9 +245,9 @@ class Game(GameData):
         self.brigadier = winner
         self.medals[winner] += 1
         self.brigadier_year[winner] = True
-        self.pending = [x for _, x in trick]
+        self.pending = pending = [x for _, x in trick]
         self.phase = ASSIGN
-        out.append(ev.TrickWon(winner, tuple(CARDS[x] for _, x in trick)))
+        out.append(_tuple(ev.TrickWon, (winner, tuple([CARDS[x] for x in pending]))))
 
     def _trick_winner(self) -> int:
         trick = self.trick
@@ -244,26 +270,28 @@ class Game(GameData):
         pending.remove(c)
         self.workers[job].append(c)
         trump = self.trump
+        hours = self.hours
         if trump is not None and c == JACKS[trump] and self.rules.nomenklatura:
-            hours = self.hours[job]  # Пьяница: the trump Jack works no hours
+            worked = hours[job]  # Пьяница: the trump Jack works no hours
         else:
-            hours = self.hours[job] = self.hours[job] + HOURS[c]
-        out.append(ev.CardAssigned(seat, CARDS[c], SUITS[job], hours))
+            worked = hours[job] = hours[job] + HOURS[c]
+        out.append(_tuple(ev.CardAssigned, (seat, CARDS[c], SUITS[job], worked)))
         if pending:
             return
         # The Brigadier placed the last card: jobs that reached the threshold complete now.
         threshold = self.rules.threshold
         completed_by = self.completed_by
         for j in JOBS:
-            if completed_by[j] is None and self.hours[j] >= threshold:
+            if completed_by[j] is None and hours[j] >= threshold:
                 self._complete(j, seat, out)
-        self.tricks.append((self.trick, seat))
-        self.last_trick = self.trick
+        trick = self.trick
+        self.tricks.append((trick, seat))
+        self.last_trick = trick
         self.last_trick_winner = seat
         self.trick = []
         self.brigadier = None
-        self.tricks_done += 1
-        if self.tricks_done >= self.hand_size - 1:
+        self.tricks_done = done = self.tricks_done + 1
+        if done >= self.hand_size - 1:
             self._end_year(out)
         else:
             self.phase = PLAY
@@ -322,10 +350,10 @@ class Game(GameData):
     # ------------------------------------------------------------------ the year's frame
 
     def _available_workers(self, with_north: bool = False) -> list[int]:
-        taken = set() if with_north else set(self.north)
-        for plot in self.plots:
-            taken.update(plot)
-        return [c for c in WORKERS if c not in taken]
+        # WORKERS is in id order, so sorting the set difference gives the same list.
+        if with_north:
+            return sorted(_WORKER_SET.difference(*self.plots))
+        return sorted(_WORKER_SET.difference(self.north, *self.plots))
 
     def _start_year(self, out: list[ev.Event]) -> None:
         rules = self.rules
@@ -346,27 +374,29 @@ class Game(GameData):
             self.north = []
         self.year += 1
         revealed: list[int] = []
-        for j in JOBS:
-            pile = self.reward_piles[j]
+        rewards = self.rewards
+        for j, pile in enumerate(self.reward_piles):
             if pile:
                 card = pile.pop()
-                self.rewards[j].append(card)
+                rewards[j].append(card)
                 revealed.append(card)
+        year = self.year
         # seed 001: the Ace of Clubs turned up makes a famine year (Год неурожая).
         famine = rules.famine and _ACE_OF_CLUBS in revealed
         # seed 000: the plan's last year is a supply disruption (Перебои со снабжением).
-        short = rules.final_year_short and self.year == rules.years
+        short = rules.final_year_short and year == rules.years
         hand_size = min(4 if famine or short else 5, len(available) // n)
         self.famine = famine
         self.short = short
         self.hand_size = hand_size
-        self.lean = hand_size < 5
-        _shuffle(available, _year_rng(self.seed, f"year{self.year}"))
+        self.lean = lean = hand_size < 5
+        _shuffle(available, _year_rng(self.seed, f"year{year}"))
+        hands = self.hands
+        planner = self.planner
         for s in range(n):
-            seat = (self.planner + 1 + s) % n
             hand = available[s * hand_size : (s + 1) * hand_size]
             hand.sort()
-            self.hands[seat] = hand
+            hands[(planner + 1 + s) % n] = hand
         self.deck = available[n * hand_size :]
         self.trump = None
         self.trump_played = False
@@ -387,11 +417,10 @@ class Game(GameData):
         self._set_first_lead()
         out.append(
             ev.YearStarted(
-                self.year, self.planner, hand_size, self.lean, famine,
-                tuple(CARDS[c] for c in revealed), short,
+                year, planner, hand_size, lean, famine, tuple([CARDS[c] for c in revealed]), short
             )
         )
-        if self.lean:
+        if lean:
             self._after_trump(out)  # a lean year has no trump
         else:
             self.phase = Phase.TRUMP
