@@ -92,6 +92,8 @@ def board_text(
               years=view["years"], name=names[view["planner"]])]
     if view["trump"]:
         head.append(_("trump {suit}", suit=SUIT_SYMBOLS[view["trump"]]))
+    elif view.get("short") and view["phase"] != "over":
+        head.append(_("no trump (supply disruption)"))
     elif view["lean"] and view["phase"] != "over":
         head.append(_("no trump (lean year)"))
     if view["famine"]:
@@ -264,6 +266,8 @@ def error_text(tr: Translator, code: str) -> str:
         "not_paused": _("The game is not paused."),
         "not_started": _("The game has not started yet."),
         "not_over": _("The full log is shown once the game is over."),
+        "log_unreadable": _("This game was played under an older reading of the rules, so "
+                            "its log cannot be told move by move."),
         "game_over": _("The game is over."),
         "conflict": _("Someone was quicker; please try again."),
         "bad_preset": _("There is no such set of rules."),
@@ -287,8 +291,8 @@ def error_text(tr: Translator, code: str) -> str:
 
 #: Events a YEAR_SUMMARY notification reports (so a board's event list may leave them out).
 YEAR_END_EVENTS = frozenset({
-    "CardsToPlot", "JobFailed", "DrunkardSentNorth", "CardsRevealed", "CardSentNorth",
-    "NothingRequisitioned", "NobodyExposed", "StacksReturned",
+    "CardsToPlot", "MiceRuleApplied", "JobFailed", "DrunkardSentNorth", "CardsRevealed",
+    "CardSentNorth", "NothingRequisitioned", "NobodyExposed", "StacksReturned",
 })
 
 
@@ -329,6 +333,8 @@ def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: s
                  cards=tr.ngettext("{n} card each", "{n} cards each", e["hand_size"]))
         if e["famine"]:
             text += " " + _("Famine year: no trump.")
+        elif e.get("short"):
+            text += " " + _("Supply disruption in the plan's last year: no trump.")
         elif e["lean"]:
             text += " " + _("A lean year: no trump.")
         return text
@@ -351,6 +357,10 @@ def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: s
         if e.get("rewards"):
             text += " " + _("Reward: {cards}.", cards=cards(e["rewards"]))
         return text
+    if kind == "MiceRuleApplied":
+        return _("All four jobs failed and nobody was exposed: this year everyone is "
+                 "questioned, shows their highest card of each failed job, and only the "
+                 "highest of them goes north.")
     if kind == "JobFailed":
         return _("{job} failed ({hours} h).", job=job(e["job"]), hours=e["hours"])
     if kind == "DrunkardSentNorth":
