@@ -247,28 +247,29 @@ def parse_choice(answer: str, legal: list[str], view: dict[str, object]) -> str 
     except InvalidAction:
         pass
     parts = text.replace(",", " ").split()
-    kinds = {Action.parse(a).kind for a in legal}
+    actions = [Action.parse(a) for a in legal]
+    kinds = {a.kind for a in actions}
     try:
         if kinds == {ActionKind.TRUMP}:
-            return _pick(legal, f"trump:{Suit.parse(parts[0]).letter}")
+            return _pick(legal, Action.trump(Suit.parse(parts[0])))
         if ActionKind.SWAP in kinds:
             if parts[0].lower() in ("pass", "no", "-", "нет", "пас"):
-                return _pick(legal, "swap:pass")
-            hand, plot = (CARDS[parse_card(p)] for p in parts[:2])
-            return _pick(legal, f"swap:{hand}<{plot}")
+                return _pick(legal, Action.swap_pass())
+            hand, plot = (parse_card(p) for p in parts[:2])
+            return _pick(legal, Action.swap(hand, plot))
         first = CARDS[parse_card(parts[0])]
         if ActionKind.PLAY in kinds:
-            return _pick(legal, f"play:{first}")
-        options = [a for a in legal if a.startswith(f"assign:{first}>")]
+            return _pick(legal, Action.play(first))
         if len(parts) > 1:
-            return _pick(legal, f"assign:{first}>{Suit.parse(parts[1]).letter}")
-        return options[0] if len(options) == 1 else None
+            return _pick(legal, Action.assign(first, Suit.parse(parts[1])))
+        options = [a for a in actions if a.kind is ActionKind.ASSIGN and a.card == first]
+        return options[0].text if len(options) == 1 else None
     except (ValueError, IndexError):
         return None
 
 
-def _pick(legal: list[str], text: str) -> str | None:
-    return text if text in legal else None
+def _pick(legal: list[str], action: Action) -> str | None:
+    return action.text if action.text in legal else None
 
 
 def main(argv: list[str] | None = None) -> int:

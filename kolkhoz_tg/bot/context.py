@@ -14,6 +14,7 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from engine import Action, ActionKind, InvalidAction
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.delivery import Acting, Deliverer, markup
@@ -140,7 +141,7 @@ async def perform(
     if version is None:
         version = (await call(d.service.game_info, game_id)).version
     result = await call(d.service.act, game_id, user.id, action, version)
-    if result.status is ActStatus.STALE and action.startswith("swap:"):
+    if result.status is ActStatus.STALE and _is_swap(action):
         # Swaps are decided independently: another player's swap moved the version on, but
         # this player's choices (their own hand and plot) are exactly what they saw.
         result = await call(d.service.act, game_id, user.id, action, result.version)
@@ -166,3 +167,8 @@ def result_text(tr: Translator, result: ActResult) -> str:
     return texts.reason_text(tr, result.reason)
 
 
+def _is_swap(action: str) -> bool:
+    try:
+        return Action.parse(action).kind is ActionKind.SWAP
+    except InvalidAction:
+        return False
