@@ -17,7 +17,7 @@ from engine.actions import Action, ActionKind, InvalidAction
 from engine.cards import ACE, CARDS, HOURS, JACKS, JOBS, SUIT_OF, SUITS, Suit, card_id, reward_cards
 from engine.data import WORKERS, GameData
 from engine.legality import compute_legal, explain
-from engine.phase import ASSIGN, OVER, PLAY, SWAP, Phase
+from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
 from engine.requisition import requisition
 from engine.rules import FirstLead, Reward, Rules
 
@@ -31,9 +31,22 @@ _WORKER_SET: Final = frozenset(WORKERS)
 _PLAY: Final = ActionKind.PLAY
 _ASSIGN: Final = ActionKind.ASSIGN
 _TRUMP: Final = ActionKind.TRUMP
+_STACK: Final = Reward.STACK
+_BY_PLANNER: Final = FirstLead.PLANNER
 # Events are built with ``tuple.__new__``: a named tuple's own ``__new__`` is a Python function
 # that costs three times as much, on the path every card takes.
 _tuple = tuple.__new__
+#: Trick-winning keys by led suit and trump (None: no trump, or trump_wins off), by card:
+#: 100 + id for a trump, the id for the led suit, -1 for any other card.
+_WIN_KEY: Final[dict[int, dict[int | None, tuple[int, ...]]]] = {
+    led: {
+        trump: tuple(
+            100 + c if SUIT_OF[c] == trump else c if SUIT_OF[c] == led else -1 for c in range(52)
+        )
+        for trump in (*JOBS, None)
+    }
+    for led in JOBS
+}
 #: Every possible CardPlayed, by seat and card: immutable, so one shared instance each.
 _PLAYED: Final = tuple(tuple(ev.CardPlayed(s, CARDS[c]) for c in range(52)) for s in range(5))
 
@@ -241,29 +254,21 @@ class Game(GameData):
         if len(trick) < n:
             self.turn = (seat + 1) % n
             return
-        winner = self._trick_winner()
+        # The winner is the card with the highest key: a trump (only with trump_wins; seed 000
+        # has the highest card of the led suit always win) beats the led suit, which beats the
+        # rest; within a suit the higher id is the higher rank.
+        key = _WIN_KEY[SUIT_OF[trick[0][1]]][self.trump if self.rules.trump_wins else None]
+        winner = -1
+        best = -2
+        for s, x in trick:
+            if key[x] > best:
+                winner, best = s, key[x]
         self.brigadier = winner
         self.medals[winner] += 1
         self.brigadier_year[winner] = True
         self.pending = pending = [x for _, x in trick]
         self.phase = ASSIGN
         out.append(_tuple(ev.TrickWon, (winner, tuple([CARDS[x] for x in pending]))))
-
-    def _trick_winner(self) -> int:
-        trick = self.trick
-        best_seat, best = trick[0]
-        led = SUIT_OF[best]
-        trump = self.trump if self.rules.trump_wins else None
-        # seed 000 (trump_wins off): the highest card of the led suit always wins.
-        best_trump = led == trump
-        for s, c in trick[1:]:
-            suit = SUIT_OF[c]
-            if suit == trump:
-                if not best_trump or c > best:
-                    best_seat, best, best_trump = s, c, True
-            elif not best_trump and suit == led and c > best:
-                best_seat, best = s, c
-        return best_seat
 
     def _assign(self, seat: int, c: int, job: int, out: list[ev.Event]) -> None:
         pending = self.pending
@@ -362,7 +367,7 @@ class Game(GameData):
             self._end_game(out, early=False)
             return
         # Колхозик "Орден": cards sent north come back at the start of the next year.
-        returning = rules.reward is Reward.STACK
+        returning = rules.reward is _STACK
         available = self._available_workers(with_north=returning)
         n = self.n
         if len(available) // n < 2:
@@ -415,15 +420,12 @@ class Game(GameData):
         self.brigadier = None
         self._legal = {}
         self._set_first_lead()
-        out.append(
-            ev.YearStarted(
-                year, planner, hand_size, lean, famine, tuple([CARDS[c] for c in revealed]), short
-            )
-        )
+        shown = tuple([CARDS[c] for c in revealed])
+        out.append(_tuple(ev.YearStarted, (year, planner, hand_size, lean, famine, shown, short)))
         if lean:
             self._after_trump(out)  # a lean year has no trump
         else:
-            self.phase = Phase.TRUMP
+            self.phase = TRUMP
 
     def _after_trump(self, out: list[ev.Event]) -> None:
         if self.rules.swap and self.year >= 2:
@@ -434,7 +436,7 @@ class Game(GameData):
             self._start_tricks()
 
     def _set_first_lead(self) -> None:
-        if self.rules.first_lead is FirstLead.PLANNER:
+        if self.rules.first_lead is _BY_PLANNER:
             self.lead = self.planner  # seed 001
         else:
             self.lead = (self.planner + 1) % self.n  # seeds 000/002
@@ -446,34 +448,41 @@ class Game(GameData):
 
     def _end_year(self, out: list[ev.Event]) -> None:
         n = self.n
+        hands = self.hands
+        plots = self.plots
         for s in range(n):
-            self.plots[s].extend(self.hands[s])  # the last card goes face-down into the plot
-            self.hands[s] = []
-        out.append(ev.CardsToPlot(self.year))
+            plots[s].extend(hands[s])  # the last card goes face-down into the plot
+            hands[s] = []
+        year = self.year
+        out.append(_tuple(ev.CardsToPlot, (year,)))
         requisition(self, out)
-        face_up = self.face_up
-        for s in range(n):
-            back = 0
-            plot = self.plots[s]
-            for stack in self.stacks[s]:
-                # Every stack returns to the deck except its top card (if it is still here).
-                for c in stack[1:]:
-                    if c in face_up:
-                        face_up.discard(c)
-                    if c in plot:
-                        plot.remove(c)
-                        back += 1
-            if back:
-                out.append(ev.StacksReturned(s, back))
-            self.stacks[s] = []
+        stacks = self.stacks
+        if any(stacks):
+            face_up = self.face_up
+            for s in range(n):
+                back = 0
+                plot = plots[s]
+                for stack in stacks[s]:
+                    # Every stack returns to the deck except its top card (if still here).
+                    for c in stack[1:]:
+                        if c in face_up:
+                            face_up.discard(c)
+                        if c in plot:
+                            plot.remove(c)
+                            back += 1
+                if back:
+                    out.append(_tuple(ev.StacksReturned, (s, back)))
+                stacks[s] = []
         if not self.rules.accumulate_rewards:
+            discarded = self.discarded
+            rewards = self.rewards
             for j in JOBS:
-                self.discarded.extend(self.rewards[j])
-                self.rewards[j] = []
+                discarded.extend(rewards[j])
+                rewards[j] = []
         self.workers = [[], [], [], []]
         self.trump = None
         self.deck = []  # dealt anew from every worker not in a plot or up north
-        out.append(ev.YearEnded(self.year))
+        out.append(_tuple(ev.YearEnded, (year,)))
         self.planner = (self.planner + 1) % n
         self._start_year(out)
 
