@@ -14,7 +14,19 @@ from typing import TYPE_CHECKING, Any, Final
 
 from engine import events as ev
 from engine.actions import Action, ActionKind, InvalidAction
-from engine.cards import ACE, CARDS, HOURS, JACKS, JOBS, SUIT_OF, SUITS, Suit, card_id, reward_cards
+from engine.cards import (
+    ACE,
+    CARDS,
+    HOURS,
+    JACKS,
+    JOBS,
+    SUIT_OF,
+    SUITS,
+    Card,
+    Suit,
+    card_id,
+    reward_cards,
+)
 from engine.data import WORKERS, GameData
 from engine.legality import compute_legal, explain
 from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
@@ -32,6 +44,7 @@ _PLAY: Final = ActionKind.PLAY
 _ASSIGN: Final = ActionKind.ASSIGN
 _TRUMP: Final = ActionKind.TRUMP
 _STACK: Final = Reward.STACK
+_BRIGADIER: Final = Reward.BRIGADIER
 _BY_PLANNER: Final = FirstLead.PLANNER
 # Events are built with ``tuple.__new__``: a named tuple's own ``__new__`` is a Python function
 # that costs three times as much, on the path every card takes.
@@ -49,6 +62,10 @@ _WIN_KEY: Final[dict[int, dict[int | None, tuple[int, ...]]]] = {
 }
 #: Every possible CardPlayed, by seat and card: immutable, so one shared instance each.
 _PLAYED: Final = tuple(tuple(ev.CardPlayed(s, CARDS[c]) for c in range(52)) for s in range(5))
+
+
+def _stack_order(c: int) -> tuple[int, int]:
+    return (c % 13, c // 13)  # by rank, then suit
 
 
 def _shuffle(cards: list[int], rng: random.Random) -> None:
@@ -306,36 +323,29 @@ class Game(GameData):
     def _complete(self, j: int, seat: int, out: list[ev.Event]) -> None:
         self.completed_by[j] = seat
         reward = self.rules.reward
-        rewards: tuple[int, ...] = ()
-        top: int | None = None
+        rewards: list[int] = []
+        top: Card | None = None
         size = 0
-        if reward is Reward.BRIGADIER:
-            rewards = tuple(self.rewards[j])
+        if reward is _BRIGADIER:
+            rewards = self.rewards[j]
             self.rewards[j] = []
             self.plots[seat].extend(rewards)
             self.face_up.update(rewards)
-        elif reward is Reward.STACK:
+        elif reward is _STACK:
             # Колхозик "Орден": the workers on the job become a stack in the Brigadier's plot,
             # lowest card face-up on top; equal ranks go by suit order ♥ ♦ ♣ ♠ (RULES.md,
             # "Points the seeds leave open").
-            stack = sorted(self.workers[j], key=lambda c: (c % 13, c // 13))
+            stack = sorted(self.workers[j], key=_stack_order)
             self.workers[j] = []
             size = len(stack)
             if stack:
-                top = stack[0]
+                top = CARDS[stack[0]]
                 self.plots[seat].extend(stack)
-                self.face_up.add(top)
+                self.face_up.add(stack[0])
                 self.stacks[seat].append(stack)
             self.completed_year[seat] = True
-        out.append(
-            ev.JobCompleted(
-                SUITS[j],
-                seat,
-                tuple(CARDS[x] for x in rewards),
-                None if top is None else CARDS[top],
-                size,
-            )
-        )
+        taken = tuple([CARDS[x] for x in rewards])
+        out.append(_tuple(ev.JobCompleted, (SUITS[j], seat, taken, top, size)))
 
     def _swap(self, seat: int, a: Action, out: list[ev.Event]) -> None:
         self.swap_pending.remove(seat)
