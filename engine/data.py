@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from engine.actions import Action
-from engine.cards import CARDS, HOURS, JACKS, worker_cards
+from engine.cards import CARDS, HOURS, JACKS, POINTS, worker_cards
 from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP, Phase
 from engine.rules import Rules
 
@@ -241,7 +241,7 @@ class GameData:
     def points(self, seat: int, cards: list[int] | None = None) -> int:
         """Points of ``cards`` (default: the seat's whole plot) plus the seat's medals when
         they score (``medals_score``)."""
-        total = sum(c % 13 + 1 for c in (self.plots[seat] if cards is None else cards))
+        total = sum([POINTS[c] for c in (self.plots[seat] if cards is None else cards)])
         return total + (self.medals[seat] if self.rules.medals_score else 0)
 
     def scores(self) -> list[int]:

@@ -505,7 +505,9 @@ class Game(GameData):
         self.trump = None
         self._legal = {}
         scores = self.scores()
-        out.append(ev.GameOver(tuple(scores), tuple(self.winners()), early))
+        best = max(scores)
+        winners = tuple([s for s, v in enumerate(scores) if v == best])  # self.winners()
+        out.append(_tuple(ev.GameOver, (tuple(scores), winners, early)))
 
     # ------------------------------------------------------------------ views and codec
 
