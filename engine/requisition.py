@@ -17,6 +17,9 @@ _SEATS: Final = tuple(tuple(range(n)) for n in range(6))
 #: The ids of each suit's worker cards (6 to King) form one range, lo <= id < hi.
 _WORKER_IDS: Final = tuple((card_id(WORKER_RANKS[0], s), card_id(KING, s) + 1) for s in SUITS)
 _CARD_OF_LOSS: Final = itemgetter(1)
+_NO_REWARD: Final = Reward.NONE
+_STACK: Final = Reward.STACK
+_EVERYONE: Final = Requisition.EVERYONE
 # Events are built with ``tuple.__new__``, skipping the named tuples' Python-level __new__.
 _tuple = tuple.__new__
 
@@ -37,14 +40,15 @@ def year_rule(g: GameData, all_failed: bool) -> YearRule:
     (seed 001: "Разговоры вели даже с мышами" — everyone, reveal and lose the highest)."""
     rules = g.rules
     everyone = _SEATS[g.n]
-    if rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE:
-        return YearRule(False, True, everyone, rules.reveal, rules.losers)
+    reward = rules.reward
+    if reward is _NO_REWARD or rules.requisition is _EVERYONE:
+        return _tuple(YearRule, (False, True, everyone, rules.reveal, rules.losers))
     # seed 001, Колхозик: the Brigadiers are known by the stacks they took.
-    known = g.completed_year if rules.reward is Reward.STACK else g.brigadier_year
+    known = g.completed_year if reward is _STACK else g.brigadier_year
     base = tuple([s for s in everyone if known[s]])
     if not base and rules.mice_fallback and all_failed:
-        return YearRule(True, True, everyone, Reveal.HIGHEST, Losers.HIGHEST)
-    return YearRule(False, False, base, rules.reveal, rules.losers)
+        return _tuple(YearRule, (True, True, everyone, Reveal.HIGHEST, Losers.HIGHEST))
+    return _tuple(YearRule, (False, False, base, rules.reveal, rules.losers))
 
 
 def requisition(g: GameData, out: list[ev.Event]) -> None:
@@ -63,8 +67,9 @@ def requisition(g: GameData, out: list[ev.Event]) -> None:
     north = g.north
     hours = g.hours
     everyone = _SEATS[g.n]
-    whole_plot = rule.reveal is Reveal.PLOT
-    highest = rule.reveal is Reveal.HIGHEST
+    reveal = rule.reveal
+    whole_plot = reveal is Reveal.PLOT
+    highest = reveal is Reveal.HIGHEST
     each = rule.losers is Losers.EACH
     for j in failed:
         job = SUITS[j]

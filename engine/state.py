@@ -255,7 +255,7 @@ class Game(GameData):
     def _decide(self, seat: int, a: Action, out: list[ev.Event]) -> None:
         if a.kind is _TRUMP:
             self.trump = a.suit_id
-            out.append(ev.TrumpDeclared(seat, SUITS[a.suit_id]))
+            out.append(_tuple(ev.TrumpDeclared, (seat, SUITS[a.suit_id])))
             self._after_trump(out)
         else:
             self._swap(seat, a, out)
@@ -350,7 +350,7 @@ class Game(GameData):
     def _swap(self, seat: int, a: Action, out: list[ev.Event]) -> None:
         self.swap_pending.remove(seat)
         if a.target is None:
-            out.append(ev.SwapDecided(seat, False))
+            out.append(_tuple(ev.SwapDecided, (seat, False)))
         else:
             h, p = a.card_id, a.target.id
             hand, plot = self.hands[seat], self.plots[seat]
@@ -358,7 +358,7 @@ class Game(GameData):
             hand.append(p)
             hand.sort()
             plot[plot.index(p)] = h
-            out.append(ev.SwapDecided(seat, True))
+            out.append(_tuple(ev.SwapDecided, (seat, True)))
         if not self.swap_pending:
             self._start_tricks()
 
