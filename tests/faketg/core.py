@@ -363,15 +363,7 @@ class FakeTelegram:
             chat.members[owner.id] = "creator"
         self.chats[chat.id] = chat
         if bot_member and announce:
-            self.set_bot_status(chat, "administrator" if bot_admin else "member", by=owner)
-            msg = self._store_message(
-                chat,
-                owner.id if owner else self.bot_id,
-                None,
-                service=True,
-                extra={"new_chat_members": [self.bot_user_json]},
-            )
-            self.push_update("message", self.message_json(msg))
+            self._add_bot(chat, owner, bot_admin)
         elif bot_member:
             chat.members[self.bot_id] = "administrator" if bot_admin else "member"
         return chat
@@ -405,6 +397,47 @@ class FakeTelegram:
                     "new_chat_member": self.chat_member_json(c, self.bot_id, status),
                 },
             )
+
+    async def add_bot(
+        self,
+        chat: FakeChat | int,
+        *,
+        by: FakeUser | None = None,
+        admin: bool = False,
+        wait: bool = True,
+    ) -> None:
+        """Someone adds the bot to a group (again): the ``my_chat_member`` update and the
+        ``new_chat_members`` service message Telegram sends."""
+        c = self.chat(chat)
+        self._add_bot(c, by or self._some_member(c), admin)
+        if wait:
+            await self.settle()
+
+    async def remove_bot(
+        self,
+        chat: FakeChat | int,
+        *,
+        by: FakeUser | None = None,
+        ban: bool = True,
+        wait: bool = True,
+    ) -> None:
+        """Someone removes the bot from a group: the ``my_chat_member`` update (``kicked``,
+        or ``left`` when not banned). From then on the bot gets nothing from the chat and
+        every send or edit there fails with 403."""
+        self.set_bot_status(chat, "kicked" if ban else "left", by=by)
+        if wait:
+            await self.settle()
+
+    def _add_bot(self, chat: FakeChat, by: FakeUser | None, admin: bool) -> None:
+        self.set_bot_status(chat, "administrator" if admin else "member", by=by)
+        msg = self._store_message(
+            chat,
+            by.id if by else self.bot_id,
+            None,
+            service=True,
+            extra={"new_chat_members": [self.bot_user_json]},
+        )
+        self.push_update("message", self.message_json(msg))
 
     def _some_member(self, chat: FakeChat) -> FakeUser | None:
         for uid, status in chat.members.items():

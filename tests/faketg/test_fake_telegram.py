@@ -534,6 +534,27 @@ async def test_bot_not_in_group_or_kicked(fake: FakeTelegram, bot: Bot) -> None:
         await bot.send_message(group.id, "hello?")
 
 
+async def test_bot_removed_and_added_back(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    group = fake.create_group("G", [alice])
+    sent = await bot.send_message(group.id, "board")
+    await fake.remove_bot(group, by=alice, wait=False)
+    removed = fake.pending_updates[-1]["my_chat_member"]
+    assert removed["from"]["id"] == alice.id
+    assert (removed["old_chat_member"]["status"], removed["new_chat_member"]["status"]) == (
+        "member", "kicked")
+    with pytest.raises(Forbidden, match="bot was kicked from the group chat"):
+        await bot.edit_message_text("board, edited", chat_id=group.id,
+                                    message_id=sent.message_id)
+    await fake.add_bot(group, by=alice, wait=False)
+    added, joined = fake.pending_updates[-2:]
+    assert added["my_chat_member"]["new_chat_member"]["status"] == "member"
+    assert joined["message"]["new_chat_members"][0]["id"] == fake.bot_id
+    await bot.edit_message_text("board, edited", chat_id=group.id, message_id=sent.message_id)
+    await fake.remove_bot(group, ban=False, wait=False)
+    assert fake.pending_updates[-1]["my_chat_member"]["new_chat_member"]["status"] == "left"
+
+
 @pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_flood_control_raises_retry_after(fake: FakeTelegram, bot: Bot) -> None:
     alice = fake.user(101, "Alice")
