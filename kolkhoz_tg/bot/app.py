@@ -27,6 +27,7 @@ from telegram.ext import (
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     ChosenInlineResultHandler,
     CommandHandler,
     InlineQueryHandler,
@@ -40,6 +41,7 @@ from kolkhoz_tg.bot.buttons import (
     on_error,
     on_inline_query,
     on_migrate,
+    on_my_chat_member,
 )
 from kolkhoz_tg.bot.commands import (
     TYPED,
@@ -180,6 +182,7 @@ def build_application(
     app.add_handler(InlineQueryHandler(on_inline_query))
     app.add_handler(ChosenInlineResultHandler(on_chosen_inline))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
+    app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)
     return app
 

@@ -6,6 +6,7 @@ import contextlib
 import logging
 
 from telegram import (
+    ChatMember,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InlineQueryResultArticle,
@@ -13,7 +14,7 @@ from telegram import (
     InputTextMessageContent,
     Update,
 )
-from telegram.constants import ChatType
+from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
@@ -23,23 +24,27 @@ from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.callbacks import Callback, action_button, view_button
 from kolkhoz_tg.bot.commands import lobby_op
 from kolkhoz_tg.bot.context import (
+    Deps,
     call,
     deps,
-    group_tr,
     perform,
     remember_user,
     result_text,
     service_error_text,
 )
-from kolkhoz_tg.bot.delivery import Acting, is_not_modified
+from kolkhoz_tg.bot.delivery import ABSENT_KEY, Acting, is_not_modified
+from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service import (
     ActStatus,
+    GameInfo,
     ServiceError,
 )
 
 log = logging.getLogger(__name__)
 #: The payload of the placeholder button on a message posted by an inline choice.
 WAIT = "wait"
+#: What a ``v`` button may show.
+VIEWS = frozenset({"board", "last"})
 
 # ---------------------------------------------------------------------- buttons
 
@@ -52,15 +57,12 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     try:
         cb = Callback.decode(query.data)
     except ValueError:
-        await query.answer(tr.gettext("That button is not mine."), show_alert=True)
-        return
-    if cb.payload == WAIT:
+        cb = None
+    if cb is not None and cb.payload == WAIT:
         await query.answer()  # the placeholder on a move chosen inline, until it is played
         return
-    if cb.kind == "l":
-        tr = await group_tr(update, d)
-        error = await lobby_op(update, context, cb.game_id, cb.payload)
-        await query.answer(error or "", show_alert=bool(error))
+    if cb is None or (cb.kind == "v" and cb.payload not in VIEWS):
+        await query.answer(tr.gettext("That button is not mine."), show_alert=True)
         return
     user = update.effective_user
     assert user is not None
@@ -69,11 +71,17 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     except ServiceError:
         await query.answer(tr.gettext("There is no such game."), show_alert=True)
         return
-    if info.seat_of(user.id) is None and cb.kind != "v":
-        await query.answer(tr.gettext("You are not playing in this game."), show_alert=True)
-        return
     message = query.message
     in_private = message is not None and message.chat.type == ChatType.PRIVATE
+    refusal = misplaced(tr, cb.kind, info, user.id, message.chat.id if message else None,
+                        in_private)
+    if refusal is not None:
+        await query.answer(refusal, show_alert=True)
+        return
+    if cb.kind == "l":
+        error = await lobby_op(update, context, cb.game_id, cb.payload)
+        await query.answer(error or "", show_alert=bool(error))
+        return
     acting = Acting(user.id, message.chat.id, message.message_id) if (
         in_private and message is not None) else None
     if cb.kind == "a":
@@ -108,6 +116,28 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         if in_private and message is not None:
             msg = render.board(tr, bv, d.service.clock.now(), context.bot.username)
             await context.bot.send_message(message.chat.id, msg.text)
+
+
+def misplaced(
+    tr: Translator, kind: str, info: GameInfo, user_id: int, chat_id: int | None,
+    in_private: bool,
+) -> str | None:
+    """Why a tap on a button of this game may not act where it came from, or None.
+
+    Callback data can be forged and sent from any chat, so the chat counts: lobby buttons
+    work only in the game's own chat, views there or for a seated player in private (where
+    the private message carries them), moves and explanations only for a seated player
+    (they act on the tapper's own seat, wherever that is)."""
+    seated = info.seat_of(user_id) is not None
+    if kind == "l" and chat_id != info.chat_id:
+        return tr.gettext("That button belongs to another chat.")
+    if kind == "v" and chat_id != info.chat_id and not (in_private and seated):
+        if in_private:
+            return tr.gettext("You are not playing in this game.")
+        return tr.gettext("That button belongs to another chat.")
+    if kind in ("a", "x") and not seated:
+        return tr.gettext("You are not playing in this game.")
+    return None
 
 
 # ---------------------------------------------------------------------- inline mode
@@ -155,26 +185,31 @@ async def on_inline_query(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
 
 async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """The user picked a move from the inline results: play it, and say how it went in
-    the message the choice posted."""
+    the message the choice posted. A result this bot could not have offered (a game that
+    does not exist, no move, a swap) is ignored: Telegram expects no answer."""
     d = deps(context)
     chosen = update.chosen_inline_result
     assert chosen is not None
     tr = await remember_user(update, d)
     try:
         cb = Callback.decode(chosen.result_id)
-    except ValueError:
+        action = Action.parse(cb.payload)
+    except ValueError:  # InvalidAction is one
         return
-    if cb.kind != "a":
+    if cb.kind != "a" or action.kind is ActionKind.SWAP:
+        return
+    try:
+        info = await call(d.service.game_info, cb.game_id)
+    except ServiceError:
         return
     result = await perform(update, context, cb.game_id, cb.payload, cb.version)
     if chosen.inline_message_id:
         mark = "✅" if result.ok else "✖️ " + result_text(tr, result)
+        seat = info.seat_of(chosen.from_user.id)
+        name = texts.seat_name(tr, info, seat) if seat is not None else ""
         try:
-            info = await call(d.service.game_info, cb.game_id)
-            seat = info.seat_of(chosen.from_user.id)
-            name = texts.seat_name(tr, info, seat) if seat is not None else ""
             await context.bot.edit_message_text(
-                f"🃏 {name}: {texts.card_action(cb.payload)} {mark}",
+                f"🃏 {name}: {texts.card_action(action.text)} {mark}",
                 inline_message_id=chosen.inline_message_id,
             )
         except BadRequest as e:
@@ -195,6 +230,70 @@ async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         await call(d.service.migrate_chat, message.chat.id, message.migrate_to_chat_id)
     elif message.migrate_from_chat_id:
         await call(d.service.migrate_chat, message.migrate_from_chat_id, message.chat.id)
+
+
+async def on_my_chat_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The bot's own membership in a chat changed.
+
+    Removed from a group (left or kicked): its running games pause, so that no deadline
+    plays them out unseen, and their players hear why in private. Added back: the games
+    paused for that go on, with a note in the group. In a private chat: the user blocked
+    the bot or came back."""
+    d = deps(context)
+    change = update.my_chat_member
+    assert change is not None
+    chat, by = change.chat, change.from_user
+    present = in_chat(change.new_chat_member)
+    if chat.type == ChatType.PRIVATE:
+        await call(d.service.ensure_user, by.id, by.full_name, by.language_code)
+        await call(d.service.set_can_pm, by.id, present)
+        return
+    if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
+        return
+    games = await call(d.service.games_in_chat, chat.id)
+    if present:
+        await _back_in_group(d, chat.id, chat.title, by.id, games)
+        return
+    for game in games:
+        if game.status != "active":
+            continue  # a lobby has no clock; a paused game stays as its creator left it
+        try:
+            result = await call(d.service.pause, game.id, by.id, True, meta={ABSENT_KEY: True})
+        except ServiceError:
+            continue  # it ended or paused meanwhile
+        log.info("removed from chat %s: game %s paused", chat.id, game.id)
+        await d.deliverer.deliver(result.notifications)
+        await d.deliverer.tell_players(game.id, lambda tr, title: tr.gettext(
+            "I was removed from «{chat}», so our game there is paused and nobody's time "
+            "runs. It goes on when someone adds me back to the group.", chat=title))
+
+
+async def _back_in_group(
+    d: Deps, chat_id: int, title: str | None, by_user: int, games: list[GameInfo]
+) -> None:
+    await call(d.service.ensure_chat, chat_id, title)
+    for game in games:
+        if game.status != "paused" or not game.meta.get(ABSENT_KEY):
+            continue
+        try:
+            result = await call(d.service.resume, game.id, by_user, True,
+                                meta={ABSENT_KEY: None})
+        except ServiceError:
+            continue  # someone resumed or ended it meanwhile
+        log.info("back in chat %s: game %s resumed", chat_id, game.id)
+        tr = await call(d.deliverer.tr_chat, chat_id)
+        await d.deliverer.say_in_group(chat_id, tr.gettext(
+            "I am back, and so is our game: the clock runs again."))
+        await d.deliverer.deliver(result.notifications)
+        await d.deliverer.refresh_board(game.id, resend=True)
+
+
+def in_chat(member: ChatMember) -> bool:
+    """Whether a chat member's status means they are in the chat."""
+    if member.status == ChatMemberStatus.RESTRICTED:
+        return bool(getattr(member, "is_member", False))
+    return member.status in (
+        ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:

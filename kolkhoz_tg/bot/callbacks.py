@@ -2,7 +2,9 @@
 
 Every button names its game and the state version it was drawn for, so a stale or repeated
 tap is recognised and answered politely instead of acting on a newer state. Game ids and
-versions are written in base 36 to keep the data short.
+versions are written in base 36 to keep the data short, and bounded by :data:`MAX_ID`: they
+reach SQL, where PostgreSQL's INTEGER ends at 2**31 - 1 (a larger number is an error there,
+not an empty result).
 
 Kinds: ``a`` an action (payload: the engine action text, e.g. ``play:10H``), ``x`` explain why a
 shown card may not be played now, ``l`` a lobby operation, ``v`` show something (``board``,
@@ -15,6 +17,8 @@ import string
 from dataclasses import dataclass
 
 MAX_BYTES = 64
+#: The largest game id or version there can be (``games.id`` and ``version`` are INTEGER).
+MAX_ID = 2**31 - 1
 KINDS = frozenset("axlv")
 _DIGITS = string.digits + string.ascii_lowercase
 _PAYLOAD_CHARS = frozenset(string.ascii_letters + string.digits + ":<>._-")
@@ -48,6 +52,8 @@ class Callback:
         """The callback data string; raises ValueError if it would be invalid for Telegram."""
         if self.kind not in KINDS:
             raise ValueError(f"unknown callback kind {self.kind!r}")
+        if not (0 <= self.game_id <= MAX_ID and 0 <= self.version <= MAX_ID):
+            raise ValueError(f"game id or version out of range: {self.game_id}, {self.version}")
         if not self.payload or any(ch not in _PAYLOAD_CHARS for ch in self.payload):
             raise ValueError(f"bad callback payload {self.payload!r}")
         data = f"{self.kind}:{to_base36(self.game_id)}:{to_base36(self.version)}:{self.payload}"
@@ -66,7 +72,10 @@ class Callback:
         kind, gid, ver, payload = parts
         if not payload or any(ch not in _PAYLOAD_CHARS for ch in payload):
             raise ValueError("malformed callback data")
-        return cls(kind, from_base36(gid), from_base36(ver), payload)
+        game_id, version = from_base36(gid), from_base36(ver)
+        if game_id > MAX_ID or version > MAX_ID:
+            raise ValueError("callback data names no possible game")
+        return cls(kind, game_id, version, payload)
 
 
 def action_button(game_id: int, version: int, action: str) -> str:

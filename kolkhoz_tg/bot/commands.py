@@ -27,7 +27,7 @@ from kolkhoz_tg.bot.context import (
     result_text,
     service_error_text,
 )
-from kolkhoz_tg.bot.delivery import Acting, pm_key
+from kolkhoz_tg.bot.delivery import ABSENT_KEY, Acting, pm_key
 from kolkhoz_tg.bot.typed import TypedError, parse_typed
 from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.i18n import Translator, translator
@@ -342,8 +342,11 @@ async def creator_command(
         return
     admin = await is_admin(update, context)
     method = {"pause": d.service.pause, "resume": d.service.resume, "abort": d.service.abort}
+    # A pause or resume by hand is the creator's: the game no longer waits for the bot's
+    # return to the group (if it ever did) to go on by itself.
+    extra = {} if what == "abort" else {"meta": {ABSENT_KEY: None}}
     try:
-        result = await call(method[what], game.id, user.id, admin)
+        result = await call(method[what], game.id, user.id, admin, **extra)
     except ServiceError as e:
         await reply(update, service_error_text(tr, e))
         return

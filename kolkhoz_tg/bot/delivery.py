@@ -37,6 +37,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 BOARD_KEY = "board"
+#: Set on a game paused because the bot was removed from its group; the game goes on by
+#: itself when the bot is added back (a pause or resume by hand clears it).
+ABSENT_KEY = "paused:bot_removed"
 RECENT_LINES = 3
 GROUP_KINDS = {
     Kind.LOBBY, Kind.GAME_STARTED, Kind.BOARD, Kind.PLAYER_BACK, Kind.STAND_IN, Kind.PAUSED,
@@ -214,6 +217,36 @@ class Deliverer:
             return None
         return msg.message_id
 
+    async def say_in_group(self, chat_id: int, text: str) -> int | None:
+        """A plain message to the group; None if the bot is not there."""
+        return await self._send_group(chat_id, text)
+
+    async def tell_players(
+        self, game_id: int, say: Callable[[Translator, str], str]
+    ) -> list[int]:
+        """Write privately to the game's seated players the bot can reach, each in their
+        language: ``say(tr, chat_title)`` makes the text. Returns who got it (no group
+        mention for the others: this is for when the group is out of reach)."""
+        info = await self.call(self.service.game_info, game_id)
+        chat = await self.call(self.service.chat, info.chat_id)
+        title = chat.title if chat and chat.title else str(info.chat_id)
+        told = []
+        for seat in info.seats:
+            if seat.user_id is None or seat.is_bot:
+                continue
+            user = await self.call(self.service.user, seat.user_id)
+            if user is None or not user.can_pm:
+                continue
+            tr = await self.call(self.tr_user, seat.user_id, info.chat_id)
+            try:
+                sent = await self._send_private(seat.user_id, say(tr, title))
+            except TelegramError as e:
+                log.info("could not tell user %s about game %s: %s", seat.user_id, game_id, e)
+                continue
+            if sent is not None:
+                told.append(seat.user_id)
+        return told
+
     async def _group_note(self, chat_id: int, note: Notification) -> None:
         tr = await self.call(self.tr_chat, chat_id)
         if note.kind is Kind.YEAR_SUMMARY:
@@ -302,6 +335,11 @@ class Deliverer:
                     return int(board_id)
                 if "not found" not in e.message.lower():
                     raise
+            except Forbidden:
+                # Not in the group any more: the board waits for the bot's return (the
+                # my_chat_member update pauses the game meanwhile).
+                log.info("the bot is no longer in chat %s", chat_id)
+                return None
         new_id = await self._send_group(chat_id, msg.text, msg.keyboard)
         if new_id is not None:
             await self.call(self.service.set_meta, game_id, BOARD_KEY, new_id)

@@ -45,6 +45,9 @@ _ACTIVE = GameStatus.ACTIVE.value
 _LOBBY = GameStatus.LOBBY.value
 _PAUSED = GameStatus.PAUSED.value
 _OPEN = (GameStatus.LOBBY.value, GameStatus.ACTIVE.value, GameStatus.PAUSED.value)
+#: The largest value of an INTEGER column (game ids, versions) on PostgreSQL. A larger number
+#: in a query is an error there, not an empty result, so lookups refuse it before SQL does.
+MAX_INT = 2**31 - 1
 #: Notification kinds where only the newest undelivered one matters.
 _SUPERSEDED_KINDS = (Kind.BOARD.value, Kind.YOUR_TURN.value)
 
@@ -117,6 +120,8 @@ class ServiceBase:
                     log.exception("schedule listener failed for game %s", row.id)
 
     def _load(self, s: Session, game_id: int, *, skip_locked: bool = False) -> GameRow | None:
+        if not _possible_id(game_id):
+            return None
         stmt = select(GameRow).where(GameRow.id == game_id)
         if self.db.is_postgres:
             stmt = stmt.with_for_update(skip_locked=skip_locked)
@@ -287,6 +292,8 @@ class ServiceBase:
         )
 
     def _version(self, game_id: int) -> int:
+        if not _possible_id(game_id):
+            raise NotFound(f"no game {game_id}", "game_not_found")
         with self.db.read() as s:
             version = s.exec(select(GameRow.version).where(GameRow.id == game_id)).first()
             if version is None:
@@ -319,7 +326,7 @@ class ServiceBase:
         )
 
     def _read_game(self, s: Session, game_id: int) -> tuple[GameRow, Game | None]:
-        row = s.get(GameRow, game_id)
+        row = s.get(GameRow, game_id) if _possible_id(game_id) else None
         if row is None:
             raise NotFound(f"no game {game_id}", "game_not_found")
         if row.state is None:
@@ -329,6 +336,11 @@ class ServiceBase:
 
 
 # ====================================================================== helpers
+
+
+def _possible_id(value: int) -> bool:
+    """Whether ``value`` fits an INTEGER column (see :data:`MAX_INT`)."""
+    return isinstance(value, int) and -MAX_INT - 1 <= value <= MAX_INT
 
 
 def _seed(text: str) -> int | str:

@@ -14,6 +14,7 @@ from kolkhoz_tg.service.base import (
     _PAUSED,
     ServiceBase,
     _Conflict,
+    _possible_id,
 )
 from kolkhoz_tg.service.errors import BadRequest, NotAllowed, WrongState
 from kolkhoz_tg.service.records import (
@@ -88,6 +89,8 @@ class PlayMixin(ServiceBase):
         self, s: Session, row: GameRow, seat: SeatRow, action: Action, expected: int
     ) -> ActResult:
         assert row.id is not None
+        if not _possible_id(expected):
+            return ActResult(ActStatus.STALE, row.id, row.version, seat.seat)
         dup = s.exec(
             select(ActionRow.seq).where(
                 ActionRow.game_id == row.id,
@@ -153,14 +156,21 @@ class PlayMixin(ServiceBase):
         self._after_commit(row, turn.game)
         return result
 
-    def pause(self, game_id: int, by_user: int, force: bool = False) -> ActResult:
-        """Stop the clock (creator, or ``force`` for a chat admin)."""
+    def pause(
+        self, game_id: int, by_user: int, force: bool = False, *,
+        meta: dict[str, Any] | None = None,
+    ) -> ActResult:
+        """Stop the clock (creator, or ``force`` for a chat admin or the front end itself).
+        ``meta``: the front end's values to store on the game in the same transaction (e.g.
+        why it paused; a None value removes the key). Raises :class:`WrongState`
+        (``not_active``) or :class:`NotAllowed` (``not_creator``)."""
         with self._write() as s:
             row = self._get(s, game_id)
             if row.status != _ACTIVE:
                 raise WrongState("the game is not running", "not_active")
             if by_user != row.creator_id and not force:
                 raise NotAllowed("only the creator pauses the game", "not_creator")
+            _update_meta(row, meta)
             turn = self._start_turn(s, row)
             remaining = None
             if row.deadline is not None:
@@ -174,14 +184,20 @@ class PlayMixin(ServiceBase):
         self._after_commit(row, turn.game)
         return result
 
-    def resume(self, game_id: int, by_user: int, force: bool = False) -> ActResult:
-        """Restart the clock with the time that was left when paused."""
+    def resume(
+        self, game_id: int, by_user: int, force: bool = False, *,
+        meta: dict[str, Any] | None = None,
+    ) -> ActResult:
+        """Restart the clock with the time that was left when paused; ``meta`` as for
+        :meth:`pause`. Raises :class:`WrongState` (``not_paused``) or :class:`NotAllowed`
+        (``not_creator``)."""
         with self._write() as s:
             row = self._get(s, game_id)
             if row.status != _PAUSED:
                 raise WrongState("the game is not paused", "not_paused")
             if by_user != row.creator_id and not force:
                 raise NotAllowed("only the creator resumes the game", "not_creator")
+            _update_meta(row, meta)
             turn = self._start_turn(s, row)
             row.status = _ACTIVE
             remaining = row.paused_remaining or row.turn_timeout
@@ -203,3 +219,9 @@ class PlayMixin(ServiceBase):
         with self._write() as s:
             row = self._get(s, game_id)
             row.meta = {**row.meta, key: value}
+
+
+def _update_meta(row: GameRow, values: dict[str, Any] | None) -> None:
+    if values:
+        meta = {**row.meta, **values}
+        row.meta = {k: v for k, v in meta.items() if v is not None}

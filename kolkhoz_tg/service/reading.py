@@ -15,6 +15,7 @@ from kolkhoz_tg.service.base import (
     _ACTIVE,
     _OPEN,
     ServiceBase,
+    _possible_id,
     _seed,
     _to_record,
 )
@@ -36,7 +37,7 @@ from kolkhoz_tg.storage.models import (
 class ReadingMixin(ServiceBase):
     def game_info(self, game_id: int) -> GameInfo:
         with self.db.read() as s:
-            row = s.get(GameRow, game_id)
+            row = s.get(GameRow, game_id) if _possible_id(game_id) else None
             if row is None:
                 raise NotFound(f"no game {game_id}", "game_not_found")
             return self._info(s, row)
@@ -112,6 +113,8 @@ class ReadingMixin(ServiceBase):
 
     def action_log(self, game_id: int) -> list[dict[str, Any]]:
         """The logged moves in order: seq, seat, action, actor, user_id, version, at."""
+        if not _possible_id(game_id):
+            return []
         with self.db.read() as s:
             rows = s.exec(
                 select(ActionRow).where(ActionRow.game_id == game_id).order_by(
@@ -131,7 +134,7 @@ class ReadingMixin(ServiceBase):
         Raises :class:`WrongState` before the start and the engine's ActionError if the log
         does not fit."""
         with self.db.read() as s:
-            row = s.get(GameRow, game_id)
+            row = s.get(GameRow, game_id) if _possible_id(game_id) else None
             if row is None:
                 raise NotFound(f"no game {game_id}", "game_not_found")
             if row.state is None:
@@ -146,7 +149,7 @@ class ReadingMixin(ServiceBase):
         :class:`WrongState` (``not_over``) while the game is open: its log would tell hidden
         cards (swaps, the cards dealt)."""
         with self.db.read() as s:
-            row = s.get(GameRow, game_id)
+            row = s.get(GameRow, game_id) if _possible_id(game_id) else None
             if row is None:
                 raise NotFound(f"no game {game_id}", "game_not_found")
             if row.status in _OPEN:

@@ -4,10 +4,13 @@ or changing a game; a restart or a silent player stopping a game."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from kolkhoz_tg.bot.app import DEPS_KEY, Deps, shutdown, startup
-from kolkhoz_tg.bot.callbacks import action_button
+from kolkhoz_tg.bot.callbacks import action_button, lobby_button, to_base36, view_button
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
@@ -253,3 +256,124 @@ async def test_deadline_jobs_run_on_ptb_job_queue(
         await shutdown(app)
         assert d.scheduler is None
         assert not any(j.id.startswith("game:") for j in app.job_queue.scheduler.get_jobs())
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def any_service(request: pytest.FixtureRequest) -> GameService:
+    """The service on SQLite, and on PostgreSQL when one is given (whose INTEGER columns
+    end at 2**31 - 1, where SQLite's go on)."""
+    name = "service" if request.param == "sqlite" else "pg_service"
+    service: GameService = request.getfixturevalue(name)
+    return service
+
+
+async def test_ids_beyond_the_database_and_forged_inline_choices_are_answered_or_ignored(
+    fake: FakeTelegram, any_service: GameService, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = any_service
+    users = players(fake, base=1600)
+    stranger = fake.user(1699, "Mallory", language_code="en")
+    group = fake.create_group("Overflow", [*users, stranger])
+    huge = to_base36(2**31)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        gid = to_base36(game_id)
+        actor = next(u for u in users if service.seat_view(game_id, u.id).to_act)
+        before = service.action_log(game_id)
+        caplog.set_level(logging.INFO)
+        # Buttons naming a game or a version no database column can hold.
+        for data in (f"a:{huge}:0:play:10H", f"x:{huge}:0:play:10H", f"v:{huge}:0:board",
+                     f"l:{huge}:0:join", f"a:{gid}:{huge}:play:10H", f"x:{gid}:{huge}:play:10H",
+                     f"a:{to_base36(2**63 - 1)}:0:play:10H", f"v:{gid}:0:explode"):
+            msg = actor.last_message()
+            assert msg is not None
+            answer = await actor.tap(msg, data, force=True)
+            assert answer is not None and answer.text == "That button is not mine.", data
+            assert answer.show_alert
+        # Deep links and inline queries naming such a game find nothing, quietly.
+        await stranger.start_bot(f"g{2**31}")
+        assert "Hello!" in (stranger.last_message().text or "")  # type: ignore[union-attr]
+        answer = await actor.inline_query(f"g{2**40} ")
+        assert answer is not None and not answer.results
+        # A real inline choice, then forged ones into the same message: results this bot
+        # could not have offered are ignored (Telegram expects no answer to them).
+        answer = await actor.inline_query(f"g{game_id} ")
+        assert answer is not None and answer.results
+        posted = await actor.choose_inline_result(answer, answer.results[0]["id"], group)
+        assert posted.inline_message_id is not None
+        shown = fake.inline_messages[posted.inline_message_id].text
+        version = to_base36(service.game_info(game_id).version)
+        log = service.action_log(game_id)
+        assert len(log) > len(before)
+        for who in (actor, stranger):
+            for result_id in ("junk", f"a:{huge}:0:play:10H", f"a:{gid}:{huge}:play:10H",
+                              f"a:{to_base36(game_id + 999)}:0:play:10H",
+                              f"a:{gid}:{version}:nonsense", f"a:{gid}:{version}:swap:9H<KC",
+                              f"l:{gid}:{version}:join", "a:1:1:play:10H:extra"):
+                fake.push_update("chosen_inline_result", {
+                    "result_id": result_id, "from": who.to_json(), "query": f"g{game_id}",
+                    "inline_message_id": posted.inline_message_id,
+                })
+                await fake.wait_idle()
+        assert fake.inline_messages[posted.inline_message_id].text == shown
+        assert service.action_log(game_id) == log
+        assert service.game_info(game_id).status == "active"
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+
+
+async def test_forged_buttons_do_not_cross_chats(fake: FakeTelegram, service: GameService) -> None:
+    users = players(fake, base=1700)
+    stranger = fake.user(1799, "Mallory", language_code="en")
+    lobby_group = fake.create_group("Lobby", users[:2])
+    watcher = fake.user(1798, "Olga", language_code="en")
+    game_group = fake.create_group("Playing", [*users, watcher])
+    elsewhere = fake.create_group("Mallory's", [stranger, users[2]])
+    async with fake.running(make_app(fake, service)):
+        await stranger.start_bot()
+        await stranger.send(elsewhere, "/help")
+        foreign_msg = fake.last_message(elsewhere)
+        assert foreign_msg is not None
+        game_id = await open_game(fake, users, game_group)
+        await users[0].send(lobby_group, "/newgame")
+        lobby_id = service.games_in_chat(lobby_group.id)[0].id
+        lobby_version = service.game_info(lobby_id).version
+        sends = len(fake.calls("sendMessage"))
+
+        # Lobby buttons sent from a private chat or from another group seat nobody.
+        for who, where in ((stranger, stranger.last_message()), (stranger, foreign_msg),
+                           (users[2], foreign_msg), (users[1], users[1].last_message())):
+            assert where is not None
+            for op in ("join", "bot", "leave", "start", "players"):
+                answer = await who.tap(where, lobby_button(lobby_id, lobby_version, op),
+                                       force=True)
+                assert answer is not None and answer.show_alert
+                assert answer.text == "That button belongs to another chat."
+        lobby = service.game_info(lobby_id)
+        assert lobby.status == "lobby" and lobby.version == lobby_version
+        assert [s.user_id for s in lobby.seats] == [users[0].id]
+
+        # Another group's board and last trick: not for an outsider, in private or not.
+        version = service.game_info(game_id).version
+        for what in ("board", "last"):
+            data = view_button(game_id, version, what)
+            answer = await stranger.tap(stranger.last_message(), data,  # type: ignore[arg-type]
+                                        force=True)
+            assert answer is not None and answer.text == "You are not playing in this game."
+            answer = await stranger.tap(foreign_msg, data, force=True)
+            assert answer is not None and answer.text == "That button belongs to another chat."
+        assert len(fake.calls("sendMessage")) == sends
+        # The running game's lobby buttons, tapped in private by its own player: refused too.
+        answer = await users[3].tap(users[3].last_message(),  # type: ignore[arg-type]
+                                    lobby_button(game_id, version, "leave"), force=True)
+        assert answer is not None and answer.text == "That button belongs to another chat."
+        # A seated player still gets the board in private, and the group its own buttons.
+        player = users[1]
+        answer = await player.tap(player.last_message(),  # type: ignore[arg-type]
+                                  view_button(game_id, version, "board"), force=True)
+        assert answer is not None and not answer.text
+        assert len(fake.calls("sendMessage")) == sends + 1
+        assert "year 1 of 5" in (player.last_message().text or "")  # type: ignore[union-attr]
+        board = fake.message(game_group, service.game_info(game_id).meta["board"])
+        answer = await watcher.tap(board, view_button(game_id, version, "last"), force=True)
+        assert answer is not None and "trick" in (answer.text or "")
+        assert service.game_info(game_id).version == version
