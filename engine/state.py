@@ -30,6 +30,7 @@ from engine.cards import (
 from engine.data import WORKERS, GameData
 from engine.legality import compute_legal, explain
 from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
+from engine.phase import Phase as Phase  # re-exported: tests import it from here
 from engine.requisition import requisition
 from engine.rules import FirstLead, Reward, Rules
 
