@@ -11,15 +11,24 @@ Both players only read what the seat's own view allows (its hand and plot plus p
 from __future__ import annotations
 
 import random
+from typing import Final
 
 from engine.actions import Action, ActionKind
-from engine.cards import JACK, QUEEN, card_id
+from engine.cards import HOURS, JACK, QUEEN, card_id
 from engine.phase import Phase
 from engine.rules import Losers, Requisition, Reward
 from engine.state import Game
 
 _SUIT = tuple(c // 13 for c in range(52))
 _POINTS = tuple(c % 13 + 1 for c in range(52))
+# Enum members as module constants: looking them up on the class costs more than the test.
+_PLAY: Final = Phase.PLAY
+_ASSIGN: Final = Phase.ASSIGN
+_TRUMP: Final = Phase.TRUMP
+_SWAP: Final = Phase.SWAP
+_SWAP_KIND: Final = ActionKind.SWAP
+_BRIGADIER: Final = Reward.BRIGADIER
+_STACK: Final = Reward.STACK
 
 
 def random_action(game: Game, seat: int, rng: random.Random) -> Action:
@@ -51,12 +60,14 @@ def default_action(game: Game, seat: int) -> Action:
     if len(legal) == 1:
         return legal[0]
     phase = game.phase
-    if phase is Phase.TRUMP:
-        return _choose_trump(game, seat, legal)
-    if phase is Phase.SWAP:
-        return _choose_swap(game, seat, legal)
-    if phase is Phase.PLAY:
+    if phase is _PLAY:
         return _choose_play(game, seat, legal)
+    if phase is _ASSIGN:
+        return _choose_assign(game, seat, legal)
+    if phase is _TRUMP:
+        return _choose_trump(game, seat, legal)
+    if phase is _SWAP:
+        return _choose_swap(game, seat, legal)
     return _choose_assign(game, seat, legal)
 
 
@@ -79,12 +90,15 @@ def _choose_swap(game: Game, seat: int, legal: list[Action]) -> Action:
     exposed = rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE
     best: Action | None = None
     best_gain = 5 if exposed else 2
+    trump = game.trump
     for a in legal:
-        if a.kind is not ActionKind.SWAP or a.card is None or a.target is None:
+        target = a.target
+        if a.kind is not _SWAP_KIND or target is None:
+            continue  # a swap names both cards or none (the pass)
+        c = a.card_id
+        if _SUIT[c] == trump:
             continue
-        if _SUIT[a.card.id] == game.trump:
-            continue
-        gain = a.card.points - a.target.points
+        gain = _POINTS[c] - _POINTS[target.id]
         if gain > best_gain:
             best, best_gain = a, gain
     return best if best is not None else Action.swap_pass()
@@ -93,16 +107,19 @@ def _choose_swap(game: Game, seat: int, legal: list[Action]) -> Action:
 def _trick_stakes(game: Game, extra: list[int]) -> int:
     """Reward points a Brigadier would collect if the trick's cards (plus ``extra``) completed
     the jobs they can most easily reach; a rough measure of whether winning is worth it."""
-    cards = [c for _, c in game.trick] + extra
+    hours_of = game.hours_of
+    total = sum([hours_of(c) for _, c in game.trick]) + sum([hours_of(c) for c in extra])
+    rules = game.rules
+    reward = rules.reward
     stakes = 0
     for j in range(4):
         if game.completed_by[j] is not None:
             continue
-        need = game.rules.threshold - game.hours[j]
-        if need <= sum(game.hours_of(c) for c in cards):
-            if game.rules.reward is Reward.BRIGADIER:
-                stakes += sum(_POINTS[c] for c in game.rewards[j]) or 1
-            elif game.rules.reward is Reward.STACK:
+        need = rules.threshold - game.hours[j]
+        if need <= total:
+            if reward is _BRIGADIER:
+                stakes += sum([_POINTS[c] for c in game.rewards[j]]) or 1
+            elif reward is _STACK:
                 stakes += 4
     return stakes
 
@@ -112,12 +129,20 @@ def _wins(game: Game, card: int) -> bool:
     trick = game.trick
     if not trick:
         return True
+    return _beats(card, _trick_best(game), game.trump, _SUIT[trick[0][1]])
+
+
+def _trick_best(game: Game) -> int:
+    """The card winning the current (non-empty) trick so far."""
     trump = game.trump
-    led = _SUIT[trick[0][1]]
-    best = max(
-        (c for _, c in trick),
+    led = _SUIT[game.trick[0][1]]
+    return max(
+        (c for _, c in game.trick),
         key=lambda c: (_SUIT[c] == trump, _SUIT[c] == led, c),
     )
+
+
+def _beats(card: int, best: int, trump: int | None, led: int) -> bool:
     if _SUIT[card] == trump:
         return _SUIT[best] != trump or card > best
     if _SUIT[best] == trump or _SUIT[card] != led:
@@ -126,7 +151,7 @@ def _wins(game: Game, card: int) -> bool:
 
 
 def _choose_play(game: Game, seat: int, legal: list[Action]) -> Action:
-    cards = [a.card.id for a in legal if a.card is not None]
+    cards = [a.card_id for a in legal]  # play actions: every one names a card
     hand = game.hands[seat]
     last_in_hand = len(hand) == 2  # the card kept now goes to the plot and scores
 
@@ -142,7 +167,9 @@ def _choose_play(game: Game, seat: int, legal: list[Action]) -> Action:
         # Lead low from a side suit; keep strong cards for the plot.
         choice = min(cards, key=low)
     else:
-        winners = [c for c in cards if _wins(game, c)]
+        # _wins for each card, the trick's best card found once.
+        best, trump, led = _trick_best(game), game.trump, _SUIT[game.trick[0][1]]
+        winners = [c for c in cards if _beats(c, best, trump, led)]
         stakes = _trick_stakes(game, [])
         if winners and stakes >= 3 and len(game.trick) == game.n - 1:
             choice = min(winners, key=low)  # last to play: take a valuable trick cheaply
@@ -190,17 +217,22 @@ def _choose_assign(game: Game, seat: int, legal: list[Action]) -> Action:
     for c in game.plots[seat]:
         if c % 13 >= 5:
             own_suits[_SUIT[c]] += _POINTS[c]
-    threshold = game.rules.threshold
+    rules = game.rules
+    threshold = rules.threshold
     drunk = queen = -1
-    if game.rules.nomenklatura and trump is not None:
+    if rules.nomenklatura and trump is not None:
         drunk, queen = card_id(JACK, trump), card_id(QUEEN, trump)
-
-    def score(a: Action) -> tuple[int, int, int]:
-        assert a.card is not None and a.suit is not None
-        c, j = a.card.id, int(a.suit)
-        hours = game.hours[j]
-        after = hours + game.hours_of(c)
-        done = game.completed_by[j] is not None
+    job_hours = game.hours
+    completed_by = game.completed_by
+    # The action with the highest (value, -job, -card): as max(legal, key=...) with the
+    # score written out (no two actions share a key, so the order of the scan is no matter).
+    choice = legal[0]
+    best: tuple[int, int, int] | None = None
+    for a in legal:
+        c, j = a.card_id, a.suit_id
+        hours = job_hours[j]
+        after = hours + (0 if c == drunk else HOURS[c])  # game.hours_of(c)
+        done = completed_by[j] is not None
         value: int
         if c == drunk:
             # The Jack shields a failing job: put it where the plot has the most at stake.
@@ -208,12 +240,13 @@ def _choose_assign(game: Game, seat: int, legal: list[Action]) -> Action:
         elif done:
             value = -100 + _POINTS[c]  # wasted on a finished job
         elif after >= threshold:
-            reward = sum(_POINTS[r] for r in game.rewards[j])
+            reward = sum([_POINTS[r] for r in game.rewards[j]])
             value = 200 + reward * 10 + own_suits[j]
         else:
             value = after * 2 + own_suits[j] * 3
             if c == queen:
                 value -= 30  # an Informer on a job that fails exposes everyone
-        return (value, -j, -c)
-
-    return max(legal, key=score)
+        key = (value, -j, -c)
+        if best is None or key > best:
+            choice, best = a, key
+    return choice

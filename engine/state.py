@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 _ACE_OF_CLUBS = card_id(ACE, Suit.C)
 _EVENTS_OFF: list[ev.Event] = []  # a sink for fast playouts; cleared after each apply
 _WORKER_SET: Final = frozenset(WORKERS)
+_REWARD_PILES: Final = tuple(tuple(reward_cards(s)) for s in SUITS)  # in id order
 _PLAY: Final = ActionKind.PLAY
 _ASSIGN: Final = ActionKind.ASSIGN
 _TRUMP: Final = ActionKind.TRUMP
@@ -109,14 +110,14 @@ class Game(GameData):
             raise TypeError("rules must be an engine.Rules")
         if not isinstance(players, int) or not 3 <= players <= 5:
             raise ValueError(f"Kolkhoz is played by 3 to 5 players, not {players!r}")
-        if not isinstance(seed, int | str) or isinstance(seed, bool):
+        if not isinstance(seed, (int, str)) or isinstance(seed, bool):
             raise ValueError(f"seed must be an int or a string, not {seed!r}")
         g = cls.__new__(cls)
         g._init_empty(rules, players, seed)
         rng = _year_rng(seed, "setup")
         if rules.has_rewards:
             for s in SUITS:
-                pile = reward_cards(s)
+                pile = list(_REWARD_PILES[s])
                 rng.shuffle(pile)
                 g.reward_piles[s] = pile
         if planner is None:
@@ -303,10 +304,11 @@ class Game(GameData):
             return
         # The Brigadier placed the last card: jobs that reached the threshold complete now.
         threshold = self.rules.threshold
-        completed_by = self.completed_by
-        for j in JOBS:
-            if completed_by[j] is None and hours[j] >= threshold:
-                self._complete(j, seat, out)
+        if max(hours) >= threshold:  # most tricks complete nothing: skip the loop
+            completed_by = self.completed_by
+            for j in JOBS:
+                if completed_by[j] is None and hours[j] >= threshold:
+                    self._complete(j, seat, out)
         trick = self.trick
         self.tricks.append((trick, seat))
         self.last_trick = trick
