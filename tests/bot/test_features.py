@@ -240,7 +240,7 @@ async def test_stats_and_log_in_russian(fake: FakeTelegram, service: GameService
             pass
         await users[0].send(group, "/stats")
         stats = fake.last_message(group).text or ""  # type: ignore[union-attr]
-        assert "1 партия" in stats and "Колхоз в этом чате" in stats
+        assert "1 партия" in stats and "«Колхоз» в этом чате" in stats
         before = len(fake.messages(group))
         await users[0].send(group, "/log")
         text = "\n".join(m.text or "" for m in fake.messages(group)[before + 1:])

@@ -43,7 +43,7 @@ async def test_removed_bot_pauses_the_game_and_resumes_it_when_added_back(
             assert last is not None
             text = last.text or ""
             if u.first_name == "Vera":
-                assert "удалили из «Kicked»" in text
+                assert "удалили из группы «Kicked»" in text
             else:
                 assert "I was removed from «Kicked»" in text
         to_blocked = [c for c in fake.sent_log[calls:] if c.params.get("chat_id") == blocked.id]
