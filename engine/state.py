@@ -545,7 +545,7 @@ class Game(GameData):
         return g
 
     def copy(self) -> Game:
-        """An independent copy (no JSON round trip; about 10 µs)."""
+        """An independent copy (no JSON round trip; about 3 µs)."""
         g = Game.__new__(Game)
         self._copy_into(g)
         return g
