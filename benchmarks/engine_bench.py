@@ -92,18 +92,19 @@ def default_action_us(name: str, players: int, seconds: float) -> tuple[float, f
         return 1
 
     elapsed, _ = timed(seconds / 2, batch)
+    spent = 0.0
 
     def moves() -> int:
+        nonlocal spent
         copies = [(g.copy(), seat) for g, seat in states]
         start = time.process_time()
         for g, seat in copies:
             default_action(g, seat)
-        spent[0] += time.process_time() - start
+        spent += time.process_time() - start
         return len(copies)
 
-    spent = [0.0]
     _, calls = timed(seconds / 2, moves)
-    return spent[0] / calls * 1e6, games / elapsed
+    return spent / calls * 1e6, games / elapsed
 
 
 def mid_game_states(name: str, players: int, count: int) -> list[Game]:
@@ -159,8 +160,10 @@ def playouts(states: list[Game], seconds: float) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per figure")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per figure")
     parser.add_argument("--players", type=int, action="append", choices=(3, 4, 5))
     parser.add_argument("--preset", choices=list(PRESETS), action="append")
     args = parser.parse_args()
