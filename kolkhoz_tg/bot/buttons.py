@@ -25,7 +25,10 @@ from kolkhoz_tg.bot.callbacks import Callback, action_button, view_button
 from kolkhoz_tg.bot.commands import lobby_op
 from kolkhoz_tg.bot.context import (
     Deps,
+    act_for,
+    answer_quietly,
     call,
+    deliver_result,
     deps,
     perform,
     remember_user,
@@ -85,12 +88,15 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     acting = Acting(user.id, message.chat.id, message.message_id) if (
         in_private and message is not None) else None
     if cb.kind == "a":
-        result = await perform(update, context, cb.game_id, cb.payload, cb.version, acting)
+        # The tap is answered as soon as the move is stored; the board and the private
+        # messages go out after, so the button stops spinning at once.
+        result = await act_for(update, context, cb.game_id, cb.payload, cb.version)
         if result.status is ActStatus.APPLIED:
-            await query.answer()
+            await answer_quietly(query)
         else:
-            await query.answer(result_text(tr, result),
-                               show_alert=result.status in (ActStatus.ILLEGAL, ActStatus.INVALID))
+            await answer_quietly(query, result_text(tr, result), show_alert=result.status in (
+                ActStatus.ILLEGAL, ActStatus.INVALID))
+        await deliver_result(context, result, cb.game_id, acting)
     elif cb.kind == "x":
         try:
             reason = await call(d.service.why_illegal, cb.game_id, user.id, cb.payload)

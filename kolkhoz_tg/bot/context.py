@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
-from telegram import Update
+from telegram import CallbackQuery, Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
@@ -135,6 +135,17 @@ async def perform(
     version: int | None, acting: Acting | None = None,
 ) -> ActResult:
     """Act for the updating user and deliver what followed."""
+    result = await act_for(update, context, game_id, action, version)
+    await deliver_result(context, result, game_id, acting)
+    return result
+
+
+async def act_for(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: int, action: str,
+    version: int | None,
+) -> ActResult:
+    """Act for the updating user; nothing is sent yet (a tap is answered first, then the
+    messages go out with :func:`deliver_result`)."""
     d = deps(context)
     user = update.effective_user
     assert user is not None
@@ -145,11 +156,31 @@ async def perform(
         # Swaps are decided independently: another player's swap moved the version on, but
         # this player's choices (their own hand and plot) are exactly what they saw.
         result = await call(d.service.act, game_id, user.id, action, result.version)
+    return result
+
+
+async def deliver_result(
+    context: ContextTypes.DEFAULT_TYPE, result: ActResult, game_id: int,
+    acting: Acting | None,
+) -> None:
+    """Send what an act produced (or refresh the actor's private message when nothing was)."""
+    d = deps(context)
     if result.notifications:
         await d.deliverer.deliver(result.notifications, acting)
     elif acting is not None:
-        await d.deliverer.refresh_private(game_id, user.id, new=False, acting=acting)
-    return result
+        await d.deliverer.refresh_private(game_id, acting.user_id, new=False, acting=acting)
+
+
+async def answer_quietly(
+    query: CallbackQuery, text: str | None = None, show_alert: bool = False
+) -> None:
+    """Answer a button tap once. A failed answer (the query expired while Telegram or the
+    network was slow) is logged and never retried: a query may be answered only once, and
+    the move it carried has been made either way."""
+    try:
+        await query.answer(text, show_alert=show_alert)
+    except TelegramError as exc:
+        log.info("a button tap could not be answered: %s", exc)
 
 
 def result_text(tr: Translator, result: ActResult) -> str:

@@ -111,3 +111,25 @@ async def test_russian_game_by_typed_commands_and_buttons(
         texts = group_texts(fake, group)
         assert any("Пятилетка" in t or "пятилетка" in t for t in texts)
         assert not scanner.leaks, scanner.leaks[:5]
+
+
+async def test_a_tap_is_answered_before_the_messages_go_out(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """The button stops spinning first: answerCallbackQuery is the first Bot API call after
+    a move is stored, and the board edit and the next player's message follow it."""
+    users = [fake.user(700 + i, n, language_code="en") for i, n in enumerate(NAMES)]
+    group = fake.create_group("Answer first", users)
+    async with fake.running(make_app(fake, service)):
+        await open_game(fake, users, group)
+        checked = 0
+        for _ in range(12):
+            before = len(fake.calls())
+            assert await tap_any_action(users)
+            await fake.settle()
+            after = [c.method for c in fake.calls()[before:] if c.method != "getUpdates"]
+            if "editMessageText" in after:
+                assert after[0] == "answerCallbackQuery", after
+                checked += 1
+        assert checked >= 10
+        fake.assert_all_callbacks_answered()
