@@ -17,6 +17,7 @@ from pathlib import Path
 
 from engine import Action, ActionKind, InvalidAction, parse_card
 from engine.cards import CARDS, Suit
+from engine.views import View
 from kolkhoz_tg import texts
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
@@ -158,8 +159,9 @@ def _play(
             output(_("Waiting for the others…"))
             return 0
         output(texts.phase_prompt(tr, mine.view))
-        for i, action in enumerate(mine.legal, 1):
-            output(f"  {i:>2}. {texts.action_label(tr, mine.view, action)}")
+        typed = View.from_dict(mine.view, mine.legal)  # read once for every label below
+        for i, action in enumerate(typed.legal, 1):
+            output(f"  {i:>2}. {texts.action_label(tr, typed, action)}")
         answer = _read(input_fn, _("Your choice (number or card; help, rules; q to stop, "
                                    "resume later): "))
         if answer is None or answer.strip().lower() in ("q", "quit", "exit", "в", "выход"):
