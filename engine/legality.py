@@ -93,6 +93,22 @@ def compute_legal(g: GameData, seat: int) -> list[Action]:
     return []
 
 
+def forced_among(legal: Sequence[Action], assigning: bool) -> Action | None:
+    """The action a seat has no choice about: its only legal action, or while it assigns a
+    trick, the first card that can go to one job only (the order of assignment changes
+    nothing: jobs complete only after the last card). None when every choice is real."""
+    if len(legal) == 1:
+        return legal[0]
+    if assigning and legal:
+        count: dict[int, int] = {}
+        for a in legal:
+            count[a.card_id] = count.get(a.card_id, 0) + 1
+        for a in legal:
+            if count[a.card_id] == 1:
+                return a
+    return None
+
+
 def jobs_for(g: GameData, c: int) -> Sequence[int]:
     """The jobs the Brigadier may put card ``c`` on (RULES.md "Assignment")."""
     if g.rules.assignment is _BY_SUIT:

@@ -28,7 +28,7 @@ from engine.cards import (
     reward_cards,
 )
 from engine.data import WORKERS, GameData
-from engine.legality import compute_legal, explain
+from engine.legality import compute_legal, explain, forced_among
 from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
 from engine.phase import Phase as Phase  # re-exported: tests import it from here
 from engine.requisition import requisition
@@ -163,6 +163,7 @@ class Game(GameData):
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now (empty if it may not act)."""
+        # _legal_list written out: this runs before every move of a simulation.
         cached = self._legal.get(seat)
         if cached is None:
             cached = self._legal[seat] = compute_legal(self, seat)
@@ -195,17 +196,7 @@ class Game(GameData):
         assignment phase a card of the trick that can go to one job only (the order of
         assignment changes nothing: jobs complete only after the last card). Front ends play
         it at once so nobody waits for a move without a choice."""
-        legal = self._legal_list(seat)
-        if len(legal) == 1:
-            return legal[0]
-        if self.phase is ASSIGN and legal:
-            count: dict[int, int] = {}
-            for a in legal:
-                count[a.card_id] = count.get(a.card_id, 0) + 1
-            for a in legal:
-                if count[a.card_id] == 1:
-                    return a
-        return None
+        return forced_among(self._legal_list(seat), self.phase is ASSIGN)
 
     # ------------------------------------------------------------------ applying actions
 

@@ -15,7 +15,7 @@ from typing import Any, Final
 from engine.actions import Action, ActionKind
 from engine.cards import CARD_TEXT, CARDS, HOURS, JACKS, SUITS, Card, Suit
 from engine.data import GameData
-from engine.legality import compute_legal
+from engine.legality import compute_legal, forced_among
 from engine.phase import Phase
 from engine.rules import Reward, Rules
 
@@ -472,11 +472,4 @@ class View:
     @property
     def forced(self) -> Action | None:
         """The action the reader has no choice about (see :meth:`engine.Game.forced_action`)."""
-        legal = self.legal
-        if len(legal) == 1:
-            return legal[0]
-        if self.phase is Phase.ASSIGN:
-            for actions in self.actions_by_card().values():
-                if len(actions) == 1:
-                    return actions[0]
-        return None
+        return forced_among(self.legal, self.phase is Phase.ASSIGN)
