@@ -1,13 +1,25 @@
-"""The ``kolkhoz`` command: ``kolkhoz play`` (terminal game) and ``kolkhoz bot`` (Telegram)."""
+"""The ``kolkhoz`` command: ``kolkhoz play`` (terminal game), ``kolkhoz bot`` (Telegram) and
+the operator commands ``kolkhoz db …`` / ``kolkhoz games …``.
+
+Each command imports what it uses and nothing more: the Telegram libraries only for ``bot``,
+the database only for what opens one, so ``kolkhoz play --help`` or a terminal game does not
+pay for python-telegram-bot, and importing this module loads neither.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from kolkhoz_tg import admin, terminal
+from kolkhoz_tg import terminal
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.i18n import translator
+
+#: ``kolkhoz_tg.admin.COMMANDS``, spelled out so that choosing another command does not import
+#: the admin module (and SQLAlchemy with it); tests/test_cli_imports.py checks they agree.
+ADMIN_COMMANDS = ("db", "games")
+#: Commands whose parsers need nothing heavy; any other first word builds the whole parser.
+LIGHT_COMMANDS = ("play", "bot")
 
 
 def _bot(settings: Settings, webhook: str | None = None) -> int:
@@ -22,7 +34,14 @@ def _bot(settings: Settings, webhook: str | None = None) -> int:
     return run(settings, webhook_url=webhook)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _first_word(argv: list[str]) -> str | None:
+    """The command named in ``argv``: its first word that is not an option."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def build_parser(with_admin: bool = True) -> argparse.ArgumentParser:
+    """The ``kolkhoz`` parser. ``with_admin`` adds ``db`` and ``games``, which import the
+    database layer; without it only ``play`` and ``bot`` are known."""
     parser = argparse.ArgumentParser(prog="kolkhoz", description="Kolkhoz play-by-post")
     commands = parser.add_subparsers(dest="command")
     play = commands.add_parser("play", help="play in the terminal against bots")
@@ -33,14 +52,29 @@ def main(argv: list[str] | None = None) -> int:
         help="webhook mode: Telegram posts updates to URL (e.g. https://bot.example.org); "
              "listens on KOLKHOZ_WEBHOOK_LISTEN:KOLKHOZ_WEBHOOK_PORT, health at /healthz",
     )
-    admin.add_commands(commands)
-    args = parser.parse_args(argv)
+    if with_admin:
+        from kolkhoz_tg import admin
+
+        admin.add_commands(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else argv
+    word = _first_word(args_in)
+    # Top-level help, an unknown word and the operator commands need the whole parser;
+    # ``play`` and ``bot`` (and no word at all: a terminal game) do not.
+    light = word in LIGHT_COMMANDS or not args_in
+    parser = build_parser(with_admin=not light)
+    args = parser.parse_args(args_in)
     if args.command == "bot":
         return _bot(Settings(), args.webhook)
-    if args.command in admin.COMMANDS:
+    if args.command in ADMIN_COMMANDS:
+        from kolkhoz_tg import admin
+
         return admin.run(args)
     if args.command is None:
-        args = parser.parse_args(["play", *(argv or sys.argv[1:])])
+        args = parser.parse_args(["play", *args_in])
     return terminal.run(args)
 
 

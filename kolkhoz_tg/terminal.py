@@ -14,15 +14,19 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine import Action, ActionKind, InvalidAction, parse_card
 from engine.cards import CARDS, Suit
 from engine.views import View
-from kolkhoz_tg import texts
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.rules_doc import plain_rules
-from kolkhoz_tg.service import GameService, Kind, Notification, ServiceError, open_service
+
+# The service (and the texts, which read its records) bring in SQLAlchemy: they are imported
+# where a game runs, so that ``kolkhoz`` builds its parser and prints help without them.
+if TYPE_CHECKING:
+    from kolkhoz_tg.service import GameService, Notification
 
 LOCAL_CHAT = 0  # the terminal's own table
 LOCAL_USER = 1  # the human at the keyboard
@@ -62,6 +66,9 @@ def run(
     output: OutputFn = print,
 ) -> int:
     """Play (or watch) a game; returns the process exit code."""
+    from kolkhoz_tg import texts
+    from kolkhoz_tg.service import ServiceError, open_service
+
     lang = args.lang or _ask_language(input_fn, output)
     tr = translator(lang)
     db_path = Path(args.db or DEFAULT_DB)
@@ -96,6 +103,9 @@ def _ask_language(input_fn: InputFn, output: OutputFn) -> str:
 def _bots_only(
     service: GameService, tr: Translator, args: argparse.Namespace, output: OutputFn
 ) -> int:
+    from kolkhoz_tg import texts
+    from kolkhoz_tg.service import Kind
+
     service.ensure_user(HOST_USER, tr.gettext("Host"))
     game = service.create_game(LOCAL_CHAT, HOST_USER, preset=args.preset,
                                players=args.players, seed=args.seed, join=False)
@@ -118,6 +128,8 @@ def _play(
     input_fn: InputFn,
     output: OutputFn,
 ) -> int:
+    from kolkhoz_tg import texts
+
     _ = tr.gettext
     name = args.name or _("You")
     service.ensure_user(LOCAL_USER, name, tr.locale)
@@ -214,6 +226,9 @@ def _read(input_fn: InputFn, prompt: str) -> str | None:
 def _show(
     service: GameService, tr: Translator, notes: list[Notification], output: OutputFn
 ) -> None:
+    from kolkhoz_tg import texts
+    from kolkhoz_tg.service import Kind
+
     now = service.clock.now()
     # The moves first (with the year's requisition where it happened), then the final table.
     for note in sorted(notes, key=lambda n: n.kind is not Kind.BOARD):

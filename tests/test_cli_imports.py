@@ -1,0 +1,72 @@
+"""``kolkhoz`` loads only what the command at hand uses: no Telegram library for a terminal
+game, no database library to build the parser or print help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kolkhoz_tg import admin, cli
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = ("telegram", "sqlalchemy", "sqlmodel", "alembic", "apscheduler", "tornado", "httpx")
+TELEGRAM = ("telegram", "apscheduler", "tornado", "httpx")
+
+
+def loaded_after(code: str) -> list[str]:
+    """The heavy top-level packages in ``sys.modules`` once ``code`` has run in a fresh
+    interpreter (a ``SystemExit`` from ``--help`` is fine)."""
+    script = (
+        "import json, sys\n"
+        "try:\n"
+        + "".join(f"    {line}\n" for line in code.splitlines())
+        + "except SystemExit:\n    pass\n"
+        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=True)
+    result: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_importing_the_cli_loads_no_telegram_and_no_database() -> None:
+    assert loaded_after("import kolkhoz_tg.cli") == []
+
+
+def test_play_help_loads_no_telegram_and_no_database() -> None:
+    code = "from kolkhoz_tg.cli import main\nmain(['play', '--help'])"
+    assert loaded_after(code) == []
+
+
+def test_a_bots_only_terminal_game_loads_no_telegram(tmp_path: Path) -> None:
+    db = tmp_path / "play.sqlite3"
+    code = ("from kolkhoz_tg.cli import main\n"
+            f"assert main(['play', '--humans', '0', '--lang', 'en', '--seed', '1', "
+            f"'--db', {str(db)!r}]) == 0")
+    loaded = loaded_after(code)
+    assert "sqlalchemy" in loaded  # the game is played on the service, as the bot's are
+    assert not set(loaded) & set(TELEGRAM)
+
+
+def test_the_cli_knows_the_admin_commands_without_importing_them() -> None:
+    assert cli.ADMIN_COMMANDS == admin.COMMANDS
+
+
+def test_top_level_help_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    for command in ("play", "bot", *admin.COMMANDS):
+        assert command in out
+
+
+def test_an_unknown_command_names_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["nonsense"])
+    err = capsys.readouterr().err
+    for command in ("play", "bot", *admin.COMMANDS):
+        assert command in err
