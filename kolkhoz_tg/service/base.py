@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -22,10 +22,13 @@ from kolkhoz_tg.service.errors import BadRequest, NotFound, ServiceError
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
+    BoardView,
     GameInfo,
     Kind,
     Notification,
+    Scene,
     SeatInfo,
+    SeatView,
 )
 from kolkhoz_tg.service.turn import Turn
 from kolkhoz_tg.storage.database import Database
@@ -97,6 +100,12 @@ class ServiceBase:
         self.default_reminders = normalize_reminders(self.settings.reminder_specs)
         self.default_standin_after = self.settings.standin_after
         self._listeners: list[ScheduleListener] = []
+        #: Set by a front end that delivers what it writes to the outbox at once (the
+        #: Telegram bot: its relay's name). Notifications this process writes are then
+        #: born claimed by it for ``outbox_lease``, so another process's relay leaves them
+        #: alone unless this one dies before it has delivered them.
+        self.outbox_owner: str | None = None
+        self.outbox_lease = timedelta(seconds=30)
         # Engine states of recently committed versions: saves a JSON decode per act().
         self._cache: dict[int, tuple[int, Game]] = {}
         self._cache_lock = threading.Lock()
@@ -132,6 +141,25 @@ class ServiceBase:
         if row is None:
             raise NotFound(f"no game {game_id}", "game_not_found")
         return row
+
+    def _load_with_seats(
+        self, s: Session, game_id: int, *, lock: bool = True
+    ) -> tuple[GameRow | None, dict[int, SeatRow]]:
+        """The game row (locked on PostgreSQL unless ``lock`` is false) and its seats, in
+        one statement."""
+        if not _possible_id(game_id):
+            return None, {}
+        stmt = (
+            select(GameRow, SeatRow)
+            .outerjoin(SeatRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
+            .where(GameRow.id == game_id)
+        )
+        if lock and self.db.is_postgres:
+            stmt = stmt.with_for_update(of=GameRow)
+        pairs = s.exec(stmt).all()
+        if not pairs:
+            return None, {}
+        return pairs[0][0], {seat.seat: seat for _, seat in pairs if seat is not None}
 
     def _seats(self, s: Session, game_id: int) -> dict[int, SeatRow]:
         rows = s.exec(select(SeatRow).where(SeatRow.game_id == game_id)).all()
@@ -187,6 +215,10 @@ class ServiceBase:
         if not notes:
             return
         now, game_id = notes[0].created_at, notes[0].game_id
+        if self.outbox_owner is not None:
+            until = now + self.outbox_lease
+            for n in notes:
+                n.claimed_by, n.claimed_until = self.outbox_owner, until
         t = NotificationRow.__table__  # type: ignore[attr-defined]
         replaced = []
         for n in notes:
@@ -300,9 +332,13 @@ class ServiceBase:
                 raise NotFound(f"no game {game_id}", "game_not_found")
             return version
 
-    def _info(self, s: Session, row: GameRow) -> GameInfo:
+    def _info(
+        self, s: Session, row: GameRow, seat_rows: dict[int, SeatRow] | None = None
+    ) -> GameInfo:
         assert row.id is not None
-        seats = sorted(self._seats(s, row.id).values(), key=lambda r: r.seat)
+        if seat_rows is None:
+            seat_rows = self._seats(s, row.id)
+        seats = sorted(seat_rows.values(), key=lambda r: r.seat)
         return GameInfo(
             id=row.id,
             chat_id=row.chat_id,
@@ -323,6 +359,37 @@ class ServiceBase:
             started_at=row.started_at,
             finished_at=row.finished_at,
             meta=dict(row.meta),
+        )
+
+    def _scene(
+        self, s: Session, row: GameRow, game: Game | None, seats: dict[int, SeatRow]
+    ) -> Scene:
+        """The game as its readers see it now (see :class:`Scene`): two more statements,
+        the chat and the seated users."""
+        info = self._info(s, row, seats)
+        chat = s.get(ChatRow, row.chat_id)
+        chat_locale = (chat.locale if chat is not None else None) or self.settings.locale
+        humans = {r.user_id: r.seat for r in seats.values() if r.user_id is not None}
+        users = {u.id: u for u in s.exec(
+            select(UserRow).where(UserRow.id.in_(list(humans)))  # type: ignore[attr-defined]
+        )} if humans else {}
+        active = row.status == _ACTIVE
+        seat_views: dict[int, SeatView] = {}
+        if game is not None:
+            to_act = set(game.to_act) if active else set()
+            for user_id, seat in humans.items():
+                legal = [a.text for a in game.legal_actions(seat)] if seat in to_act else []
+                seat_views[user_id] = SeatView(info, seat, game.view(seat), legal,
+                                               seat in to_act, row.deadline)
+        return Scene(
+            game=info,
+            board=BoardView(info, None if game is None else game.view(None), row.deadline),
+            seats=seat_views,
+            locales={u: (users[u].locale if u in users and users[u].locale else None)
+                     or chat_locale for u in humans},
+            can_pm={u: u in users and users[u].can_pm for u in humans},
+            chat_locale=chat_locale,
+            chat_title=chat.title if chat is not None else None,
         )
 
     def _read_game(self, s: Session, game_id: int) -> tuple[GameRow, Game | None]:

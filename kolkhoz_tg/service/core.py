@@ -6,7 +6,8 @@ service is synchronous: an asyncio front end calls it through ``asyncio.to_threa
 ``docs/design-core.md`` for why). The methods live in one module per concern
 (:mod:`~kolkhoz_tg.service.people`, :mod:`~kolkhoz_tg.service.lobby`,
 :mod:`~kolkhoz_tg.service.play`, :mod:`~kolkhoz_tg.service.clock`,
-:mod:`~kolkhoz_tg.service.reading`) on top of :mod:`~kolkhoz_tg.service.base`.
+:mod:`~kolkhoz_tg.service.reading`, :mod:`~kolkhoz_tg.service.outbox`) on top of
+:mod:`~kolkhoz_tg.service.base`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from kolkhoz_tg.service.base import ChatInfo, ScheduleListener, UserInfo
 from kolkhoz_tg.service.clock import ClockMixin
 from kolkhoz_tg.service.lobby import LobbyMixin
+from kolkhoz_tg.service.outbox import OutboxMixin
 from kolkhoz_tg.service.people import PeopleMixin
 from kolkhoz_tg.service.play import PlayMixin
 from kolkhoz_tg.service.reading import ReadingMixin
@@ -21,7 +23,9 @@ from kolkhoz_tg.service.reading import ReadingMixin
 __all__ = ["ChatInfo", "GameService", "ScheduleListener", "UserInfo"]
 
 
-class GameService(PeopleMixin, LobbyMixin, PlayMixin, ClockMixin, ReadingMixin):
+class GameService(
+    PeopleMixin, LobbyMixin, PlayMixin, ClockMixin, ReadingMixin, OutboxMixin
+):
     """The one way to change a game. Thread-safe; share one instance per process.
 
     ``clock`` is injectable so tests move time by hand; ``settings`` supplies the defaults

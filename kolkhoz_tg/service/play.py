@@ -3,6 +3,7 @@ from a stand-in, a stand-in on request, pause and resume."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -16,52 +17,68 @@ from kolkhoz_tg.service.base import (
     _Conflict,
     _possible_id,
 )
-from kolkhoz_tg.service.errors import BadRequest, NotAllowed, WrongState
+from kolkhoz_tg.service.errors import BadRequest, NotAllowed, NotFound, WrongState
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
     Kind,
+    Scene,
 )
 from kolkhoz_tg.service.turn import Turn
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,
+    ChatRow,
     GameRow,
     SeatRow,
+    UserRow,
 )
 
 
 class PlayMixin(ServiceBase):
     def act(
-        self, game_id: int, user_id: int, action_text: str, expected_version: int
+        self, game_id: int, user_id: int, action_text: str, expected_version: int, *,
+        name: str | None = None, locale: str | None = None,
     ) -> ActResult:
         """Play ``action_text`` (e.g. ``play:10H``) for the user's seat, based on
         ``expected_version`` (what the user saw).
 
-        In one transaction: check the seat and the version, apply, log, let bots, stand-ins
-        and forced moves follow, set the new deadline, write the notifications. A stale
-        version, a lost race, an illegal or malformed action change nothing and say so in
-        :attr:`ActResult.status`; repeating an applied request returns ``DUPLICATE``. A player
-        whose seat a stand-in was playing is back by acting. Raises :class:`NotFound` for an
-        unknown game."""
+        In one transaction: record the user (``name`` and Telegram ``locale``, when given),
+        check the seat and the version, apply, log, let bots, stand-ins and forced moves
+        follow, set the new deadline, write the notifications, and read back the
+        :class:`Scene` their readers will see (:attr:`ActResult.scene`). A stale version, a
+        lost race, an illegal or malformed action change nothing and say so in
+        :attr:`ActResult.status`; repeating an applied request returns ``DUPLICATE``. A
+        player whose seat a stand-in was playing is back by acting. Raises
+        :class:`NotFound` for an unknown game."""
         try:
-            action = Action.parse(action_text)
+            action: Action | None = Action.parse(action_text)
         except InvalidAction as e:
-            version = self._version(game_id)
-            return ActResult(ActStatus.INVALID, game_id, version, reason="invalid",
-                             message=str(e))
+            action, invalid = None, str(e)
         try:
             with self._write() as s:
-                row = self._get(s, game_id)
-                seats = self._seats(s, game_id)
+                if name is not None:
+                    self._ensure_user(s, user_id, name, locale)
+                row, seats = self._load_with_seats(s, game_id)
+                if row is None:
+                    raise NotFound(f"no game {game_id}", "game_not_found")
                 seat = next((r for r in seats.values() if r.user_id == user_id), None)
+                answer = self._answer_locale(s, row, user_id)
+                if action is None:
+                    return ActResult(ActStatus.INVALID, game_id, row.version, reason="invalid",
+                                     message=invalid, locale=answer)
                 if seat is None:
-                    return ActResult(ActStatus.NOT_SEATED, game_id, row.version)
+                    return ActResult(ActStatus.NOT_SEATED, game_id, row.version,
+                                     locale=answer)
                 if expected_version != row.version:
-                    return self._stale(s, row, seat, action, expected_version)
+                    stale = self._stale(s, row, seat, action, expected_version)
+                    scene = (self._unchanged_scene(s, row, seats)
+                             if stale.status is ActStatus.STALE else None)
+                    return replace(stale, locale=answer, scene=scene)
                 if row.status != _ACTIVE:
                     return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat,
-                                     reason=row.status)
+                                     reason=row.status, locale=answer,
+                                     scene=self._unchanged_scene(s, row, seats))
                 turn = self._start_turn(s, row, seats)
                 back = self._take_back(turn, seat)
                 illegal = turn.game.why_illegal(seat.seat, action)
@@ -69,7 +86,8 @@ class PlayMixin(ServiceBase):
                     if not back:
                         self._remember(game_id, row.version, turn.game)
                         return ActResult(ActStatus.ILLEGAL, game_id, row.version, seat.seat,
-                                         reason=illegal.reason, message=str(illegal))
+                                         reason=illegal.reason, message=str(illegal),
+                                         locale=answer)
                     self._finish_turn(turn, moved=False)
                     result = self._result(turn, ActStatus.ILLEGAL, seat.seat,
                                           reason=illegal.reason, message=str(illegal))
@@ -79,11 +97,32 @@ class PlayMixin(ServiceBase):
                     turn.run_automatic()
                     self._finish_turn(turn, moved=True)
                     result = self._result(turn, ActStatus.APPLIED, seat.seat)
+                result = replace(result, locale=answer,
+                                 scene=self._scene(s, row, turn.game, turn.seats))
         except _Conflict:
             return ActResult(ActStatus.STALE, game_id, self._version(game_id),
                              reason="conflict")
         self._after_commit(row, turn.game)
         return result
+
+    def _unchanged_scene(self, s: Session, row: GameRow, seats: dict[int, SeatRow]) -> Scene:
+        """The scene of a game this request did not change (so that the front end can show
+        a player who acted on an old message what the game looks like now)."""
+        assert row.id is not None
+        game = None if row.state is None else self._engine(row)
+        scene = self._scene(s, row, game, seats)
+        if game is not None and row.status in (_ACTIVE, _PAUSED):
+            self._remember(row.id, row.version, game)
+        return scene
+
+    def _answer_locale(self, s: Session, row: GameRow, user_id: int) -> str:
+        """The language to answer a user acting in this game in (no query when the
+        session already holds the user and the chat)."""
+        user = s.get(UserRow, user_id)
+        if user is not None and user.locale:
+            return user.locale
+        chat = s.get(ChatRow, row.chat_id)
+        return (chat.locale if chat is not None else None) or self.settings.locale
 
     def _stale(
         self, s: Session, row: GameRow, seat: SeatRow, action: Action, expected: int

@@ -204,7 +204,7 @@ class ReadingMixin(ServiceBase):
                     NotificationRow.id.in_(wanted),  # type: ignore[union-attr]
                     NotificationRow.delivered_at.is_(None),  # type: ignore[union-attr]
                 )
-                .values(delivered_at=self.clock.now())
+                .values(delivered_at=self.clock.now(), claimed_by=None, claimed_until=None)
                 .execution_options(synchronize_session=False)
             )
             return int(result.rowcount)  # type: ignore[attr-defined]

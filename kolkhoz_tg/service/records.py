@@ -152,6 +152,22 @@ class BoardView:
     deadline: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """A game as its readers see it right after a change, read in the transaction that
+    made the change: all a front end needs to show that change's notifications without
+    asking again. ``seats``, ``locales`` and ``can_pm`` are keyed by user id (seated people
+    only, not bots)."""
+
+    game: GameInfo
+    board: BoardView
+    seats: dict[int, SeatView]
+    locales: dict[int, str]
+    can_pm: dict[int, bool]
+    chat_locale: str
+    chat_title: str | None
+
+
 class ActStatus(StrEnum):
     APPLIED = "applied"  # the action was played (and maybe bots after it)
     DUPLICATE = "duplicate"  # this exact request was already applied: nothing more to do
@@ -174,6 +190,11 @@ class ActResult:
     message: str | None = None  # English detail, for logs
     events: list[dict[str, Any]] = field(default_factory=list)
     notifications: list[Notification] = field(default_factory=list)
+    #: The game after the change, for its readers (None when nothing changed and no seat
+    #: was involved: not seated, an unknown game, a malformed action).
+    scene: Scene | None = None
+    #: The language to answer the acting user in.
+    locale: str | None = None
 
     @property
     def ok(self) -> bool:

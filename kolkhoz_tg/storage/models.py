@@ -197,7 +197,11 @@ class NotificationRow(SQLModel, table=True):
     change it reports, so nothing is lost if delivery fails; marked delivered afterwards."""
 
     __tablename__ = "notifications"
-    __table_args__ = (sa.Index("ix_notifications_pending", "delivered_at", "id"),)
+    __table_args__ = (
+        # Only undelivered rows: the relay's scan stays small however long the history.
+        sa.Index("ix_notifications_pending", "id", sqlite_where=sa.text("delivered_at IS NULL"),
+                 postgresql_where=sa.text("delivered_at IS NULL")),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: int | None = Field(default=None, foreign_key="games.id", nullable=True, index=True)
@@ -212,3 +216,10 @@ class NotificationRow(SQLModel, table=True):
     delivered_at: datetime | None = _utc_column()
     #: Replaced by a newer record of the same kind before it was delivered.
     superseded: bool = False
+    #: Failed deliveries so far; the next try waits until ``next_attempt_at`` (back-off).
+    attempts: int = 0
+    next_attempt_at: datetime | None = _utc_column()
+    #: The process delivering it now and until when (a lease: a crashed process's claims
+    #: lapse and another relay takes the message over).
+    claimed_by: str | None = Field(default=None, max_length=64)
+    claimed_until: datetime | None = _utc_column()

@@ -1,0 +1,170 @@
+"""The outbox, for a relay that delivers it: claim what is due, settle what was tried.
+
+A notification is written in the transaction of the change it reports (see
+:meth:`~kolkhoz_tg.service.base.ServiceBase._store_notes`). A front end's relay then
+*claims* due notifications (a lease: ``claimed_by`` and ``claimed_until``; on PostgreSQL the
+claim skips rows another relay is claiming right now, on SQLite the write lock serializes
+claims), delivers them, and *settles* them: delivered, or back in the outbox with a back-off
+that grows with each failed attempt. A claim that lapses (the process died mid-delivery) is
+free for any relay again, so every notification is delivered once a relay lives, and two
+relays never deliver the same one at the same time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import select
+
+from engine import Game
+from kolkhoz_tg.service.base import ServiceBase, _to_record
+from kolkhoz_tg.service.errors import NotFound
+from kolkhoz_tg.service.records import Notification, Scene
+from kolkhoz_tg.storage.models import NotificationRow, UserRow
+
+log = logging.getLogger(__name__)
+
+#: Waits after the 1st, 2nd, … failed attempt; the last one repeats.
+BACKOFF = (2, 5, 15, 30, 60, 120, 300, 600)
+#: A notification still failing this long after it was written is dropped (logged).
+GIVE_UP_AFTER = timedelta(days=2)
+
+
+def backoff(attempts: int) -> timedelta:
+    """How long to wait before the next try of a message that failed ``attempts`` times."""
+    return timedelta(seconds=BACKOFF[min(max(attempts, 1), len(BACKOFF)) - 1])
+
+
+class OutboxMixin(ServiceBase):
+    def claim_notifications(
+        self, owner: str, limit: int = 100, *, skip_chats: Iterable[int] = (),
+    ) -> list[Notification]:
+        """Claim up to ``limit`` due notifications for ``owner`` (oldest first) for
+        :attr:`outbox_lease`: undelivered, not claimed by a live lease, not waiting for a
+        back-off, and not for a chat in ``skip_chats`` (the relay's per-chat back-off)."""
+        t = NotificationRow.__table__  # type: ignore[attr-defined]
+        now = self.clock.now()
+        due = (
+            sa.select(t.c.id)
+            .where(
+                t.c.delivered_at.is_(None),
+                sa.or_(t.c.claimed_until.is_(None), t.c.claimed_until < now),
+                sa.or_(t.c.next_attempt_at.is_(None), t.c.next_attempt_at <= now),
+            )
+            .order_by(t.c.id)
+            .limit(limit)
+        )
+        skip = list(skip_chats)
+        if skip:
+            due = due.where(sa.or_(t.c.chat_id.is_(None), t.c.chat_id.not_in(skip)))
+        if self.db.is_postgres:
+            due = due.with_for_update(skip_locked=True)
+        with self._write() as s:
+            ids = list(s.execute(due).scalars())
+            if not ids:
+                return []
+            s.execute(
+                sa.update(t).where(t.c.id.in_(ids))
+                .values(claimed_by=owner[:64], claimed_until=now + self.outbox_lease)
+            )
+            rows = s.exec(
+                select(NotificationRow)
+                .where(NotificationRow.id.in_(ids))  # type: ignore[union-attr]
+                .order_by(NotificationRow.id)  # type: ignore[arg-type]
+            ).all()
+            return [_to_record(r) for r in rows]
+
+    def settle_notifications(
+        self,
+        delivered: Iterable[int] = (),
+        *,
+        retry: Iterable[int] = (),
+        not_before: datetime | None = None,
+        meta: Mapping[int, Mapping[str, Any]] | None = None,
+        no_pm: Iterable[int] = (),
+    ) -> None:
+        """After a delivery attempt, in one transaction: mark ``delivered``; put ``retry``
+        back with a back-off (at least until ``not_before``, e.g. a flood wait), dropping
+        those that kept failing for :data:`GIVE_UP_AFTER`; store the front end's ``meta``
+        values per game (a None value removes the key); remember the users the bot can no
+        longer write to (``no_pm``)."""
+        done, again, mute = list(delivered), list(retry), list(no_pm)
+        if not (done or again or meta or mute):
+            return
+        t = NotificationRow.__table__  # type: ignore[attr-defined]
+        now = self.clock.now()
+        with self._write() as s:
+            if done:
+                s.execute(
+                    sa.update(t).where(t.c.id.in_(done), t.c.delivered_at.is_(None))
+                    .values(delivered_at=now, claimed_by=None, claimed_until=None)
+                )
+            if again:
+                rows = s.execute(
+                    sa.select(t.c.id, t.c.attempts, t.c.created_at)
+                    .where(t.c.id.in_(again), t.c.delivered_at.is_(None))
+                ).all()
+                dropped = [r.id for r in rows if now - _aware(r.created_at) > GIVE_UP_AFTER]
+                if dropped:
+                    log.warning("giving up on notifications %s after %s", dropped,
+                                GIVE_UP_AFTER)
+                    s.execute(sa.update(t).where(t.c.id.in_(dropped)).values(
+                        delivered_at=now, claimed_by=None, claimed_until=None))
+                for r in rows:
+                    if r.id in dropped:
+                        continue
+                    at = now + backoff(r.attempts + 1)
+                    if not_before is not None and not_before > at:
+                        at = not_before
+                    s.execute(sa.update(t).where(t.c.id == r.id).values(
+                        attempts=r.attempts + 1, next_attempt_at=at, claimed_by=None,
+                        claimed_until=None))
+            for game_id, values in (meta or {}).items():
+                row = self._load(s, game_id)
+                if row is not None and values:
+                    merged = {**row.meta, **values}
+                    row.meta = {k: v for k, v in merged.items() if v is not None}
+            if mute:
+                s.execute(sa.update(UserRow).where(
+                    UserRow.id.in_(mute)).values(can_pm=False))  # type: ignore[attr-defined]
+
+    def release_claims(self, owner: str) -> int:
+        """Give back what ``owner`` holds (a relay shutting down): due again at once."""
+        t = NotificationRow.__table__  # type: ignore[attr-defined]
+        with self._write() as s:
+            result = s.execute(
+                sa.update(t).where(t.c.claimed_by == owner[:64], t.c.delivered_at.is_(None))
+                .values(claimed_by=None, claimed_until=None)
+            )
+            return int(result.rowcount)  # type: ignore[attr-defined]
+
+    def scene(self, game_id: int) -> Scene:
+        """The game as its readers see it now (for notifications a relay picked up; an
+        ``act()`` returns its scene itself). Raises :class:`NotFound`."""
+        with self.db.read() as s:
+            row, seats = self._load_with_seats(s, game_id, lock=False)
+            if row is None:
+                raise NotFound(f"no game {game_id}", "game_not_found")
+            game = None if row.state is None else Game.from_json(row.state)
+            return self._scene(s, row, game, seats)
+
+    def outbox_backlog(self) -> int:
+        """How many notifications are still undelivered (for health checks and tests)."""
+        t = NotificationRow.__table__  # type: ignore[attr-defined]
+        with self.db.read() as s:
+            return int(s.execute(
+                sa.select(sa.func.count()).select_from(t).where(t.c.delivered_at.is_(None))
+            ).scalar_one())
+
+
+def _aware(value: datetime) -> datetime:
+    from datetime import UTC
+
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+__all__ = ["BACKOFF", "GIVE_UP_AFTER", "OutboxMixin", "backoff"]
