@@ -29,7 +29,7 @@ def _bot(settings: Settings, webhook: str | None = None) -> int:
                          "in the environment or in .env (or play in the terminal: kolkhoz "
                          "play)."), file=sys.stderr)
         return 2
-    from kolkhoz_tg.bot.app import run
+    from kolkhoz_tg.bot.main import run
 
     return run(settings, webhook_url=webhook)
 

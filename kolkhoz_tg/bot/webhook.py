@@ -146,9 +146,11 @@ async def serve(
 ) -> None:
     """Run the bot in webhook mode until ``stop`` is set (or SIGTERM / SIGINT): register the
     webhook, take updates, then shut down gracefully (no new updates, the queued ones
-    handled, jobs detached, connections closed)."""
-    from kolkhoz_tg.bot.app import shutdown, startup
+    handled, jobs detached, connections closed).
 
+    The application's own ``post_init`` and ``post_shutdown`` hooks (those PTB's
+    ``run_polling`` runs) start and stop what the bot needs around the updates, so this
+    module knows nothing of how the application is built."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -158,13 +160,15 @@ async def serve(
     server = WebhookServer(app, service, secret, path)
     async with app:
         await app.start()
-        await startup(app)
+        if app.post_init is not None:
+            await app.post_init(app)
         bound = server.start(listen, port)
         await app.bot.set_webhook(url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
         log.info("webhook mode: listening on %s:%s, health on %s", listen, bound, HEALTH_PATH)
         await stop.wait()
         log.info("shutting down: no new updates, finishing the ones in hand")
         await server.stop()
-        await shutdown(app)
+        if app.post_shutdown is not None:
+            await app.post_shutdown(app)
         await app.stop()
     log.info("stopped")

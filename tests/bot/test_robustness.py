@@ -181,7 +181,8 @@ async def test_over_real_http_through_the_bot_api_url(
     over real HTTP on 127.0.0.1."""
     from telegram.ext import ApplicationBuilder
 
-    from kolkhoz_tg.bot.app import bot_api_base_url, build_application
+    from kolkhoz_tg.bot.app import build_application
+    from kolkhoz_tg.bot.main import bot_api_base_url
 
     url = fake_server.base_url.removesuffix("/bot")
     builder = ApplicationBuilder().token(fake.token).base_url(bot_api_base_url(url))
