@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from telegram import (
+    CallbackQuery,
     ChatMember,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InlineQueryResultArticle,
     InlineQueryResultsButton,
     InputTextMessageContent,
+    MaybeInaccessibleMessage,
     Update,
 )
 from telegram.constants import ChatMemberStatus, ChatType
@@ -52,7 +56,32 @@ VIEWS = frozenset({"board", "last"})
 # ---------------------------------------------------------------------- buttons
 
 
+@dataclass(frozen=True, slots=True)
+class Tap:
+    """A tap on one of this bot's buttons, read and checked: the callback names a game that
+    exists, and the tapper may use the button where they tapped it."""
+
+    update: Update
+    context: ContextTypes.DEFAULT_TYPE
+    query: CallbackQuery
+    d: Deps
+    tr: Translator
+    cb: Callback
+    user_id: int
+    message: MaybeInaccessibleMessage | None
+    in_private: bool
+
+    @property
+    def acting(self) -> Acting | None:
+        """The private game message tapped, which the move's outcome edits; None elsewhere."""
+        if not self.in_private or self.message is None:
+            return None
+        return Acting(self.user_id, self.message.chat.id, self.message.message_id)
+
+
 async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Check a tap (this bot's data, a game that exists, the right chat and player), then
+    hand it to the handler of its kind: :data:`TAP_HANDLERS`."""
     d = deps(context)
     query = update.callback_query
     assert query is not None
@@ -64,7 +93,7 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     if cb is not None and cb.payload == WAIT:
         await query.answer()  # the placeholder on a move chosen inline, until it is played
         return
-    if cb is None or (cb.kind == "v" and cb.payload not in VIEWS):
+    if cb is None or cb.kind not in TAP_HANDLERS or (cb.kind == "v" and cb.payload not in VIEWS):
         await query.answer(tr.gettext("That button is not mine."), show_alert=True)
         return
     user = update.effective_user
@@ -81,47 +110,70 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     if refusal is not None:
         await query.answer(refusal, show_alert=True)
         return
-    if cb.kind == "l":
-        error = await lobby_op(update, context, cb.game_id, cb.payload)
-        await query.answer(error or "", show_alert=bool(error))
+    tap = Tap(update, context, query, d, tr, cb, user.id, message, in_private)
+    await TAP_HANDLERS[cb.kind](tap)
+
+
+async def _lobby_tap(tap: Tap) -> None:
+    """``l``: join, leave, add a bot, start, or change a lobby setting."""
+    error = await lobby_op(tap.update, tap.context, tap.cb.game_id, tap.cb.payload)
+    await tap.query.answer(error or "", show_alert=bool(error))
+
+
+async def _action_tap(tap: Tap) -> None:
+    """``a``: make the move. The tap is answered as soon as the move is stored; the board
+    and the private messages go out after, so the button stops spinning at once."""
+    cb = tap.cb
+    result = await act_for(tap.update, tap.context, cb.game_id, cb.payload, cb.version)
+    if result.status is ActStatus.APPLIED:
+        await answer_quietly(tap.query)
+    else:
+        await answer_quietly(tap.query, result_text(tap.tr, result), show_alert=result.status in (
+            ActStatus.ILLEGAL, ActStatus.INVALID))
+    await deliver_result(tap.context, result, cb.game_id, tap.acting)
+
+
+async def _explain_tap(tap: Tap) -> None:
+    """``x``: why a card shown between dots may not be played now."""
+    d, tr, cb = tap.d, tap.tr, tap.cb
+    try:
+        reason = await call(d.service.why_illegal, cb.game_id, tap.user_id, cb.payload)
+    except ServiceError as e:
+        await tap.query.answer(service_error_text(tr, e), show_alert=True)
         return
-    acting = Acting(user.id, message.chat.id, message.message_id) if (
-        in_private and message is not None) else None
-    if cb.kind == "a":
-        # The tap is answered as soon as the move is stored; the board and the private
-        # messages go out after, so the button stops spinning at once.
-        result = await act_for(update, context, cb.game_id, cb.payload, cb.version)
-        if result.status is ActStatus.APPLIED:
-            await answer_quietly(query)
-        else:
-            await answer_quietly(query, result_text(tr, result), show_alert=result.status in (
-                ActStatus.ILLEGAL, ActStatus.INVALID))
-        await deliver_result(context, result, cb.game_id, acting)
-    elif cb.kind == "x":
-        try:
-            reason = await call(d.service.why_illegal, cb.game_id, user.id, cb.payload)
-        except ServiceError as e:
-            await query.answer(service_error_text(tr, e), show_alert=True)
-            return
-        if reason is None:
-            await query.answer(tr.gettext("You may play it now."))
-            if acting is not None:
-                await d.deliverer.refresh_private(cb.game_id, user.id, new=False, acting=acting)
-        else:
-            view = None
-            if reason == "follow_suit":
-                view = (await call(d.service.board, cb.game_id)).view
-            await query.answer(texts.reason_text(tr, reason, view), show_alert=True)
-    else:  # "v"
-        bv = await call(d.service.board, cb.game_id)
-        if cb.payload == "last" and bv.view is not None:
-            text = render.last_trick(tr, bv.game, bv.view)
-            await query.answer(text[:200], show_alert=True)
-            return
-        await query.answer()
-        if in_private and message is not None:
-            msg = render.board(tr, bv, d.service.clock.now(), context.bot.username)
-            await context.bot.send_message(message.chat.id, msg.text)
+    if reason is None:
+        await tap.query.answer(tr.gettext("You may play it now."))
+        acting = tap.acting
+        if acting is not None:
+            await d.deliverer.refresh_private(cb.game_id, tap.user_id, new=False, acting=acting)
+        return
+    view = None
+    if reason == "follow_suit":
+        view = (await call(d.service.board, cb.game_id)).view
+    await tap.query.answer(texts.reason_text(tr, reason, view), show_alert=True)
+
+
+async def _view_tap(tap: Tap) -> None:
+    """``v``: the last trick in an alert, or the board in the private chat."""
+    d, cb = tap.d, tap.cb
+    bv = await call(d.service.board, cb.game_id)
+    if cb.payload == "last" and bv.view is not None:
+        text = render.last_trick(tap.tr, bv.game, bv.view)
+        await tap.query.answer(text[:200], show_alert=True)
+        return
+    await tap.query.answer()
+    if tap.in_private and tap.message is not None:
+        msg = render.board(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
+        await tap.context.bot.send_message(tap.message.chat.id, msg.text)
+
+
+#: What each kind of button does (the kinds: :mod:`kolkhoz_tg.bot.callbacks`).
+TAP_HANDLERS: dict[str, Callable[[Tap], Awaitable[None]]] = {
+    "l": _lobby_tap,
+    "a": _action_tap,
+    "x": _explain_tap,
+    "v": _view_tap,
+}
 
 
 def misplaced(
