@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from telegram import Update
+from telegram import Chat, Update, User
 from telegram.ext import ContextTypes
 from telegram.helpers import create_deep_linked_url
 
@@ -21,7 +22,6 @@ from kolkhoz_tg.bot.context import (
     is_admin,
     is_group,
     perform,
-    reader_tr,
     remember_user,
     reply,
     result_text,
@@ -45,38 +45,100 @@ RULES_PAYLOAD = "rules"
 TIMEOUT_CHOICES = (3600, 4 * 3600, 12 * 3600, 24 * 3600, 48 * 3600, 72 * 3600)
 
 
-async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+@dataclass(frozen=True, slots=True)
+class Cmd:
+    """A command being handled: the application's dependencies, the translator to answer
+    in, who sent it and where; what every command starts from (see :func:`command`)."""
+
+    update: Update
+    context: ContextTypes.DEFAULT_TYPE
+    d: Deps
+    tr: Translator
+    user: User
+    chat: Chat
+
+    @property
+    def in_group(self) -> bool:
+        return is_group(self.update)
+
+    @property
+    def args(self) -> list[str]:
+        return self.context.args or []
+
+    async def reply(self, text: str, keyboard: render.Keyboard | None = None) -> None:
+        await reply(self.update, text, keyboard)
+
+    async def open_game(self, *, group_only: bool = True) -> GameInfo | None:
+        """The open game here — the group's; with ``group_only`` off, in private the user's
+        game that waits for them — or None after saying there is none."""
+        game = (await current_game(self.update, self.d)
+                if self.in_group or not group_only else None)
+        if game is None:
+            await self.reply(self.tr.gettext(
+                "There is no open game here. Start one with /newgame."))
+        return game
+
+    async def game_in_play(self, *, seated: bool, started: bool = True) -> GameInfo | None:
+        """The game here (:func:`~kolkhoz_tg.bot.context.current_game`) if it has
+        ``started`` and, when asked, the sender has a seat in it; else None after saying
+        they have no game in play here."""
+        game = await current_game(self.update, self.d)
+        if (game is None or (started and game.status == "lobby")
+                or (seated and game.seat_of(self.user.id) is None)):
+            await self.reply(self.tr.gettext("You have no game in play here."))
+            return None
+        return game
+
+
+async def command(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, *, group_language: bool = False,
+    remember: bool = True,
+) -> Cmd:
+    """Start handling a command. The answer is in the sender's language, recorded with
+    their name first (:func:`~kolkhoz_tg.bot.context.remember_user`); with
+    ``group_language``, in a group, in the chat's language instead, and the sender is
+    recorded only if ``remember``."""
     d = deps(context)
-    tr = await remember_user(update, d)
-    user = update.effective_user
-    assert user is not None
-    if is_group(update):
+    if group_language and is_group(update):
+        if remember:
+            await remember_user(update, d)
+        tr = await group_tr(update, d)
+    else:
+        tr = await remember_user(update, d)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    return Cmd(update, context, d, tr, user, chat)
+
+
+async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    c = await command(update, context)
+    d, user = c.d, c.user
+    if c.in_group:
         await cmd_help(update, context)
         return
     await call(d.service.set_can_pm, user.id, True)
-    payload = context.args[0] if context.args else ""
+    payload = c.args[0] if c.args else ""
     if payload == RULES_PAYLOAD:
         await cmd_rules(update, context)
         return
     games = await call(d.service.games_of_user, user.id)
     wanted = [g for g in games if payload == f"g{g.id}"] or games
     if not wanted:
-        await reply(update, tr.gettext(
+        await c.reply(c.tr.gettext(
             "Hello! I run slow games of Kolkhoz in group chats. Add me to a group and "
             "send /newgame there. /help lists the commands, /rules explains the game."
         ))
         return
     for game in wanted[:5]:
         if game.status == "lobby":
-            await reply(update, tr.gettext("You are in a game that has not started yet."))
+            await c.reply(c.tr.gettext("You are in a game that has not started yet."))
             continue
         await d.deliverer.refresh_private(game.id, user.id, new=True)
 
 
 async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    d = deps(context)
-    tr = await reader_tr(update, d)
-    _ = tr.gettext
+    c = await command(update, context, group_language=True, remember=False)
+    _ = c.tr.gettext
     lines = [
         "🌾 " + _("Kolkhoz: a slow trick-taking game for 3 to 5 players."),
         _("In the group:"),
@@ -94,24 +156,23 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         "/lang ru|en — " + _("language"),
         "/rules — " + _("the rules"),
     ]
-    await reply(update, "\n".join(lines))
+    await c.reply("\n".join(lines))
 
 
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """In a group, the rules in brief with a button to the full rules in private (several
     long messages would flood the chat); in private, the full rules for players."""
-    d = deps(context)
-    tr = await reader_tr(update, d)
-    full = None if is_group(update) else render.full_rules(tr.locale)
+    c = await command(update, context, group_language=True, remember=False)
+    full = None if c.in_group else render.full_rules(c.tr.locale)
     if full:
         for part in full:
-            await reply(update, part)
+            await c.reply(part)
         return
-    summary = rules_text(tr)
-    button = [[render.Button("📜 " + tr.gettext("The full rules"),
+    summary = rules_text(c.tr)
+    button = [[render.Button("📜 " + c.tr.gettext("The full rules"),
                              url=create_deep_linked_url(context.bot.username, RULES_PAYLOAD))]]
     for i, part in enumerate(summary):
-        await reply(update, part, button if is_group(update) and i == len(summary) - 1 else None)
+        await c.reply(part, button if c.in_group and i == len(summary) - 1 else None)
 
 
 def rules_text(tr: Translator) -> list[str]:
@@ -147,28 +208,25 @@ def rules_text(tr: Translator) -> list[str]:
 
 
 async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    d = deps(context)
-    await remember_user(update, d)
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    if not is_group(update):
-        tr = await remember_user(update, d)
-        await reply(update, tr.gettext("Start a game in a group chat: add me there."))
+    c = await command(update, context)
+    d, chat, user = c.d, c.chat, c.user
+    if not c.in_group:
+        await c.reply(c.tr.gettext("Start a game in a group chat: add me there."))
         return
     await call(d.service.ensure_chat, chat.id, chat.title)
     info = await call(d.service.chat, chat.id)
     if info is not None and info.locale is None:
         creator = await call(d.service.locale_for, user.id, None, user.language_code)
         await call(d.service.set_chat_locale, chat.id, creator)
-    tr = await group_tr(update, d)
+    tr = await group_tr(update, d)  # the chat's language, settled just now
     open_games = await call(d.service.games_in_chat, chat.id)
     if open_games:
-        await reply(update, tr.gettext("This chat already has a game: see the board below."))
+        await c.reply(tr.gettext("This chat already has a game: see the board below."))
         await d.deliverer.refresh_board(open_games[0].id, resend=True)
         return
     preset_name: str | None = None
     players = 4
-    for arg in context.args or []:
+    for arg in c.args:
         if arg.lower() in PRESETS:
             preset_name = arg.lower()
         elif arg.isdigit():
@@ -177,7 +235,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         game = await call(d.service.create_game, chat.id, user.id, creator_name=user.full_name,
                           preset=preset_name, players=players)
     except ServiceError as e:
-        await reply(update, service_error_text(tr, e))
+        await c.reply(service_error_text(tr, e))
         return
     await d.deliverer.refresh_board(game.id, resend=True)
 
@@ -233,56 +291,42 @@ async def lobby_op(
 async def group_game_command(
     update: Update, context: ContextTypes.DEFAULT_TYPE, op: str
 ) -> None:
-    d = deps(context)
-    await remember_user(update, d)
-    tr = await group_tr(update, d)
-    game = await open_group_game(update, d, tr)
+    c = await command(update, context, group_language=True)
+    game = await c.open_game()
     if game is None:
         return
     error = await lobby_op(update, context, game.id, op)
     if error:
-        await reply(update, error)
+        await c.reply(error)
 
 
 async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    d = deps(context)
-    tr = await remember_user(update, d)
-    game = await current_game(update, d)
+    c = await command(update, context)
+    game = await c.open_game(group_only=False)
     if game is None:
-        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
         return
-    if is_group(update):
+    d = c.d
+    if c.in_group:
         await d.deliverer.refresh_board(game.id, resend=True)
     else:
         bv = await call(d.service.board, game.id)
-        msg = render.board(tr, bv, d.service.clock.now(), context.bot.username)
-        await reply(update, msg.text)
+        msg = render.board(c.tr, bv, d.service.clock.now(), context.bot.username)
+        await c.reply(msg.text)
 
 
 async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    d = deps(context)
-    tr = await remember_user(update, d)
-    user = update.effective_user
-    assert user is not None
-    game = await current_game(update, d)
-    if game is None or game.seat_of(user.id) is None or game.status == "lobby":
-        await reply(update, tr.gettext("You have no game in play here."))
-        return
-    sent = await d.deliverer.refresh_private(game.id, user.id, new=True)
-    if is_group(update) and sent:
-        await reply(update, tr.gettext("I have sent your cards to our private chat."))
-    elif is_group(update):
-        await reply(update, tr.gettext("Open a private chat with me first:"),
-                    [[render.Button("✉️ " + tr.gettext("Open my cards"),
-                                    url=render.deep_link(context.bot.username, game.id))]])
-
-
-async def open_group_game(update: Update, d: Deps, tr: Translator) -> GameInfo | None:
-    """The group's open game, or None after saying there is none (or that this is no group)."""
-    game = await current_game(update, d) if is_group(update) else None
+    c = await command(update, context)
+    game = await c.game_in_play(seated=True)
     if game is None:
-        await reply(update, tr.gettext("There is no open game here. Start one with /newgame."))
-    return game
+        return
+    tr = c.tr
+    sent = await c.d.deliverer.refresh_private(game.id, c.user.id, new=True)
+    if c.in_group and sent:
+        await c.reply(tr.gettext("I have sent your cards to our private chat."))
+    elif c.in_group:
+        await c.reply(tr.gettext("Open a private chat with me first:"),
+                      [[render.Button("✉️ " + tr.gettext("Open my cards"),
+                                      url=render.deep_link(context.bot.username, game.id))]])
 
 
 async def _public_reply(
@@ -290,15 +334,13 @@ async def _public_reply(
     text: Callable[[Translator, GameInfo, dict[str, Any]], str],
 ) -> None:
     """Answer with something made from the public view of the game here."""
-    d = deps(context)
-    tr = await reader_tr(update, d)
-    game = await current_game(update, d)
-    if game is None or game.status == "lobby":
-        await reply(update, tr.gettext("You have no game in play here."))
+    c = await command(update, context, group_language=True, remember=False)
+    game = await c.game_in_play(seated=False)
+    if game is None:
         return
-    bv = await call(d.service.board, game.id)
+    bv = await call(c.d.service.board, game.id)
     assert bv.view is not None
-    await reply(update, text(tr, bv.game, bv.view))
+    await c.reply(text(c.tr, bv.game, bv.view))
 
 
 async def cmd_last(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -310,36 +352,29 @@ async def cmd_score(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def cmd_back(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    d = deps(context)
-    tr = await remember_user(update, d)
-    user = update.effective_user
-    assert user is not None
+    c = await command(update, context)
+    d, tr, user = c.d, c.tr, c.user
     games = await call(d.service.games_of_user, user.id)
-    if is_group(update):
-        chat = update.effective_chat
-        assert chat is not None
-        games = [g for g in games if g.chat_id == chat.id]
+    if c.in_group:
+        games = [g for g in games if g.chat_id == c.chat.id]
     back = False
     for game in games:
         result = await call(d.service.back, game.id, user.id)
         if result.status is ActStatus.APPLIED:
             back = True
             await d.deliverer.deliver(result.notifications)
-    await reply(update, tr.gettext("Welcome back: your seat is yours again.") if back
-                else tr.gettext("Nobody was playing for you; carry on."))
+    await c.reply(tr.gettext("Welcome back: your seat is yours again.") if back
+                  else tr.gettext("Nobody was playing for you; carry on."))
 
 
 async def creator_command(
     update: Update, context: ContextTypes.DEFAULT_TYPE, what: str
 ) -> None:
-    d = deps(context)
-    await remember_user(update, d)
-    tr = await reader_tr(update, d)
-    user = update.effective_user
-    assert user is not None
-    game = await open_group_game(update, d, tr)
+    c = await command(update, context, group_language=True)
+    game = await c.open_game()
     if game is None:
         return
+    d, tr, user = c.d, c.tr, c.user
     admin = await is_admin(update, context)
     method = {"pause": d.service.pause, "resume": d.service.resume, "abort": d.service.abort}
     # A pause or resume by hand is the creator's: the game no longer waits for the bot's
@@ -348,7 +383,7 @@ async def creator_command(
     try:
         result = await call(method[what], game.id, user.id, admin, **extra)
     except ServiceError as e:
-        await reply(update, service_error_text(tr, e))
+        await c.reply(service_error_text(tr, e))
         return
     await d.deliverer.deliver(result.notifications)
     await d.deliverer.refresh_board(game.id)
@@ -357,27 +392,23 @@ async def creator_command(
         "resume": tr.gettext("The game goes on; the clock runs again."),
         "abort": tr.gettext("The game was called off."),
     }
-    await reply(update, done[what])
+    await c.reply(done[what])
 
 
 async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/kick N``: in the lobby, free seat N; in a running game, a bot stands in for it."""
-    d = deps(context)
-    tr = await reader_tr(update, d)
-    user = update.effective_user
-    assert user is not None
-    game = await open_group_game(update, d, tr)
+    c = await command(update, context, group_language=True, remember=False)
+    game = await c.open_game()
     if game is None:
         return
-    args = context.args or []
+    d, tr, user, args = c.d, c.tr, c.user, c.args
     if len(args) != 1 or not args[0].isdigit() or not 1 <= int(args[0]) <= game.players:
-        await reply(update, tr.gettext("Usage: /kick N, where N is the seat number (1-{n}).",
-                                       n=game.players))
+        await c.reply(tr.gettext("Usage: /kick N, where N is the seat number (1-{n}).",
+                                 n=game.players))
         return
     admin = await is_admin(update, context)
     if user.id != game.creator_id and not admin:
-        await reply(update, tr.gettext("Only the game's creator and the chat's admins may "
-                                       "do that."))
+        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
         return
     seat = int(args[0]) - 1
     try:
@@ -387,49 +418,44 @@ async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             result = await call(d.service.stand_in, game.id, seat)
             await d.deliverer.deliver(result.notifications)
     except ServiceError as e:
-        await reply(update, service_error_text(tr, e))
+        await c.reply(service_error_text(tr, e))
         return
     await d.deliverer.refresh_board(game.id)
-    await reply(update, tr.gettext("Done."))
+    await c.reply(tr.gettext("Done."))
 
 
 async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    d = deps(context)
-    tr = await remember_user(update, d)
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
-    args = context.args or []
+    c = await command(update, context)
+    d, user, chat, args = c.d, c.user, c.chat, c.args
     if len(args) != 1 or args[0].lower() not in LOCALES:
-        await reply(update, tr.gettext("Usage: /lang ru or /lang en"))
+        await c.reply(c.tr.gettext("Usage: /lang ru or /lang en"))
         return
     locale = args[0].lower()
-    if is_group(update):
+    if c.in_group:
         games = await call(d.service.games_in_chat, chat.id)
         creators = {g.creator_id for g in games}
         if not (await is_admin(update, context) or user.id in creators or not games):
-            await reply(update, tr.gettext("Only the chat's admins may change its language."))
+            await c.reply(c.tr.gettext("Only the chat's admins may change its language."))
             return
         await call(d.service.set_chat_locale, chat.id, locale)
         for game in games:
             await d.deliverer.refresh_board(game.id)
     else:
         await call(d.service.set_user_locale, user.id, locale)
-    await reply(update, translator(locale).gettext("Language: English"))
+    await c.reply(translator(locale).gettext("Language: English"))
 
 
 async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/settings`` shows the game's settings; ``/settings timeout 12h``,
     ``/settings preset zone``, ``/settings players 3``, ``/settings medals on`` change them."""
-    d = deps(context)
-    tr = await reader_tr(update, d)
-    user = update.effective_user
-    assert user is not None
-    game = await open_group_game(update, d, tr)
+    c = await command(update, context, group_language=True, remember=False)
+    game = await c.open_game()
     if game is None:
         return
-    args = [a.lower() for a in context.args or []]
+    d, tr, user = c.d, c.tr, c.user
+    args = [a.lower() for a in c.args]
     if not args:
-        await reply(update, render.rules_line(tr, game) + "\n" + tr.gettext(
+        await c.reply(render.rules_line(tr, game) + "\n" + tr.gettext(
             "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
             "medals on|off · reminders 50%,1h"
         ))
@@ -450,17 +476,17 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
             await call(d.service.configure_lobby, game.id, user.id,
                        options={"medals_score": values[0] == "on"})
         else:
-            await reply(update, tr.gettext(
+            await c.reply(tr.gettext(
                 "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
                 "medals on|off · reminders 50%,1h"
             ))
             return
     except ServiceError as e:
-        await reply(update, service_error_text(tr, e))
+        await c.reply(service_error_text(tr, e))
         return
     await d.deliverer.refresh_board(game.id)
     info = await call(d.service.game_info, game.id)
-    await reply(update, render.rules_line(tr, info))
+    await c.reply(render.rules_line(tr, info))
 
 
 TYPED = ("play", "assign", "trump", "swap")
@@ -468,19 +494,18 @@ TYPED = ("play", "assign", "trump", "swap")
 
 async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/play 10H``, ``/assign 10H S``, ``/trump ♠``, ``/swap 9H KC``."""
-    d = deps(context)
-    tr = await remember_user(update, d)
+    c = await command(update, context)
     message = update.effective_message
     assert message is not None and message.text is not None
-    command = message.text.split()[0].lstrip("/").split("@")[0].lower()
+    name = message.text.split()[0].lstrip("/").split("@")[0].lower()
     args = message.text.partition(" ")[2]
-    _ = tr.gettext
-    if command == "swap" and is_group(update):
+    _ = c.tr.gettext
+    if name == "swap" and c.in_group:
         # A swap names a face-down plot card: never in the group.
-        await reply(update, _("Swaps are secret: send /swap to me in private."))
+        await c.reply(_("Swaps are secret: send /swap to me in private."))
         return
     try:
-        action = parse_typed(command, args)
+        action = parse_typed(name, args)
     except TypedError as e:
         usage = {
             "play": _("Usage: /play 10H (suits: H D C S, ♥ ♦ ♣ ♠ or ч б т п; ranks J Q K A "
@@ -488,62 +513,54 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             "assign": _("Usage: /assign 10H S (card, then the job's suit)"),
             "trump": _("Usage: /trump ♠ (or S, п, пики)"),
             "swap": _("Usage: /swap 9H KC (hand card, then plot card) or /swap pass"),
-        }[command]
+        }[name]
         if e.code == "bad_card":
-            await reply(update, _("I do not know the card «{text}».", text=e.text) + "\n" + usage)
+            await c.reply(_("I do not know the card «{text}».", text=e.text) + "\n" + usage)
         elif e.code == "bad_suit":
-            await reply(update, _("I do not know the suit «{text}».", text=e.text) + "\n" + usage)
+            await c.reply(_("I do not know the suit «{text}».", text=e.text) + "\n" + usage)
         else:
-            await reply(update, usage)
+            await c.reply(usage)
         return
-    game = await current_game(update, d)
-    user = update.effective_user
-    assert user is not None
-    if game is None or game.seat_of(user.id) is None:
-        await reply(update, _("You have no game in play here."))
+    # In the lobby too: the service then says the game is not running yet.
+    game = await c.game_in_play(seated=True, started=False)
+    if game is None:
         return
+    user = c.user
     acting = None
     pm = game.meta.get(pm_key(user.id))
-    if not is_group(update) and pm:
+    if not c.in_group and pm:
         # The private game message shows the new state, as after a tap.
         acting = Acting(user.id, user.id, int(pm))
     result = await perform(update, context, game.id, action, None, acting)
     if not result.ok:
-        await reply(update, result_text(tr, result))
+        await c.reply(result_text(c.tr, result))
 
 
 async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/stats``: the chat's players, their wins, average points and missed deadlines."""
-    d = deps(context)
-    tr = await reader_tr(update, d)
-    chat = update.effective_chat
-    assert chat is not None
-    if not is_group(update):
-        await reply(update, tr.gettext("Ask for /stats in the group."))
+    c = await command(update, context, group_language=True, remember=False)
+    if not c.in_group:
+        await c.reply(c.tr.gettext("Ask for /stats in the group."))
         return
-    stats = await call(d.service.chat_stats, chat.id)
-    await reply(update, render.chat_stats(tr, stats))
+    stats = await call(c.d.service.chat_stats, c.chat.id)
+    await c.reply(render.chat_stats(c.tr, stats))
 
 
 async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/log``: the last finished game of the chat, move by move (``/log N`` for game N)."""
-    d = deps(context)
-    tr = await reader_tr(update, d)
-    chat = update.effective_chat
-    assert chat is not None
-    games = await call(d.service.games_in_chat, chat.id, False)
-    args = context.args or []
-    if args and args[0].isdigit():
-        games = [g for g in games if g.id == int(args[0])]
+    c = await command(update, context, group_language=True, remember=False)
+    games = await call(c.d.service.games_in_chat, c.chat.id, False)
+    if c.args and c.args[0].isdigit():
+        games = [g for g in games if g.id == int(c.args[0])]
     else:
         games = [g for g in games if g.status in ("finished", "aborted")]
     if not games:
-        await reply(update, tr.gettext("No finished game here yet."))
+        await c.reply(c.tr.gettext("No finished game here yet."))
         return
     try:
-        moves = await call(d.service.history, games[0].id)
+        moves = await call(c.d.service.history, games[0].id)
     except ServiceError as e:
-        await reply(update, service_error_text(tr, e))
+        await c.reply(service_error_text(c.tr, e))
         return
-    for part in render.game_log(tr, games[0], moves):
-        await reply(update, part)
+    for part in render.game_log(c.tr, games[0], moves):
+        await c.reply(part)
