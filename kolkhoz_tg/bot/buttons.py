@@ -34,7 +34,6 @@ from kolkhoz_tg.bot.context import (
     call,
     deliver_result,
     deps,
-    perform,
     remember_user,
     result_text,
     service_error_text,
@@ -42,8 +41,10 @@ from kolkhoz_tg.bot.context import (
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, Acting, is_not_modified
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service import (
+    ActResult,
     ActStatus,
     GameInfo,
+    SeatView,
     ServiceError,
 )
 
@@ -202,49 +203,68 @@ def misplaced(
 
 
 async def on_inline_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``@bot`` in a chat: the user's possible moves as personal, uncached results."""
+    """``@bot g<id>`` (what the board's *My cards* button types): the user's moves in that
+    one game that are legal now, as personal, uncached results. A query that names no game
+    of theirs gets none (Telegram does not say which chat it comes from, and a card chosen
+    here is posted there), only the button to their cards in private."""
     d = deps(context)
     query = update.inline_query
     assert query is not None
     tr = await remember_user(update, d)
-    user = query.from_user
-    wanted = query.query.strip().split()[0] if query.query.strip() else ""
-    games = await call(d.service.games_of_user, user.id)
-    results = []
-    for game in games:
-        if game.status != "active" or (wanted and wanted != f"g{game.id}"):
-            continue
-        sv = await call(d.service.seat_view, game.id, user.id)
-        chat = await call(d.service.chat, game.chat_id)
-        title = chat.title if chat and chat.title else str(game.chat_id)
-        for text in sv.legal:
-            action = Action.parse(text)
-            if action.kind is ActionKind.SWAP:
-                continue  # a swap names a face-down card: private chat only
-            label = texts.action_label(tr, sv.view, text)
-            name = texts.seat_name(tr, game, sv.seat)
-            results.append(
-                InlineQueryResultArticle(
-                    id=action_button(game.id, game.version, text),
-                    title=label,
-                    description=tr.gettext("Kolkhoz in «{chat}»", chat=title),
-                    input_message_content=InputTextMessageContent(
-                        f"🃏 {name}: {texts.card_action(text)}"
-                    ),
-                    reply_markup=InlineKeyboardMarkup(
-                        [[InlineKeyboardButton("⏳", callback_data=view_button(0, 0, WAIT))]]
-                    ),
-                )
-            )
+    results: list[InlineQueryResultArticle] = []
+    game = await _queried_game(d, query.from_user.id, query.query)
+    if game is not None:
+        with contextlib.suppress(ServiceError):  # it ended, or they left, just now
+            sv = await call(d.service.seat_view, game.id, query.from_user.id)
+            chat = await call(d.service.chat, game.chat_id)
+            title = chat.title if chat and chat.title else str(game.chat_id)
+            results = inline_results(tr, sv, title)
     button = InlineQueryResultsButton(text=tr.gettext("My cards in private"),
                                       start_parameter="hand")
     await query.answer(results[:50], cache_time=0, is_personal=True, button=button)
 
 
+async def _queried_game(d: Deps, user_id: int, text: str) -> GameInfo | None:
+    """The running game of the user that an inline query names (``g<id>``), or None."""
+    words = text.split()
+    if not words:
+        return None
+    games = await call(d.service.games_of_user, user_id)
+    return next((g for g in games if g.status == "active" and words[0] == f"g{g.id}"), None)
+
+
+def inline_results(tr: Translator, sv: SeatView, chat_title: str) -> list[InlineQueryResultArticle]:
+    """One result per move the seat may make now, each carrying the version it was legal at.
+    No swaps: a swap names a face-down card, for the private chat only. Each has a keyboard
+    (a placeholder button) so that Telegram gives the posted message an id the bot can edit
+    once the move is played, or found unplayable."""
+    game = sv.game
+    name = texts.seat_name(tr, game, sv.seat)
+    results = []
+    for text in sv.legal:
+        if Action.parse(text).kind is ActionKind.SWAP:
+            continue
+        results.append(InlineQueryResultArticle(
+            id=action_button(game.id, game.version, text),
+            title=texts.action_label(tr, sv.view, text),
+            description=tr.gettext("Kolkhoz in «{chat}»", chat=chat_title),
+            input_message_content=InputTextMessageContent(
+                f"🃏 {name}: {texts.card_action(text)}"),
+            reply_markup=InlineKeyboardMarkup(
+                [[InlineKeyboardButton("⏳", callback_data=view_button(0, 0, WAIT))]]),
+        ))
+    return results
+
+
 async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The user picked a move from the inline results: play it, and say how it went in
-    the message the choice posted. A result this bot could not have offered (a game that
-    does not exist, no move, a swap) is ignored: Telegram expects no answer."""
+    """The user picked a move from the inline results, and Telegram has already posted it in
+    the chat ("🃏 Anna: 10♥") before telling the bot. The move is played at the version it
+    was offered for or, when the game has moved on since, at the current one as long as it
+    is still legal for them (the card is the card): a card shown to everyone is never left in
+    the hand while it can still be played. The posted message then gets a ✅, or, when the
+    move cannot be played any more, says so without naming the card. A result this bot could
+    not have offered (a game that does not exist, no move, a swap, no seat) is ignored:
+    Telegram expects no answer."""
     d = deps(context)
     chosen = update.chosen_inline_result
     assert chosen is not None
@@ -260,19 +280,58 @@ async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -
         info = await call(d.service.game_info, cb.game_id)
     except ServiceError:
         return
-    result = await perform(update, context, cb.game_id, cb.payload, cb.version)
+    seat = info.seat_of(chosen.from_user.id)
+    if seat is None:
+        return
+    result = await _play_chosen(update, context, cb.game_id, action.text, cb.version)
+    await deliver_result(context, result, cb.game_id, None)
     if chosen.inline_message_id:
-        mark = "✅" if result.ok else "✖️ " + result_text(tr, result)
-        seat = info.seat_of(chosen.from_user.id)
-        name = texts.seat_name(tr, info, seat) if seat is not None else ""
+        name = texts.seat_name(tr, info, seat)
+        if result.ok:
+            text = f"🃏 {name}: {texts.card_action(action.text)} ✅"
+        else:
+            text = f"🃏 {name}: ✖️ {_not_played(tr, result)}"
         try:
-            await context.bot.edit_message_text(
-                f"🃏 {name}: {texts.card_action(action.text)} {mark}",
-                inline_message_id=chosen.inline_message_id,
-            )
+            await context.bot.edit_message_text(text, inline_message_id=chosen.inline_message_id)
         except BadRequest as e:
             if not is_not_modified(e):
                 log.info("could not edit inline message: %s", e)
+
+
+#: How often a chosen move is tried again at the newest version when others keep moving
+#: the game on between the look and the try.
+CHOSEN_TRIES = 3
+
+
+async def _play_chosen(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: int, action: str,
+    version: int,
+) -> ActResult:
+    """Play a move chosen inline at ``version``, else at the current version while it is
+    legal there for the chooser (a stale result when it is not)."""
+    d = deps(context)
+    user = update.effective_user
+    assert user is not None
+    result = await act_for(update, context, game_id, action, version)
+    for _ in range(CHOSEN_TRIES):
+        if result.status is not ActStatus.STALE:
+            return result
+        try:
+            sv = await call(d.service.seat_view, game_id, user.id)
+        except ServiceError:
+            return result
+        if action not in sv.legal:
+            return result
+        result = await act_for(update, context, game_id, action, sv.game.version)
+    return result
+
+
+def _not_played(tr: Translator, result: ActResult) -> str:
+    """Why a move chosen inline was not played, for everyone in the chat: no card, and no
+    reason that would tell what else is in the hand (as "you must follow suit" would)."""
+    if result.status is ActStatus.NOT_ACTIVE:
+        return result_text(tr, result)
+    return tr.gettext("This move was not played: the game had moved on.")
 
 
 # ---------------------------------------------------------------------- chat events
