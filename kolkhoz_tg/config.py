@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     standin_after: int = Field(default=2, ge=1, le=100)
     #: How often the safety sweep looks for missed deadlines.
     sweep_interval: timedelta = timedelta(seconds=60)
+    #: How often the outbox relay looks for messages still to send (e.g. after a failure).
+    relay_interval: timedelta = timedelta(seconds=2)
     #: Webhook mode: the secret Telegram sends with every update (default: derived from the
     #: token, so every replica agrees), and where this process listens.
     webhook_secret: SecretStr | None = None
@@ -43,7 +45,7 @@ class Settings(BaseSettings):
     log_format: str = Field(default="text", pattern="^(text|json)$")
     log_level: str = "INFO"
 
-    @field_validator("turn_timeout", "sweep_interval", mode="before")
+    @field_validator("turn_timeout", "sweep_interval", "relay_interval", mode="before")
     @classmethod
     def _duration(cls, value: Any) -> timedelta:
         return parse_duration(value)

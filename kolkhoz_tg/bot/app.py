@@ -9,8 +9,9 @@ No game rule lives here. Deadlines run on PTB's job queue (APScheduler) through
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -21,7 +22,6 @@ from telegram import (
 )
 from telegram.error import TelegramError
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
@@ -62,7 +62,8 @@ from kolkhoz_tg.bot.commands import (
     group_game_command,
 )
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps
-from kolkhoz_tg.bot.delivery import Deliverer
+from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name
+from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.scheduler import DeadlineScheduler
@@ -72,6 +73,8 @@ from kolkhoz_tg.service import (
 )
 
 log = logging.getLogger(__name__)
+
+RELAY_JOB = "outbox-relay"
 
 # ---------------------------------------------------------------------- assembly
 
@@ -127,7 +130,8 @@ async def register_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> N
 
 async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Once the bot is connected: command menus, the deadline jobs rebuilt from the
-    database, and whatever the outbox still owes (e.g. from before a restart). PTB runs it
+    database, and the outbox relay, which delivers in the background whatever the outbox
+    still owes (e.g. from before a restart) while the bot already serves taps. PTB runs it
     as ``post_init`` under ``run_polling`` / ``run_webhook``; an embedding (or a test) that
     starts the application itself calls it after ``app.start()``."""
     d: Deps = app.bot_data[DEPS_KEY]
@@ -144,15 +148,32 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         d.scheduler = DeadlineScheduler(d.service, app.job_queue.scheduler, sink,
                                         d.settings.sweep_interval)
         d.scheduler.start()
-    await d.deliverer.flush()
+    if app.job_queue is not None and d.relay_job is None:
+        # (The deadline jobs share the scheduler as plain APScheduler jobs, which PTB's
+        # get_jobs_by_name cannot read: the relay's job is kept here instead.)
+        d.relay_job = app.job_queue.run_repeating(
+            d.relay.tick, interval=d.settings.relay_interval.total_seconds(), first=0,
+            name=RELAY_JOB, job_kwargs={"max_instances": 2, "coalesce": True},
+        )
 
 
 async def shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Detach the deadline jobs from the service (PTB stops the job queue itself)."""
+    """Detach the deadline jobs from the service (PTB stops the job queue itself) and give
+    back this process's outbox claims, so the next process delivers them at once."""
     d: Deps = app.bot_data[DEPS_KEY]
     if d.scheduler is not None:
         d.scheduler.detach()
         d.scheduler = None
+    if d.relay_job is not None:
+        with contextlib.suppress(Exception):  # the job queue may have stopped already
+            d.relay_job.schedule_removal()
+        d.relay_job = None
+    if d.service.outbox_owner == d.relay.owner:
+        d.service.outbox_owner = None
+    try:
+        await asyncio.to_thread(d.service.release_claims, d.relay.owner)
+    except Exception:  # the database may be gone already: the leases lapse by themselves
+        log.exception("could not release the outbox claims of %s", d.relay.owner)
 
 
 def build_application(
@@ -162,17 +183,20 @@ def build_application(
     *,
     rate_limiter: bool = True,
     schedule: bool = True,
+    retry_delays: Sequence[float] = DELAYS,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot on ``service``; ``builder`` carries the token and the transport (the real
-    Bot API, a self-hosted one via ``base_url``, or a test's fake). ``schedule`` starts the
-    deadline jobs on PTB's job queue."""
+    Bot API, a self-hosted one via ``base_url``, or a test's fake). ``rate_limiter`` keeps
+    to Telegram's pace (calls that meet a 5xx or a timeout are retried either way, after
+    ``retry_delays``); ``schedule`` starts the deadline jobs on PTB's job queue. The
+    service's notifications are from now on claimed by this application's outbox relay."""
     settings = settings or service.settings
-    if rate_limiter:
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
-
+    builder = builder.rate_limiter(RetryingLimiter(throttle=rate_limiter, delays=retry_delays))
     app = builder.post_init(startup).post_shutdown(shutdown).build()
     deliverer = Deliverer(app.bot, service, lambda: app.bot.username)
-    app.bot_data[DEPS_KEY] = Deps(service, settings, deliverer, schedule=schedule)
+    relay = Relay(deliverer, relay_name())
+    service.outbox_owner = relay.owner
+    app.bot_data[DEPS_KEY] = Deps(service, settings, deliverer, relay, schedule=schedule)
     for name, handler in COMMANDS:
         app.add_handler(CommandHandler(name, handler))
     app.add_handler(CommandHandler(list(TYPED), cmd_typed))

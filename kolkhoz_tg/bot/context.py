@@ -12,12 +12,12 @@ from typing import Any, TypeVar, cast
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
-from telegram.ext import ContextTypes
+from telegram.ext import ContextTypes, Job
 
 from engine import Action, ActionKind, InvalidAction
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
-from kolkhoz_tg.bot.delivery import Acting, Deliverer, markup
+from kolkhoz_tg.bot.delivery import Acting, Deliverer, Relay, markup
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.scheduler import DeadlineScheduler
@@ -40,8 +40,10 @@ class Deps:
     service: GameService
     settings: Settings
     deliverer: Deliverer
+    relay: Relay
     schedule: bool = True
     scheduler: DeadlineScheduler | None = None
+    relay_job: Job[Any] | None = None
 
 
 def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:
@@ -151,11 +153,12 @@ async def act_for(
     assert user is not None
     if version is None:
         version = (await call(d.service.game_info, game_id)).version
-    result = await call(d.service.act, game_id, user.id, action, version)
+    who = {"name": user.full_name, "locale": user.language_code}
+    result = await call(d.service.act, game_id, user.id, action, version, **who)
     if result.status is ActStatus.STALE and _is_swap(action):
         # Swaps are decided independently: another player's swap moved the version on, but
         # this player's choices (their own hand and plot) are exactly what they saw.
-        result = await call(d.service.act, game_id, user.id, action, result.version)
+        result = await call(d.service.act, game_id, user.id, action, result.version, **who)
     return result
 
 
@@ -163,11 +166,18 @@ async def deliver_result(
     context: ContextTypes.DEFAULT_TYPE, result: ActResult, game_id: int,
     acting: Acting | None,
 ) -> None:
-    """Send what an act produced (or refresh the actor's private message when nothing was)."""
+    """Send what an act produced, with the scene it returned; when it changed nothing but
+    the player acted on an old message, show them the game as it is now."""
     d = deps(context)
     if result.notifications:
-        await d.deliverer.deliver(result.notifications, acting)
-    elif acting is not None:
+        await d.deliverer.deliver(result.notifications, acting, result.scene)
+    elif acting is None or result.status in (
+        ActStatus.ILLEGAL, ActStatus.DUPLICATE, ActStatus.NOT_SEATED, ActStatus.INVALID
+    ):
+        return  # nothing changed that their message does not already show
+    elif result.scene is not None:
+        await d.deliverer.show_private(result.scene, acting)
+    else:
         await d.deliverer.refresh_private(game_id, acting.user_id, new=False, acting=acting)
 
 

@@ -1,54 +1,61 @@
-"""Deliver the service's notifications to Telegram: edit the board, write to players.
+"""Carry out delivery plans (:mod:`kolkhoz_tg.bot.plan`) on Telegram and settle the outbox.
 
-The service writes every notification to its outbox in the same transaction as the change;
-this module renders them for their readers and marks them delivered. A notification whose
-message cannot be delivered for a lasting reason (the user blocked the bot) falls back to a
-mention in the group and is marked delivered; a passing failure (network, flood control
-beyond the rate limiter's retries) leaves it in the outbox for the next flush.
-
-What goes where (UX.md): the board is one group message edited in place; a player's private
-message for a game is edited while they keep deciding and sent anew when a new turn comes
-(so Telegram notifies them), the old one deleted; new group messages only for the year's
-summary, the final table, and a "your turn" mention for a player the bot cannot reach.
+The service writes every notification to its outbox in the same transaction as the change
+(born claimed by this process: :attr:`GameService.outbox_owner`). The handler that made the
+change delivers its notifications at once with the :class:`~kolkhoz_tg.service.Scene` the
+change returned (no database read); the :class:`Relay` on PTB's job queue delivers anything
+else that is due: what another process or the sweep wrote, what failed before (after a
+back-off), what a crashed process had claimed. Each game's attempt ends with one
+:meth:`~kolkhoz_tg.service.GameService.settle_notifications` call: the notifications whose
+steps went out (or cannot ever go out: the user blocked the bot) are delivered; those that
+met a passing failure (a network error, a 5xx, flood control beyond the retries) go back
+with a back-off, so a "your turn" that failed is sent again, and nothing is marked delivered
+that was not.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import logging
+import os
+import socket
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
-from kolkhoz_tg import texts
+from kolkhoz_tg.bot import plan as planning
 from kolkhoz_tg.bot import render
+from kolkhoz_tg.bot.plan import (
+    BOARD_KEY,
+    Acting,
+    Board,
+    GroupPost,
+    Plan,
+    Private,
+    PrivateNote,
+    Step,
+    live_key,
+    pm_key,
+)
 from kolkhoz_tg.i18n import Translator, translator
-from kolkhoz_tg.service import GameService, Kind, NotFound, Notification, ServiceError
+from kolkhoz_tg.service import GameService, NotFound, Notification, Scene
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-BOARD_KEY = "board"
 #: Set on a game paused because the bot was removed from its group; the game goes on by
 #: itself when the bot is added back (a pause or resume by hand clears it).
 ABSENT_KEY = "paused:bot_removed"
-RECENT_LINES = 3
-GROUP_KINDS = {
-    Kind.LOBBY, Kind.GAME_STARTED, Kind.BOARD, Kind.PLAYER_BACK, Kind.STAND_IN, Kind.PAUSED,
-    Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER, Kind.YEAR_SUMMARY,
-}
 
-
-def pm_key(user_id: int) -> str:
-    return f"pm:{user_id}"
+__all__ = ["ABSENT_KEY", "BOARD_KEY", "Acting", "Deliverer", "Relay", "is_not_modified",
+           "markup", "pm_key"]
 
 
 def markup(keyboard: render.Keyboard) -> InlineKeyboardMarkup | None:
@@ -71,35 +78,40 @@ def markup(keyboard: render.Keyboard) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup(rows)
 
 
-def _board_events(notes: list[Notification]) -> set[str]:
-    """The kinds of event the group notifications report (GAME_STARTED counts as a new
-    year: everyone has a fresh hand)."""
-    kinds: set[str] = set()
-    for note in notes:
-        if note.user_id is not None:
-            continue
-        if note.kind is Kind.GAME_STARTED:
-            kinds.add("YearStarted")
-        elif note.kind is Kind.BOARD:
-            kinds.update(e["type"] for m in note.data.get("moves", []) for e in m["events"])
-    return kinds
-
-
 def is_not_modified(error: BadRequest) -> bool:
     return "not modified" in error.message.lower()
 
 
-@dataclass
-class Acting:
-    """The private message a player just tapped: their next decision edits it in place."""
+def _gone(error: BadRequest) -> bool:
+    """The message to edit or the chat no longer exists."""
+    text = error.message.lower()
+    return "not found" in text or "can't be edited" in text
 
-    user_id: int
-    chat_id: int
-    message_id: int
+
+class _Passing(Exception):
+    """A step failed for a passing reason: its notifications wait for the relay."""
+
+    def __init__(self, chat_id: int | None, until: datetime | None = None) -> None:
+        super().__init__(chat_id, until)
+        self.chat_id = chat_id
+        self.until = until
+
+
+@dataclass
+class _Outcome:
+    """What one game's delivery attempt did, for the single settle call at its end."""
+
+    delivered: list[int] = field(default_factory=list)
+    retry: list[int] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    no_pm: set[int] = field(default_factory=set)
+    not_before: datetime | None = None
+    #: Players whose game message went out (sent or edited).
+    shown: set[int] = field(default_factory=set)
 
 
 class Deliverer:
-    """Renders notifications for their readers and sends them; see the module docstring."""
+    """Sends what :func:`kolkhoz_tg.bot.plan.plan` decides; see the module docstring."""
 
     def __init__(
         self,
@@ -111,6 +123,10 @@ class Deliverer:
         self.service = service
         self._username = bot_username
         self._locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        #: The newest game version each game's messages show (an older scene is re-read).
+        self._shown: dict[int, int] = {}
+        #: Chats to leave alone until the given time (flood control, a failing chat).
+        self.chat_wait: dict[int, datetime] = {}
 
     # ------------------------------------------------------------------ plumbing
 
@@ -128,98 +144,91 @@ class Deliverer:
 
     # ------------------------------------------------------------------ entry points
 
-    async def flush(self, limit: int = 200) -> int:
-        """Deliver what the outbox still owes (after a restart, or after a failure)."""
-        pending = await self.call(self.service.pending_notifications, limit)
-        await self.deliver(pending)
-        return len(pending)
-
     async def deliver(
-        self, notes: Iterable[Notification], acting: Acting | None = None
+        self, notes: Iterable[Notification], acting: Acting | None = None,
+        scene: Scene | None = None,
     ) -> None:
-        by_game: dict[int | None, list[Notification]] = defaultdict(list)
+        """Show ``notes`` to their readers, game by game. ``scene``: the game as the change
+        that wrote them left it (saves reading it again); ``acting``: the message the
+        player who caused them tapped."""
+        by_game: dict[int, list[Notification]] = defaultdict(list)
+        orphans: list[int] = []
         for note in notes:
-            by_game[note.game_id].append(note)
+            if note.game_id is None:
+                orphans.append(note.id)
+            else:
+                by_game[note.game_id].append(note)
+        if orphans:
+            await self.call(self.service.settle_notifications, orphans)
         for game_id, group in by_game.items():
-            if game_id is None:
-                continue
-            async with self._locks[game_id]:
-                done = await self._deliver_game(game_id, group, acting)
-            if done:
-                await self.call(self.service.mark_delivered, done)
+            fits = scene if scene is not None and scene.game.id == game_id else None
+            await self.deliver_game(game_id, group, acting, fits)
 
-    # ------------------------------------------------------------------ one game
+    async def deliver_game(
+        self, game_id: int, notes: list[Notification], acting: Acting | None = None,
+        scene: Scene | None = None,
+    ) -> None:
+        async with self._locks[game_id]:
+            if scene is None or scene.game.version < self._shown.get(game_id, 0):
+                try:
+                    scene = await self.call(self.service.scene, game_id)
+                except NotFound:
+                    await self.call(self.service.settle_notifications, [n.id for n in notes])
+                    return
+            self._shown[game_id] = max(self._shown.get(game_id, 0), scene.game.version)
+            steps = planning.plan(notes, scene, self.now(), self._username(), acting)
+            outcome = await self._carry_out(scene, steps)
+            await self._settle(game_id, outcome)
 
-    async def _deliver_game(
-        self, game_id: int, notes: list[Notification], acting: Acting | None
-    ) -> list[int]:
-        try:
-            info = await self.call(self.service.game_info, game_id)
-        except NotFound:
-            return [n.id for n in notes]
-        delivered: list[int] = []
-        try:
-            if any(n.user_id is None and n.kind in GROUP_KINDS for n in notes):
-                await self.refresh_board(game_id, recent=await self._recent(info.chat_id, notes))
-            for note in notes:
-                if note.user_id is None:
-                    await self._group_note(info.chat_id, note)
-                delivered.append(note.id)
-            turn_users: list[int] = []
-            humans = [s.user_id for s in info.seats if s.user_id is not None]
-            happened = _board_events(notes)
-            if "YearStarted" in happened:
-                # A new year (or the start): everyone gets their fresh hand, not only the
-                # player who must act first.
-                turn_users = list(humans)
-            for note in notes:
-                if note.user_id is None:
-                    continue
-                if note.kind is Kind.YOUR_TURN:
-                    if note.user_id not in turn_users:
-                        turn_users.append(note.user_id)
-                elif note.kind in (Kind.TIMED_OUT, Kind.STAND_IN, Kind.REMINDER):
-                    await self._user_note(info.chat_id, note)
-            for user_id in turn_users:
-                edit = acting is not None and acting.user_id == user_id
-                await self.refresh_private(game_id, user_id, new=not edit, acting=acting)
-            # Whoever just tapped sees the result in the same message even when their turn
-            # is over (their hand changed); once trump is declared, everyone's message
-            # shows it (edited, no notification).
-            edit_users = [u for u in humans if u not in turn_users] if (
-                "TrumpDeclared" in happened) else []
-            if acting is not None and acting.user_id not in turn_users + edit_users:
-                edit_users.append(acting.user_id)
-            for user_id in edit_users:
-                await self.refresh_private(game_id, user_id, new=False, acting=acting)
-        except TelegramError as e:
-            # Passing trouble (network, flood beyond the retries): the rest waits in the
-            # outbox for the next flush.
-            log.warning("delivery for game %s interrupted: %s", game_id, e)
-            return delivered
-        return [n.id for n in notes]
+    async def show_private(self, scene: Scene, acting: Acting) -> None:
+        """Edit the message a player tapped to show the game as it is now (their tap
+        changed nothing: an old button, a move that is not allowed)."""
+        async with self._locks[scene.game.id]:
+            step = planning.private_step(scene, acting.user_id, self.now(), self._username(),
+                                         acting, new=False)
+            if step is None:
+                return
+            outcome = await self._carry_out(scene, Plan(scene.game.id, [step]))
+            await self._settle(scene.game.id, outcome)
 
-    async def _send_group(
-        self, chat_id: int, text: str, keyboard: render.Keyboard | None = None,
-        parse_mode: str | None = None,
-    ) -> int | None:
-        try:
-            msg = await self.bot.send_message(
-                chat_id, text, reply_markup=markup(keyboard or []), parse_mode=parse_mode
-            )
-        except ChatMigrated as e:
-            await self.call(self.service.migrate_chat, chat_id, e.new_chat_id)
-            msg = await self.bot.send_message(
-                e.new_chat_id, text, reply_markup=markup(keyboard or []), parse_mode=parse_mode
-            )
-        except Forbidden:
-            log.info("the bot is no longer in chat %s", chat_id)
-            return None
-        return msg.message_id
+    async def refresh_board(self, game_id: int, resend: bool = False) -> int | None:
+        """Edit the game's board message (or send it when there is none, or ``resend``)."""
+        async with self._locks[game_id]:
+            scene = await self.call(self.service.scene, game_id)
+            tr = translator(scene.chat_locale)
+            msg = render.board(tr, scene.board, self.now(), self._username())
+            step = Board(scene.game.chat_id, scene.game.meta.get(BOARD_KEY), msg.text,
+                         msg.keyboard, resend=resend)
+            outcome = await self._carry_out(scene, Plan(game_id, [step]))
+            await self._settle(game_id, outcome)
+            board = outcome.meta.get(BOARD_KEY, scene.game.meta.get(BOARD_KEY))
+            return int(board) if board else None
+
+    async def refresh_private(
+        self, game_id: int, user_id: int, new: bool, acting: Acting | None = None
+    ) -> bool:
+        """Show the player their game: a new message (``new``) or an edit of the one they
+        tapped or last got. Falls back to a group mention with a deep link when the bot
+        cannot write to them. Returns whether the private message went out."""
+        async with self._locks[game_id]:
+            try:
+                scene = await self.call(self.service.scene, game_id)
+            except NotFound:
+                return False
+            step = planning.private_step(scene, user_id, self.now(), self._username(),
+                                         acting, new=new)
+            if step is None:
+                return False
+            outcome = await self._carry_out(scene, Plan(game_id, [step]))
+            await self._settle(game_id, outcome)
+            return user_id in outcome.shown
 
     async def say_in_group(self, chat_id: int, text: str) -> int | None:
         """A plain message to the group; None if the bot is not there."""
-        return await self._send_group(chat_id, text)
+        try:
+            return await self._send_group(chat_id, text)
+        except _Passing:
+            return None
 
     async def tell_players(
         self, game_id: int, say: Callable[[Translator, str], str]
@@ -227,188 +236,243 @@ class Deliverer:
         """Write privately to the game's seated players the bot can reach, each in their
         language: ``say(tr, chat_title)`` makes the text. Returns who got it (no group
         mention for the others: this is for when the group is out of reach)."""
-        info = await self.call(self.service.game_info, game_id)
-        chat = await self.call(self.service.chat, info.chat_id)
-        title = chat.title if chat and chat.title else str(info.chat_id)
+        scene = await self.call(self.service.scene, game_id)
+        title = scene.chat_title or str(scene.game.chat_id)
         told = []
-        for seat in info.seats:
-            if seat.user_id is None or seat.is_bot:
+        for user_id, can in scene.can_pm.items():
+            if not can:
                 continue
-            user = await self.call(self.service.user, seat.user_id)
-            if user is None or not user.can_pm:
-                continue
-            tr = await self.call(self.tr_user, seat.user_id, info.chat_id)
+            tr = translator(scene.locales.get(user_id, scene.chat_locale))
             try:
-                sent = await self._send_private(seat.user_id, say(tr, title))
+                await self.bot.send_message(user_id, say(tr, title))
             except TelegramError as e:
-                log.info("could not tell user %s about game %s: %s", seat.user_id, game_id, e)
+                log.info("could not tell user %s about game %s: %s", user_id, game_id, e)
                 continue
-            if sent is not None:
-                told.append(seat.user_id)
+            told.append(user_id)
         return told
 
-    async def _group_note(self, chat_id: int, note: Notification) -> None:
-        tr = await self.call(self.tr_chat, chat_id)
-        if note.kind is Kind.YEAR_SUMMARY:
-            await self._send_group(chat_id, texts.year_summary(tr, note))
-        elif note.kind is Kind.GAME_OVER:
-            await self._send_group(chat_id, texts.final_table(tr, note.data))
-        elif note.kind is Kind.GAME_STARTED:
-            info = await self.call(self.service.game_info, note.game_id)
-            board_id = info.meta.get(BOARD_KEY)
-            if board_id:
-                with contextlib.suppress(TelegramError):
-                    await self.bot.pin_chat_message(chat_id, board_id, disable_notification=True)
+    # ------------------------------------------------------------------ the steps
 
-    async def _user_note(self, chat_id: int, note: Notification) -> None:
-        assert note.user_id is not None and note.game_id is not None
-        tr = await self.call(self.tr_user, note.user_id, chat_id)
-        text = texts.notification_text(tr, note, self.now())
-        if note.kind is Kind.TIMED_OUT:
-            text += "\n" + tr.gettext("Take your seat back with /back or any button.")
-        chat = await self.call(self.service.chat, chat_id)
-        title = chat.title if chat and chat.title else str(chat_id)
-        text = "🌾 " + tr.gettext("Kolkhoz in «{chat}»", chat=title) + "\n" + text
-        sent = await self._send_private(note.user_id, text)
-        if not sent and note.kind is Kind.REMINDER and note.data.get("last"):
-            await self.mention_in_group(note.game_id, note.user_id)
+    async def _carry_out(self, scene: Scene, steps: Plan) -> _Outcome:
+        out = _Outcome(delivered=list(steps.free))
+        failed = False
+        for step in steps.steps:
+            if failed:
+                # Keep the order of what a chat reads: after a passing failure the rest
+                # of this game's messages wait for the relay too.
+                out.retry.extend(step.notes)
+                continue
+            try:
+                await self._step(scene, step, out)
+            except _Passing as e:
+                failed = True
+                out.retry.extend(step.notes)
+                if e.until is not None:
+                    out.not_before = max(out.not_before or e.until, e.until)
+                    if e.chat_id is not None:
+                        self.chat_wait[e.chat_id] = e.until
+                continue
+            except TelegramError:
+                # A lasting refusal we did not foresee (a bug in a message, most likely):
+                # logged, and not retried for ever.
+                log.exception("game %s: a message could not be delivered", scene.game.id)
+            out.delivered.extend(step.notes)
+        return out
+
+    async def _settle(self, game_id: int, out: _Outcome) -> None:
+        meta = {game_id: out.meta} if out.meta else None
+        await self.call(self.service.settle_notifications, out.delivered, retry=out.retry,
+                        not_before=out.not_before, meta=meta, no_pm=out.no_pm)
+
+    async def _step(self, scene: Scene, step: Step, out: _Outcome) -> None:
+        if isinstance(step, Board):
+            await self._board(scene, step, out)
+        elif isinstance(step, GroupPost):
+            await self._post(step, out)
+        elif isinstance(step, Private):
+            await self._private(step, out)
+        else:
+            await self._private_note(step, out)
+
+    async def _board(self, scene: Scene, step: Board, out: _Outcome) -> None:
+        board_id = step.message_id
+        if board_id and not step.resend:
+            try:
+                await self._guard(step.chat_id, self.bot.edit_message_text(
+                    step.text, chat_id=step.chat_id, message_id=board_id,
+                    reply_markup=markup(step.keyboard)))
+                new_id: int | None = board_id
+            except BadRequest as e:
+                if not is_not_modified(e) and not _gone(e):
+                    raise
+                new_id = board_id if is_not_modified(e) else None
+            except Forbidden:
+                # Not in the group any more: the board waits for the bot's return (the
+                # my_chat_member update pauses the game meanwhile).
+                log.info("the bot is no longer in chat %s", step.chat_id)
+                return
+        else:
+            new_id = None
+        if new_id is None:
+            new_id = await self._send_group(step.chat_id, step.text, step.keyboard)
+            if new_id is None:
+                return
+            out.meta[BOARD_KEY] = new_id
+            if board_id and step.resend:
+                with contextlib.suppress(TelegramError):
+                    await self.bot.delete_message(step.chat_id, board_id)
+        if step.pin:
+            with contextlib.suppress(TelegramError):
+                await self.bot.pin_chat_message(step.chat_id, new_id, disable_notification=True)
+
+    async def _post(self, step: GroupPost, out: _Outcome) -> None:
+        sent = await self._send_group(step.chat_id, step.text, step.keyboard,
+                                      ParseMode.HTML if step.html else None)
+        if sent is not None and step.once is not None:
+            out.meta[step.once[0]] = step.once[1]
+
+    async def _private(self, step: Private, out: _Outcome) -> None:
+        user = step.user_id
+        if step.edit is not None:
+            try:
+                await self._guard(user, self.bot.edit_message_text(
+                    step.text, chat_id=user, message_id=step.edit,
+                    reply_markup=markup(step.keyboard)))
+                out.meta[pm_key(user)] = step.edit
+                out.meta[live_key(user)] = step.live
+                out.shown.add(user)
+                return
+            except BadRequest as e:
+                if is_not_modified(e):
+                    out.shown.add(user)
+                    return
+                if not _gone(e):
+                    raise
+            except Forbidden:
+                out.no_pm.add(user)
+                if step.mention is not None:
+                    await self._post(step.mention, out)
+                return
+        sent = await self._send_private(user, step.text, step.keyboard, out)
+        if sent is None:
+            if step.mention is not None:
+                await self._post(step.mention, out)
+            return
+        out.meta[pm_key(user)] = sent
+        out.meta[live_key(user)] = step.live
+        out.shown.add(user)
+        if step.replaces and step.replaces != sent:
+            # Its move buttons would only lead to "the game has moved on".
+            with contextlib.suppress(TelegramError):
+                await self.bot.delete_message(user, step.replaces)
+
+    async def _private_note(self, step: PrivateNote, out: _Outcome) -> None:
+        sent = await self._send_private(step.user_id, step.text, [], out)
+        if sent is None and step.mention is not None:
+            await self._post(step.mention, out)
+
+    # ------------------------------------------------------------------ Bot API calls
+
+    async def _guard(self, chat_id: int | None, call: Any) -> Any:
+        """Await a Bot API call; passing trouble (flood control beyond the rate limiter's
+        retries, the network, a 5xx after the transport's retries) becomes :class:`_Passing`
+        so the step's notifications wait for the relay."""
+        try:
+            return await call
+        except RetryAfter as e:
+            wait = e.retry_after if isinstance(e.retry_after, int | float) else (
+                e.retry_after.total_seconds())
+            raise _Passing(chat_id, self.now() + timedelta(seconds=float(wait))) from e
+        except (Forbidden, BadRequest, ChatMigrated):
+            raise
+        except TelegramError as e:
+            log.warning("Telegram call for chat %s failed, will retry: %s", chat_id, e)
+            raise _Passing(chat_id) from e
+
+    async def _send_group(
+        self, chat_id: int, text: str, keyboard: render.Keyboard | None = None,
+        parse_mode: str | None = None,
+    ) -> int | None:
+        try:
+            msg = await self._guard(chat_id, self.bot.send_message(
+                chat_id, text, reply_markup=markup(keyboard or []), parse_mode=parse_mode))
+        except ChatMigrated as e:
+            await self.call(self.service.migrate_chat, chat_id, e.new_chat_id)
+            msg = await self._guard(e.new_chat_id, self.bot.send_message(
+                e.new_chat_id, text, reply_markup=markup(keyboard or []),
+                parse_mode=parse_mode))
+        except Forbidden:
+            log.info("the bot is no longer in chat %s", chat_id)
+            return None
+        return int(msg.message_id)
 
     async def _send_private(
-        self, user_id: int, text: str, keyboard: render.Keyboard | None = None
+        self, user_id: int, text: str, keyboard: render.Keyboard, out: _Outcome
     ) -> int | None:
         """Send privately; None (and remembered) if the user has not opened or has blocked
         the private chat."""
         try:
-            msg = await self.bot.send_message(user_id, text, reply_markup=markup(keyboard or []))
+            msg = await self._guard(user_id, self.bot.send_message(
+                user_id, text, reply_markup=markup(keyboard)))
         except Forbidden:
-            await self.call(self.service.set_can_pm, user_id, False)
+            out.no_pm.add(user_id)
             return None
         except BadRequest as e:
             if "chat not found" in e.message.lower():
-                await self.call(self.service.set_can_pm, user_id, False)
+                out.no_pm.add(user_id)
                 return None
             raise
-        return msg.message_id
+        return int(msg.message_id)
 
-    # ------------------------------------------------------------------ the board
 
-    async def _recent(self, chat_id: int, notes: list[Notification]) -> list[str]:
-        """The last few moves of these notifications, in words, for the board (moves a bot
-        made for a silent player are marked as such)."""
-        boards = [n for n in notes if n.kind is Kind.BOARD and n.user_id is None]
-        if not boards:
-            return []
-        tr = await self.call(self.tr_chat, chat_id)
-        data = boards[-1].data
-        # Only this year's moves: a card played last year may since have been dealt again,
-        # and a group message must not name a card that now sits in someone's hand.
-        moves: list[dict[str, Any]] = []
-        for move in data["moves"]:
-            events = move["events"]
-            starts = [i for i, e in enumerate(events) if e["type"] == "YearStarted"]
-            if starts:
-                moves = []
-                events = events[starts[-1] :]
-            moves.append({**move, "events": events})
-        lines = texts.event_lines(tr, data["game"], moves, data["view"]["rules"]["theme"])
-        return lines[-RECENT_LINES:]
+def relay_name() -> str:
+    """This process's name on the outbox claims: host and process id."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}"
 
-    async def refresh_board(
-        self, game_id: int, resend: bool = False, recent: list[str] | None = None
-    ) -> int | None:
-        """Edit the game's board message (or send it when there is none, or ``resend``);
-        ``recent``: lines about the moves that led here."""
-        bv = await self.call(self.service.board, game_id)
-        chat_id = bv.game.chat_id
-        tr = await self.call(self.tr_chat, chat_id)
-        msg = render.board(tr, bv, self.now(), self._username(), recent or [])
-        board_id = bv.game.meta.get(BOARD_KEY)
-        if board_id and not resend:
-            try:
-                await self.bot.edit_message_text(
-                    msg.text, chat_id=chat_id, message_id=board_id,
-                    reply_markup=markup(msg.keyboard),
-                )
-                return int(board_id)
-            except BadRequest as e:
-                if is_not_modified(e):
-                    return int(board_id)
-                if "not found" not in e.message.lower():
-                    raise
-            except Forbidden:
-                # Not in the group any more: the board waits for the bot's return (the
-                # my_chat_member update pauses the game meanwhile).
-                log.info("the bot is no longer in chat %s", chat_id)
-                return None
-        new_id = await self._send_group(chat_id, msg.text, msg.keyboard)
-        if new_id is not None:
-            await self.call(self.service.set_meta, game_id, BOARD_KEY, new_id)
-            if board_id and resend:
-                with contextlib.suppress(TelegramError):
-                    await self.bot.delete_message(chat_id, board_id)
-        return new_id
 
-    # ------------------------------------------------------------------ private messages
+class Relay:
+    """Delivers what the outbox owes, continuously: on PTB's job queue every ``interval``,
+    in the background (start-up serves taps at once while the relay drains a backlog).
+    Claims what it delivers (see :meth:`GameService.claim_notifications`), so replicas
+    never send the same message twice, and leaves chats under flood control alone until
+    their wait is over."""
 
-    async def refresh_private(
-        self, game_id: int, user_id: int, new: bool, acting: Acting | None = None
-    ) -> bool:
-        """Show the player their game: a new message (``new``) or an edit of the one they
-        last got. Falls back to a group mention with a deep link when the bot cannot write
-        to them. Returns whether the private message went out."""
-        try:
-            sv = await self.call(self.service.seat_view, game_id, user_id)
-        except ServiceError:
-            return False
-        chat = await self.call(self.service.chat, sv.game.chat_id)
-        tr = await self.call(self.tr_user, user_id, sv.game.chat_id)
-        msg = render.private(tr, sv, chat.title if chat else None, self.now())
-        old = sv.game.meta.get(pm_key(user_id))
-        target = acting.message_id if acting is not None and acting.user_id == user_id else old
-        if target and not new:
-            try:
-                await self.bot.edit_message_text(
-                    msg.text, chat_id=user_id, message_id=target,
-                    reply_markup=markup(msg.keyboard),
-                )
-                if target != old:
-                    await self.call(self.service.set_meta, game_id, pm_key(user_id), target)
-                return True
-            except BadRequest as e:
-                if is_not_modified(e):
-                    return True
-                if "not found" not in e.message.lower():
-                    raise
-            except Forbidden:
-                await self.call(self.service.set_can_pm, user_id, False)
-        new_id = await self._send_private(user_id, msg.text, msg.keyboard)
-        if new_id is None:
-            if sv.to_act:
-                await self.mention_in_group(game_id, user_id)
-            return False
-        await self.call(self.service.set_meta, game_id, pm_key(user_id), new_id)
-        if old and old != new_id:
-            # The previous message's buttons would only lead to "the game has moved on".
-            with contextlib.suppress(TelegramError):
-                await self.bot.delete_message(user_id, old)
-        return True
+    def __init__(self, deliverer: Deliverer, owner: str, batch: int = 50) -> None:
+        self.deliverer = deliverer
+        self.service = deliverer.service
+        self.owner = owner
+        self.batch = batch
+        self._lock = asyncio.Lock()
 
-    async def mention_in_group(self, game_id: int, user_id: int) -> None:
-        """"Your turn" in the group for a player the bot cannot write to, once per turn."""
-        info = await self.call(self.service.game_info, game_id)
-        key = f"mention:{user_id}"
-        if info.meta.get(key) == info.version:
-            return
-        seat = info.seat_of(user_id)
-        if seat is None:
-            return
-        tr = await self.call(self.tr_chat, info.chat_id)
-        name = html.escape(texts.seat_name(tr, info, seat), quote=False)
-        link = f'<a href="tg://user?id={user_id}">{name}</a>'
-        text = tr.gettext(
-            "{name}, it is your move. Open a private chat with me to see your cards.", name=link
-        )
-        keyboard = [[render.Button("✉️ " + tr.gettext("Open my cards"),
-                                   url=render.deep_link(self._username(), game_id))]]
-        await self._send_group(info.chat_id, text, keyboard, parse_mode=ParseMode.HTML)
-        await self.call(self.service.set_meta, game_id, key, info.version)
+    async def tick(self, _context: object = None, *, wait: bool = False) -> int:
+        """One pass: claim and deliver due notifications until none are left (or only
+        ones for chats that must wait). Returns how many were attempted. A pass that finds
+        another one running returns at once, unless ``wait``."""
+        if self._lock.locked() and not wait:
+            return 0
+        total = 0
+        async with self._lock:
+            while True:
+                now = self.deliverer.now()
+                waits = self.deliverer.chat_wait
+                for chat in [c for c, until in waits.items() if until <= now]:
+                    del waits[chat]
+                notes = await asyncio.to_thread(
+                    self.service.claim_notifications, self.owner, self.batch,
+                    skip_chats=list(waits))
+                if not notes:
+                    return total
+                total += len(notes)
+                try:
+                    await self.deliverer.deliver(notes)
+                except Exception:
+                    log.exception("the outbox relay failed; the claims lapse and it retries")
+                    return total
+                if len(notes) < self.batch:
+                    return total
+
+    async def drain(self, rounds: int = 100) -> None:
+        """Deliver until nothing is due now (tests, and a clean shutdown)."""
+        for _ in range(rounds):
+            if not await self.tick(wait=True):
+                return

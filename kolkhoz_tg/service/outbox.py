@@ -98,6 +98,13 @@ class OutboxMixin(ServiceBase):
         t = NotificationRow.__table__  # type: ignore[attr-defined]
         now = self.clock.now()
         with self._write() as s:
+            # The game rows first, as act() locks them (before the notifications it
+            # supersedes): the same order everywhere, so no deadlock on PostgreSQL.
+            for game_id, values in (meta or {}).items():
+                row = self._load(s, game_id)
+                if row is not None and values:
+                    merged = {**row.meta, **values}
+                    row.meta = {k: v for k, v in merged.items() if v is not None}
             if done:
                 s.execute(
                     sa.update(t).where(t.c.id.in_(done), t.c.delivered_at.is_(None))
@@ -123,11 +130,6 @@ class OutboxMixin(ServiceBase):
                     s.execute(sa.update(t).where(t.c.id == r.id).values(
                         attempts=r.attempts + 1, next_attempt_at=at, claimed_by=None,
                         claimed_until=None))
-            for game_id, values in (meta or {}).items():
-                row = self._load(s, game_id)
-                if row is not None and values:
-                    merged = {**row.meta, **values}
-                    row.meta = {k: v for k, v in merged.items() if v is not None}
             if mute:
                 s.execute(sa.update(UserRow).where(
                     UserRow.id.in_(mute)).values(can_pm=False))  # type: ignore[attr-defined]

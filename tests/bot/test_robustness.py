@@ -51,8 +51,10 @@ async def test_restart_delivers_what_the_outbox_still_owes(
 ) -> None:
     users = players(fake, base=350)
     group = fake.create_group("Outbox", users)
-    async with fake.running(make_app(fake, service)):
+    first = make_app(fake, service)
+    async with fake.running(first):
         game_id = await open_game(fake, users, group)
+    await shutdown(first)  # what run_polling does when it stops
     # While the bot was down, a player acted through another front end.
     waiting = next(u for u in users if service.seat_view(game_id, u.id).to_act)
     sv = service.seat_view(game_id, waiting.id)
@@ -63,6 +65,7 @@ async def test_restart_delivers_what_the_outbox_still_owes(
     app = make_app(fake, service)
     async with fake.running(app):
         await startup(app)
+        await app.bot_data[DEPS_KEY].relay.drain()
     assert fake.message(group, board.message_id).edits > edits
     assert not service.pending_notifications()
 
@@ -167,7 +170,7 @@ async def test_malformed_commands_and_callback_data_change_nothing(
         for data in MALFORMED_DATA:
             await users[2].tap(fake.last_message(group), data, force=True)
         after = service.snapshot(game_id)
-        assert after is not None and after.to_json()["log"] == before["log"]
+        assert after is not None and after.to_json() == before
         assert service.game_info(game_id).status == "active"
         scanner.scan(game_id)
         assert not scanner.leaks

@@ -1,0 +1,304 @@
+"""What to send for a game's notifications: a pure function from the notifications and the
+:class:`~kolkhoz_tg.service.Scene` they belong to, to a list of steps (edit the board, send
+or edit a private message, post in the group). No Telegram types and no I/O here: the
+:class:`~kolkhoz_tg.bot.delivery.Deliverer` carries the steps out and settles the outbox.
+
+What goes where (UX.md): the board is one group message edited in place; a player's private
+message for a game is edited while they keep deciding and sent anew when a new turn comes
+(so Telegram notifies them); new group messages only for the year's summary, the final
+table, and a "your turn" mention for a player the bot cannot reach. A private message that
+still carries move buttons is deleted when a newer one replaces it; one without them (the
+player's own last move, shown after they made it) stays, so a normal turn costs four Bot API
+calls: the answer to the tap, the board, the mover's message and the next player's.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from kolkhoz_tg import texts
+from kolkhoz_tg.bot import render
+from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.service import Kind, Notification, Scene
+
+#: Game meta keys the bot keeps: the board message, and per player their game message, whether
+#: it carries move buttons, and the version they were last mentioned in the group for.
+BOARD_KEY = "board"
+RECENT_LINES = 3
+GROUP_KINDS = frozenset({
+    Kind.LOBBY, Kind.GAME_STARTED, Kind.BOARD, Kind.PLAYER_BACK, Kind.STAND_IN, Kind.PAUSED,
+    Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER, Kind.YEAR_SUMMARY,
+})
+
+
+def pm_key(user_id: int) -> str:
+    return f"pm:{user_id}"
+
+
+def live_key(user_id: int) -> str:
+    return f"pml:{user_id}"
+
+
+def mention_key(user_id: int) -> str:
+    return f"mention:{user_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Acting:
+    """The private message a player just tapped: their next decision edits it in place."""
+
+    user_id: int
+    chat_id: int
+    message_id: int
+
+
+# ---------------------------------------------------------------------- steps
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """Edit the group's board (send it when there is none, or when ``resend``); ``pin``
+    it (the game has just started)."""
+
+    chat_id: int
+    message_id: int | None
+    text: str
+    keyboard: render.Keyboard
+    pin: bool = False
+    resend: bool = False
+    notes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPost:
+    """A new message in the group (HTML when ``html``); ``once``: a meta key and value
+    stored after it is sent (and checked by the planner, so it goes out once)."""
+
+    chat_id: int
+    text: str
+    keyboard: render.Keyboard = field(default_factory=list)
+    html: bool = False
+    once: tuple[str, Any] | None = None
+    notes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Private:
+    """A player's game message: edit ``edit`` in place, or send a new one (deleting
+    ``replaces`` when it still carried move buttons). ``live``: this one carries move
+    buttons. ``mention``: what to post in the group when the bot cannot write to them."""
+
+    user_id: int
+    text: str
+    keyboard: render.Keyboard
+    edit: int | None
+    replaces: int | None
+    live: bool
+    mention: GroupPost | None = None
+    notes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateNote:
+    """A one-off private message (a reminder, a move played for them, a stand-in)."""
+
+    user_id: int
+    text: str
+    mention: GroupPost | None = None
+    notes: tuple[int, ...] = ()
+
+
+Step = Board | GroupPost | Private | PrivateNote
+
+
+@dataclass
+class Plan:
+    """The steps for one game, and the notifications that need no step (delivered once
+    the plan is carried out)."""
+
+    game_id: int
+    steps: list[Step] = field(default_factory=list)
+    free: list[int] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------- planning
+
+
+def plan(
+    notes: list[Notification], scene: Scene, now: datetime, bot_username: str,
+    acting: Acting | None = None,
+) -> Plan:
+    """The steps that show ``notes`` (all of one game) to their readers, given the game as
+    they see it now (``scene``); ``acting``: the message the player who caused them tapped."""
+    game = scene.game
+    out = Plan(game.id)
+    chat_tr = translator(scene.chat_locale)
+    group = [n for n in notes if n.user_id is None]
+    board_notes = tuple(n.id for n in group if n.kind in GROUP_KINDS)
+    if board_notes:
+        recent = recent_lines(chat_tr, group)
+        msg = render.board(chat_tr, scene.board, now, bot_username, recent)
+        out.steps.append(Board(
+            game.chat_id, game.meta.get(BOARD_KEY), msg.text, msg.keyboard,
+            pin=any(n.kind is Kind.GAME_STARTED for n in group), notes=board_notes,
+        ))
+    for note in group:
+        if note.kind is Kind.YEAR_SUMMARY:
+            out.steps.append(GroupPost(game.chat_id, texts.year_summary(chat_tr, note),
+                                       notes=(note.id,)))
+        elif note.kind is Kind.GAME_OVER:
+            out.steps.append(GroupPost(game.chat_id, texts.final_table(chat_tr, note.data),
+                                       notes=(note.id,)))
+        elif note.kind not in GROUP_KINDS:
+            out.free.append(note.id)
+
+    humans = [s.user_id for s in game.seats if s.user_id is not None and not s.is_bot]
+    happened = board_events(notes)
+    # A new year (or the start): everyone gets their fresh hand, not only the first to act.
+    turn_users: list[int] = list(humans) if "YearStarted" in happened else []
+    turn_notes: dict[int, list[int]] = {}
+    for note in notes:
+        if note.user_id is None:
+            continue
+        if note.kind is Kind.YOUR_TURN:
+            if note.user_id not in turn_users:
+                turn_users.append(note.user_id)
+            turn_notes.setdefault(note.user_id, []).append(note.id)
+        elif note.kind in (Kind.TIMED_OUT, Kind.STAND_IN, Kind.REMINDER):
+            out.steps.append(_private_note(note, scene, now, bot_username))
+        else:
+            out.free.append(note.id)
+    for user_id in turn_users:
+        step = private_step(scene, user_id, now, bot_username, acting,
+                            new=acting is None or acting.user_id != user_id,
+                            notes=tuple(turn_notes.get(user_id, ())))
+        if step is not None:
+            out.steps.append(step)
+        else:
+            out.free.extend(turn_notes.get(user_id, ()))
+    # Whoever just tapped sees the result in the same message even when their turn is over
+    # (their hand changed); once trump is declared, everyone's message shows it.
+    edit_users = [u for u in humans if u not in turn_users] if (
+        "TrumpDeclared" in happened) else []
+    if acting is not None and acting.user_id not in turn_users + edit_users:
+        edit_users.append(acting.user_id)
+    for user_id in edit_users:
+        step = private_step(scene, user_id, now, bot_username, acting, new=False)
+        if step is not None:
+            out.steps.append(step)
+    return out
+
+
+def private_step(
+    scene: Scene, user_id: int, now: datetime, bot_username: str,
+    acting: Acting | None = None, *, new: bool, notes: tuple[int, ...] = (),
+) -> Private | None:
+    """The player's game message as it should read now: a new one (``new``) or an edit of
+    the one they tapped (``acting``) or last got. None if they hold no seat."""
+    sv = scene.seats.get(user_id)
+    if sv is None:
+        return None
+    tr = translator(scene.locales.get(user_id, scene.chat_locale))
+    msg = render.private(tr, sv, scene.chat_title, now)
+    old = scene.game.meta.get(pm_key(user_id))
+    target = acting.message_id if acting is not None and acting.user_id == user_id else old
+    mention = group_mention(scene, user_id, bot_username) if sv.to_act else None
+    return Private(
+        user_id, msg.text, msg.keyboard,
+        edit=None if new or not target else int(target),
+        replaces=int(old) if old and scene.game.meta.get(live_key(user_id), True) else None,
+        live=has_moves(msg.keyboard), mention=mention, notes=notes,
+    )
+
+
+def _private_note(
+    note: Notification, scene: Scene, now: datetime, bot_username: str
+) -> PrivateNote:
+    assert note.user_id is not None
+    tr = translator(scene.locales.get(note.user_id, scene.chat_locale))
+    text = texts.notification_text(tr, note, now)
+    if note.kind is Kind.TIMED_OUT:
+        text += "\n" + tr.gettext("Take your seat back with /back or any button.")
+    title = scene.chat_title or str(scene.game.chat_id)
+    text = "🌾 " + tr.gettext("Kolkhoz in «{chat}»", chat=title) + "\n" + text
+    mention = None
+    if note.kind is Kind.REMINDER and note.data.get("last"):
+        mention = group_mention(scene, note.user_id, bot_username)
+    return PrivateNote(note.user_id, text, mention, (note.id,))
+
+
+def group_mention(scene: Scene, user_id: int, bot_username: str) -> GroupPost | None:
+    """"Your move" in the group for a player the bot cannot write to, once per version of
+    the game (None if it already went out for this version)."""
+    game = scene.game
+    key = mention_key(user_id)
+    if game.meta.get(key) == game.version:
+        return None
+    seat = game.seat_of(user_id)
+    if seat is None:
+        return None
+    tr = translator(scene.chat_locale)
+    name = html.escape(texts.seat_name(tr, game, seat), quote=False)
+    link = f'<a href="tg://user?id={user_id}">{name}</a>'
+    text = tr.gettext(
+        "{name}, it is your move. Open a private chat with me to see your cards.", name=link
+    )
+    keyboard = [[render.Button("✉️ " + tr.gettext("Open my cards"),
+                               url=render.deep_link(bot_username, game.id))]]
+    return GroupPost(game.chat_id, text, keyboard, html=True, once=(key, game.version))
+
+
+def has_moves(keyboard: render.Keyboard) -> bool:
+    """Whether a keyboard carries a move button (one that goes stale when the game moves
+    on; the explain and view buttons always answer from the current state)."""
+    for row in keyboard:
+        for button in row:
+            if button.data is not None and button.data.startswith("a:"):
+                return True
+    return False
+
+
+def board_events(notes: Iterable[Notification]) -> set[str]:
+    """The kinds of event the group notifications report (GAME_STARTED counts as a new
+    year: everyone has a fresh hand)."""
+    kinds: set[str] = set()
+    for note in notes:
+        if note.user_id is not None:
+            continue
+        if note.kind is Kind.GAME_STARTED:
+            kinds.add("YearStarted")
+        elif note.kind is Kind.BOARD:
+            kinds.update(e["type"] for m in note.data.get("moves", []) for e in m["events"])
+    return kinds
+
+
+def recent_lines(tr: Translator, notes: list[Notification]) -> list[str]:
+    """The last few moves of these notifications, in words, for the board (moves a bot made
+    for a silent player are marked as such)."""
+    boards = [n for n in notes if n.kind is Kind.BOARD and n.user_id is None]
+    if not boards:
+        return []
+    data = boards[-1].data
+    # Only this year's moves: a card played last year may since have been dealt again, and a
+    # group message must not name a card that now sits in someone's hand.
+    moves: list[dict[str, Any]] = []
+    for move in data["moves"]:
+        events = move["events"]
+        starts = [i for i, e in enumerate(events) if e["type"] == "YearStarted"]
+        if starts:
+            moves = []
+            events = events[starts[-1]:]
+        moves.append({**move, "events": events})
+    lines = texts.event_lines(tr, data["game"], moves, data["view"]["rules"]["theme"])
+    return lines[-RECENT_LINES:]
+
+
+__all__ = [
+    "BOARD_KEY", "Acting", "Board", "GroupPost", "Plan", "Private", "PrivateNote",
+    "Step", "board_events", "group_mention", "has_moves", "live_key", "mention_key", "plan",
+    "pm_key", "private_step", "recent_lines",
+]
