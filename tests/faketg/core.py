@@ -12,13 +12,28 @@ import inspect
 import itertools
 import json
 import logging
+import random
 import re
 import time
 import zlib
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+from http import HTTPStatus
+from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
-from .errors import ApiError, bad_request, conflict, forbidden, too_many_requests
+from .errors import (
+    SERVER_ERRORS,
+    ApiError,
+    InjectedTimeout,
+    bad_request,
+    conflict,
+    forbidden,
+    gateway_page,
+    server_error,
+    too_many_requests,
+)
 from .formatting import parse_text, utf16_len
 from .models import (
     ApiCall,
@@ -105,6 +120,12 @@ _STRING_PARAMS = frozenset(
 )
 _LIMITED_METHODS = frozenset({"sendmessage", "editmessagetext", "editmessagereplymarkup"})
 _QUERY_INVALID = "query is too old and response timeout expired or query ID is invalid"
+#: Seconds Telegram waits for the answer to a callback query (then the client gives up).
+ANSWER_WINDOW = 15.0
+#: What :meth:`FakeTelegram.fault_rate` may inject.
+FAULT_KINDS = frozenset(
+    {*(str(code) for code in SERVER_ERRORS), "429", "timeout", "timeout_after", "timeout_before"}
+)
 _ACTIVE = ("creator", "administrator", "member", "restricted")
 
 
@@ -190,6 +211,29 @@ class Params:
 Handler = Callable[[Params], Any]
 
 
+@dataclass
+class _Fault:
+    """One injected fault: an HTTP error (``status``) or a timeout (``status`` 0)."""
+
+    status: int = 0
+    description: str = ""
+    after: bool = True
+    html: bool = False
+    retry_after: int = 1
+
+    @property
+    def label(self) -> str:
+        return "timeout" if self.status == 0 else str(self.status)
+
+
+@dataclass
+class _FaultRate:
+    p: float
+    methods: frozenset[str] | None
+    kinds: tuple[str, ...]
+    rng: random.Random
+
+
 class FakeTelegram:
     """An in-memory Telegram Bot API for one bot.
 
@@ -209,6 +253,7 @@ class FakeTelegram:
         inline_feedback: bool = True,
         allow_http_webhook: bool = True,
         clock: Callable[[], float] = time.time,
+        callback_answer_timeout: float | EllipsisType | None = ...,
     ) -> None:
         self.token = token
         bot_id = int(token.split(":", 1)[0]) if token.split(":", 1)[0].isdigit() else 777
@@ -220,6 +265,15 @@ class FakeTelegram:
         self.inline_feedback = inline_feedback
         self.allow_http_webhook = allow_http_webhook
         self.clock = clock
+        #: seconds (by ``clock``) after a tap within which the bot must answer it; a later
+        #: answer gets 400 "query is too old", as on Telegram (``None``: no limit). By
+        #: default 15 s on a test's clock, and no limit on the wall clock: a slow machine
+        #: must not make a test fail.
+        self.callback_answer_timeout: float | None = (
+            (None if clock is time.time else ANSWER_WINDOW)
+            if isinstance(callback_answer_timeout, EllipsisType)
+            else callback_answer_timeout
+        )
 
         self.users: dict[int, FakeUser] = {}
         self.chats: dict[int, FakeChat] = {}
@@ -244,6 +298,8 @@ class FakeTelegram:
         self._ids = itertools.count(1)
         self._group_ids = itertools.count(1)
         self._flood: dict[str, list[int]] = {}
+        self._faults: dict[str, deque[_Fault]] = {}
+        self._fault_rate: _FaultRate | None = None
         self._group_limit: int | None = None
         self._group_sends: dict[int, list[float]] = {}
         self._inflight = 0
@@ -493,6 +549,137 @@ class FakeTelegram:
         """Make the next ``times`` calls of ``method`` fail with 429 ``retry_after``."""
         self._flood[method.lower()] = [times, retry_after]
 
+    # ------------------------------------------------------------------ fault injection
+    def fail(
+        self,
+        method: str,
+        status: int = 502,
+        times: int = 1,
+        description: str | None = None,
+        *,
+        html: bool = False,
+    ) -> None:
+        """Make the next ``times`` calls of ``method`` fail with HTTP ``status`` (they do
+        not take effect). For a 5xx PTB raises ``telegram.error.NetworkError``, whose message
+        is ``description`` (default: the status's phrase, e.g. "Bad Gateway") as Telegram
+        sends it in ``{"ok": false, "error_code": 502, "description": "Bad Gateway"}``.
+        ``html=True`` answers with nginx's HTML error page instead of JSON, as Telegram's
+        front end does when the Bot API behind it is down (PTB: ``NetworkError`` too).
+
+        Queued after any fault already pending for ``method``; logged with ``fault`` set to
+        the status (``fake.faults()``)."""
+        if not 400 <= status <= 599:
+            raise ValueError(f"fail() wants an HTTP error status, not {status}")
+        text = description or HTTPStatus(status).phrase
+        queue = self._faults.setdefault(method.lower(), deque())
+        queue.extend(_Fault(status, text, html=html) for _ in range(times))
+
+    def time_out(self, method: str, times: int = 1, after: bool = True) -> None:
+        """Make the next ``times`` calls of ``method`` time out in the transport: PTB raises
+        ``telegram.error.TimedOut``, as from an httpx timeout.
+
+        ``after=True``: the call took effect in the fake (the message was sent, the query
+        answered), only the reply was lost (a read timeout). ``after=False``: it never
+        reached the server (a connect timeout). In-process the timeout is immediate; over
+        HTTP (:class:`~.transport.FakeBotApiServer`) the server never answers and the client
+        gives up after its own read timeout (set a short one: ``builder.read_timeout(0.2)``).
+
+        Logged with ``fault="timeout"``; ``ok`` says whether the call took effect."""
+        queue = self._faults.setdefault(method.lower(), deque())
+        queue.extend(_Fault(0, after=after) for _ in range(times))
+
+    def fault_rate(
+        self,
+        p: float,
+        methods: Iterable[str] | None = None,
+        kinds: Iterable[str] = ("502", "timeout"),
+        seed: int = 0,
+    ) -> None:
+        """From now on every call of ``methods`` (default: every method but getUpdates)
+        fails with probability ``p``, with a fault drawn from ``kinds``: an HTTP status
+        (``"500"``, ``"502"``, ``"503"``, ``"504"``, ``"429"`` with retry_after 1),
+        ``"timeout"`` (after or before taking effect, half and half), ``"timeout_after"`` or
+        ``"timeout_before"``. Reproducible: the draws come from ``random.Random(seed)``, one
+        per eligible call, so the same calls in the same order get the same faults.
+        ``fault_rate(0)`` switches it off. Faults queued by :meth:`fail`, :meth:`time_out`
+        and :meth:`flood` come first. Every fault is logged (``fake.faults()``)."""
+        if not 0 <= p <= 1:
+            raise ValueError("p is a probability")
+        chosen = tuple(kinds)
+        unknown = [k for k in chosen if k not in FAULT_KINDS]
+        if unknown or not chosen:
+            raise ValueError(f"unknown fault kinds {unknown}; known: {sorted(FAULT_KINDS)}")
+        if p == 0:
+            self._fault_rate = None
+            return
+        self._fault_rate = _FaultRate(
+            p,
+            None if methods is None else frozenset(m.lower() for m in methods),
+            chosen,
+            random.Random(seed),
+        )
+
+    def clear_faults(self) -> None:
+        """Drop every pending fault (:meth:`fail`, :meth:`time_out`, :meth:`flood`) and
+        switch :meth:`fault_rate` off."""
+        self._faults.clear()
+        self._flood.clear()
+        self._fault_rate = None
+
+    def forbid_user(self, user: FakeUser | int, *, announce: bool = False) -> None:
+        """The user has blocked the bot: sends and edits to them fail with 403 "bot was
+        blocked by the user". Unlike :meth:`FakeUser.block_bot` no ``my_chat_member`` update
+        is sent unless ``announce`` (the bot learns it only from the 403, as when it missed
+        the update). :meth:`allow_user` (or the user writing to the bot) undoes it. A user
+        who never started the bot already gets 403 "bot can't initiate conversation with a
+        user"."""
+        u = self.users[user if isinstance(user, int) else user.id]
+        if u.blocked:
+            return
+        u.blocked = True
+        if announce:
+            u._private_status_update("member", "kicked")
+
+    def allow_user(self, user: FakeUser | int, *, announce: bool = False) -> None:
+        """Undo :meth:`forbid_user`: the user unblocked the bot (and so has started it)."""
+        u = self.users[user if isinstance(user, int) else user.id]
+        if not u.blocked:
+            return
+        u.blocked = False
+        u.started = True
+        if announce:
+            u._private_status_update("kicked", "member")
+
+    def faults(self, method: str | None = None) -> list[ApiCall]:
+        """Logged calls that got an injected fault, optionally of one method."""
+        return [c for c in self.calls(method) if c.fault is not None]
+
+    def _next_fault(self, key: str) -> _Fault | None:
+        queue = self._faults.get(key)
+        if queue:
+            return queue.popleft()
+        flood = self._flood.get(key)
+        if flood and flood[0] > 0:
+            flood[0] -= 1
+            return _Fault(429, retry_after=flood[1])
+        rate = self._fault_rate
+        if rate is None or key == "getupdates" or (
+            rate.methods is not None and key not in rate.methods
+        ):
+            return None
+        # the same three draws for every eligible call, hit or not
+        hit, pick, half = rate.rng.random(), rate.rng.random(), rate.rng.random()
+        if hit >= rate.p:
+            return None
+        kind = rate.kinds[min(int(pick * len(rate.kinds)), len(rate.kinds) - 1)]
+        if kind == "429":
+            return _Fault(429, retry_after=1)
+        if kind.startswith("timeout"):
+            after = {"timeout_after": True, "timeout_before": False}.get(kind, half < 0.5)
+            return _Fault(0, after=after)
+        status = int(kind)
+        return _Fault(status, SERVER_ERRORS[status])
+
     def limit_group_messages(self, per_minute: int | None = 20) -> None:
         """Opt-in flood control like Telegram's for groups: more than ``per_minute`` sends
         or edits to one group within 60 s (by ``clock``) get 429 with the seconds until a
@@ -617,8 +804,10 @@ class FakeTelegram:
         raw_params: dict[str, Any],
         *,
         transport: str = "inprocess",
-    ) -> tuple[int, dict[str, Any]]:
-        """Run one Bot API call; returns (HTTP status, JSON body)."""
+    ) -> tuple[int, dict[str, Any] | bytes]:
+        """Run one Bot API call; returns (HTTP status, JSON body, or raw bytes for an HTML
+        error page). Raises :class:`~.errors.InjectedTimeout` for a timeout fault (the
+        transport turns it into what PTB sees)."""
         params = decode_params(raw_params)
         if token != self.token:
             self.sent_log.append(
@@ -626,14 +815,44 @@ class FakeTelegram:
             )
             return 401, {"ok": False, "error_code": 401, "description": "Unauthorized"}
         key = method.lower()
+        fault = self._next_fault(key)
+        if fault is not None and fault.status >= 500:
+            error = server_error(fault.status, fault.description)
+            self.sent_log.append(
+                ApiCall(method, params, False, None, error.code, error.description, transport,
+                        fault=fault.label)
+            )
+            if fault.html:
+                return error.code, gateway_page(error.code, error.description)
+            return error.code, error.to_json()
+        if fault is not None and fault.status == 0 and not fault.after:
+            self.sent_log.append(
+                ApiCall(method, params, False, None, None, "timed out before reaching the server",
+                        transport, fault=fault.label)
+            )
+            raise InjectedTimeout(method, after=False)
+        status, body = await self._run(method, key, params, transport, fault)
+        if fault is not None and fault.status == 0:
+            raise InjectedTimeout(method, after=True)
+        return status, body
+
+    async def _run(
+        self,
+        method: str,
+        key: str,
+        params: dict[str, Any],
+        transport: str,
+        fault: _Fault | None,
+    ) -> tuple[int, dict[str, Any]]:
+        label = fault.label if fault is not None else None
         long_poll = key == "getupdates"
         if not long_poll:
             self._inflight += 1
         try:
-            flood = self._flood.get(key)
-            if flood and flood[0] > 0:
-                flood[0] -= 1
-                raise too_many_requests(flood[1])
+            if fault is not None and 400 <= fault.status < 500:
+                if fault.status == 429:
+                    raise too_many_requests(fault.retry_after)
+                raise ApiError(fault.status, fault.description)
             self._check_group_limit(key, params)
             handler = self._handlers.get(key)
             if handler is None:
@@ -647,13 +866,15 @@ class FakeTelegram:
                 result = await result
         except ApiError as exc:
             self.sent_log.append(
-                ApiCall(method, params, False, None, exc.code, exc.description, transport)
+                ApiCall(method, params, False, None, exc.code, exc.description, transport,
+                        fault=label)
             )
             return exc.code, exc.to_json()
         finally:
             if not long_poll:
                 self._inflight -= 1
-        self.sent_log.append(ApiCall(method, params, True, result, transport=transport))
+        self.sent_log.append(ApiCall(method, params, True, result, transport=transport,
+                                     fault=label))
         return 200, {"ok": True, "result": result}
 
     def deep_link_payload(self, url: str) -> str | None:
@@ -751,13 +972,37 @@ class FakeTelegram:
                     return found
         return []
 
+    def answers_per_callback(self) -> dict[str, int]:
+        """For each callback query (by id, in tap order): how many answerCallbackQuery calls
+        the bot made for it (Telegram accepts only the first, within the answer window)."""
+        return {q.id: q.answer_count for q in self.callback_queries.values()}
+
     def assert_all_callbacks_answered(self) -> None:
-        missing = [q for q in self.callback_queries.values() if not q.answered]
+        """Fail unless every callback query was answered, in time, exactly once (a second
+        answer is a 400 on Telegram, and shows the bot does not know it answered)."""
+        problems: list[str] = []
+        missing = [q for q in self.callback_queries.values() if not q.answered and not q.late]
         if missing:
-            raise AssertionError(
+            problems.append(
                 "callback queries never answered (Telegram clients show a spinner): "
                 + ", ".join(f"{q.id} data={q.data!r} from {q.user_id}" for q in missing)
             )
+        late = [q for q in self.callback_queries.values() if q.late and not q.answered]
+        if late:
+            problems.append(
+                f"callback queries answered too late (after {self.callback_answer_timeout} s: "
+                "Telegram refuses the answer, the client shows a spinner until it gives up): "
+                + ", ".join(f"{q.id} data={q.data!r} from {q.user_id}" for q in late)
+            )
+        twice = [q for q in self.callback_queries.values() if q.answer_count > 1]
+        if twice:
+            problems.append(
+                "callback queries answered more than once (the second answer gets 400 "
+                "\"query is too old\"): "
+                + ", ".join(f"{q.id} data={q.data!r} x{q.answer_count}" for q in twice)
+            )
+        if problems:
+            raise AssertionError("; ".join(problems))
 
     def assert_no_unknown_methods(self) -> None:
         """Fail if the bot called a method the fake does not implement (even if the bot
@@ -1463,9 +1708,14 @@ class FakeTelegram:
     def api_answerCallbackQuery(self, p: Params) -> bool:
         query_id = p.req_str("callback_query_id")
         record = self.callback_queries.get(query_id)
-        if record is None or record.answered:
+        if record is None or record.answered or record.late:
             if record is not None:
                 record.answer_count += 1
+            raise bad_request(_QUERY_INVALID)
+        limit = self.callback_answer_timeout
+        if limit is not None and self.clock() - record.created > limit:
+            record.answer_count += 1
+            record.late = True
             raise bad_request(_QUERY_INVALID)
         text = p.get_str("text")
         if text is not None and len(text) > MAX_CALLBACK_ANSWER:

@@ -43,3 +43,45 @@ def too_many_requests(retry_after: int) -> ApiError:
     return ApiError(
         429, f"Too Many Requests: retry after {retry_after}", {"retry_after": retry_after}
     )
+
+
+#: What Telegram's front end says for each 5xx status (the description of the JSON error).
+SERVER_ERRORS = {
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
+
+
+def server_error(status: int, description: str | None = None) -> ApiError:
+    """A 5xx answer: PTB raises ``telegram.error.NetworkError`` with ``description``."""
+    return ApiError(status, description or SERVER_ERRORS.get(status, "Internal Server Error"))
+
+
+def gateway_page(status: int, description: str) -> bytes:
+    """The HTML page nginx answers with when the Bot API behind it is down (not JSON:
+    PTB raises ``NetworkError("<phrase> (<status>). Parsing the server response ... failed")``)."""
+    title = f"{status} {description}"
+    return (
+        f"<html>\r\n<head><title>{title}</title></head>\r\n<body>\r\n"
+        f"<center><h1>{title}</h1></center>\r\n<hr><center>nginx</center>\r\n"
+        "</body>\r\n</html>\r\n"
+    ).encode()
+
+
+class InjectedTimeout(Exception):
+    """Raised by :meth:`FakeTelegram.handle` for a timeout fault: the transport turns it
+    into what PTB's HTTPX request raises on a timeout (``telegram.error.TimedOut``).
+
+    ``after``: the call took effect and only the reply was lost (a read timeout); else it
+    never reached the server (a connect timeout)."""
+
+    def __init__(self, method: str, *, after: bool) -> None:
+        super().__init__(
+            f"{method}: timed out "
+            + ("waiting for the reply (the call took effect)" if after else
+               "connecting (the call never reached the server)")
+        )
+        self.method = method
+        self.after = after

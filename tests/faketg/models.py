@@ -140,6 +140,10 @@ class ApiCall:
     error_code: int | None = None
     description: str | None = None
     transport: str = "inprocess"
+    #: an injected fault (``fake.fail``, ``fake.time_out``, ``fake.flood``, ``fake.fault_rate``):
+    #: the HTTP status as text (``"502"``, ``"429"``) or ``"timeout"``. For a timeout ``ok``
+    #: says whether the call took effect in the fake (only the reply was lost) or not.
+    fault: str | None = None
 
 
 @dataclass
@@ -152,7 +156,12 @@ class CallbackQueryRecord:
     inline_message_id: str | None = None
     answered: bool = False
     answer: dict[str, Any] | None = None
+    #: answerCallbackQuery calls for this query (the second and later ones fail with 400)
     answer_count: int = 0
+    #: when the user tapped (the fake's clock)
+    created: float = 0.0
+    #: the bot answered, but after the answer window (Telegram: 400 "query is too old")
+    late: bool = False
 
 
 @dataclass

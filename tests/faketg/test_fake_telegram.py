@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dtm
 import json
 from typing import Any
@@ -25,7 +26,9 @@ from telegram.error import (
     Conflict,
     Forbidden,
     InvalidToken,
+    NetworkError,
     RetryAfter,
+    TimedOut,
 )
 from telegram.ext import (
     Application,
@@ -471,7 +474,9 @@ async def test_callback_queries_answered_exactly_once(fake: FakeTelegram, bot: B
     with pytest.raises(BadRequest, match="Query is too old"):
         await bot.answer_callback_query("123")
     await bot.answer_callback_query(second)
-    fake.assert_all_callbacks_answered()
+    with pytest.raises(AssertionError, match="answered more than once"):
+        fake.assert_all_callbacks_answered()
+    assert fake.answers_per_callback() == {first: 2, second: 1}
     assert fake.callback_queries[first].answer_count == 2
     assert fake.callback_queries[first].answer == {
         "text": "x" * 200,
@@ -939,3 +944,188 @@ async def test_guard_against_the_real_telegram(no_real_telegram: list[str]) -> N
     await half_wired.shutdown()
     assert no_real_telegram == ["https://api.telegram.org/bot<TOKEN>/getMe"]
     no_real_telegram.clear()  # expected here; any other test would fail at teardown
+
+
+# --------------------------------------------------------------------------- fault injection
+async def test_fail_gives_network_error_and_takes_no_effect(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    fake.fail("sendMessage", times=2)
+    for _ in range(2):
+        with pytest.raises(NetworkError, match="Bad Gateway") as info:
+            await bot.send_message(alice.id, "lost")
+        assert not isinstance(info.value, TimedOut)
+    await bot.send_message(alice.id, "through")
+    assert [m.text for m in fake.bot_messages(alice)] == ["through"]
+    assert [(c.ok, c.error_code, c.fault) for c in fake.calls("sendMessage")] == [
+        (False, 502, "502"), (False, 502, "502"), (True, None, None)]
+    fake.fail("sendMessage", 503, description="Service Unavailable: restarting")
+    with pytest.raises(NetworkError, match="restarting"):
+        await bot.send_message(alice.id, "lost")
+    fake.fail("sendMessage", html=True)  # nginx's page when the Bot API behind it is down
+    with pytest.raises(NetworkError, match=r"Bad Gateway \(502\)\. Parsing the server response"):
+        await bot.send_message(alice.id, "lost")
+    fake.fail("getMe", 500)
+    with pytest.raises(NetworkError, match="Internal Server Error"):
+        await bot.get_me()
+    assert len(fake.faults()) == 5 and len(fake.faults("getMe")) == 1
+    with pytest.raises(ValueError):
+        fake.fail("sendMessage", 200)
+
+
+async def test_fail_over_http_gives_the_same_errors(
+    fake: FakeTelegram, server: FakeBotApiServer
+) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    async with Bot(fake.token, base_url=server.base_url) as b:
+        fake.fail("sendMessage")
+        with pytest.raises(NetworkError, match="Bad Gateway"):
+            await b.send_message(alice.id, "lost")
+        fake.fail("sendMessage", 504, html=True)
+        with pytest.raises(NetworkError, match=r"Gateway Timeout \(504\)"):
+            await b.send_message(alice.id, "lost")
+        await b.send_message(alice.id, "through")
+    assert [m.text for m in fake.bot_messages(alice)] == ["through"]
+
+
+async def test_time_out_after_or_before_taking_effect(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    fake.time_out("sendMessage")  # after=True: sent, only the reply was lost
+    with pytest.raises(TimedOut) as info:
+        await bot.send_message(alice.id, "sent, but the bot does not know")
+    assert isinstance(info.value.__cause__, httpx.ReadTimeout)
+    fake.time_out("sendMessage", after=False)  # never reached Telegram
+    with pytest.raises(TimedOut) as info:
+        await bot.send_message(alice.id, "never sent")
+    assert isinstance(info.value.__cause__, httpx.ConnectTimeout)
+    assert [m.text for m in fake.bot_messages(alice)] == ["sent, but the bot does not know"]
+    assert [(c.ok, c.fault) for c in fake.faults("sendMessage")] == [
+        (True, "timeout"), (False, "timeout")]
+    await bot.send_message(alice.id, "fine")
+
+
+async def test_time_out_over_http_waits_for_the_client_read_timeout(
+    fake: FakeTelegram, server: FakeBotApiServer
+) -> None:
+    from telegram.request import HTTPXRequest
+
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    request = HTTPXRequest(read_timeout=0.3)
+    async with Bot(fake.token, base_url=server.base_url, request=request) as b:
+        fake.time_out("sendMessage")
+        with pytest.raises(TimedOut):
+            await b.send_message(alice.id, "sent, reply lost")
+        await b.send_message(alice.id, "next one")
+    assert [m.text for m in fake.bot_messages(alice)] == ["sent, reply lost", "next one"]
+
+
+async def test_timed_out_answer_still_counts_as_answered(fake: FakeTelegram) -> None:
+    outcomes: list[str] = []
+
+    async def button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.callback_query
+        try:
+            await update.callback_query.answer("ok")
+            outcomes.append("answered")
+        except TimedOut:
+            outcomes.append("timed out")  # must not answer again: it did take effect
+
+    app = inprocess_builder(fake).build()
+    app.add_handler(CallbackQueryHandler(button))
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    async with fake.running(app):
+        await app.bot.send_message(alice.id, "Pick", reply_markup=menu_markup())
+        board = fake.last_message(alice)
+        assert board is not None
+        fake.time_out("answerCallbackQuery")
+        answer = await alice.tap(board, "Red")
+        assert answer is not None and answer.text == "ok"
+    assert outcomes == ["timed out"]
+    assert list(fake.answers_per_callback().values()) == [1]
+
+
+async def test_late_answer_is_refused() -> None:
+    now = [1_000_000.0]
+    fake = FakeTelegram(clock=lambda: now[0])
+    async with Bot(fake.token, request=FakeRequest(fake)) as b:
+        alice = fake.user(101, "Alice")
+        await alice.start_bot(wait=False)
+        await b.send_message(alice.id, "Pick", reply_markup=menu_markup())
+        board = fake.last_message(alice)
+        assert board is not None
+        await alice.tap(board, "Red", wait=False)
+        await alice.tap(board, "Blue", wait=False)
+        first, second = fake.callback_queries
+        now[0] += 14
+        await b.answer_callback_query(first)
+        now[0] += 2  # the second query is 16 s old now
+        with pytest.raises(BadRequest, match="Query is too old"):
+            await b.answer_callback_query(second)
+        with pytest.raises(AssertionError, match="answered too late"):
+            fake.assert_all_callbacks_answered()
+        assert fake.callback_queries[second].late
+        assert fake.answers_per_callback() == {first: 1, second: 1}
+    # on the wall clock there is no window unless asked for: a slow machine fails no test
+    assert FakeTelegram().callback_answer_timeout is None
+    assert FakeTelegram(callback_answer_timeout=15).callback_answer_timeout == 15
+
+
+async def test_forbid_user_silently(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    sent = await bot.send_message(alice.id, "hand")
+    updates = len(fake.pending_updates)
+    fake.forbid_user(alice)
+    with pytest.raises(Forbidden, match="bot was blocked by the user"):
+        await bot.send_message(alice.id, "hi")
+    with pytest.raises(Forbidden, match="bot was blocked by the user"):
+        await bot.edit_message_text("new hand", alice.id, sent.message_id)
+    assert len(fake.pending_updates) == updates  # no my_chat_member: the 403 is all it gets
+    fake.allow_user(alice)
+    await bot.send_message(alice.id, "back")
+    fake.forbid_user(alice.id, announce=True)
+    assert fake.pending_updates[-1]["my_chat_member"]["new_chat_member"]["status"] == "kicked"
+    bob = fake.user(102, "Bob")  # never started the bot
+    with pytest.raises(Forbidden, match="bot can't initiate conversation with a user"):
+        await bot.send_message(bob.id, "hi")
+
+
+async def _fault_pattern(seed: int, p: float = 0.3) -> list[str | None]:
+    fake = FakeTelegram()
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    async with Bot(fake.token, request=FakeRequest(fake)) as b:
+        fake.fault_rate(p, kinds=("502", "timeout", "429"), seed=seed)  # after getMe
+        for i in range(40):
+            with contextlib.suppress(NetworkError, RetryAfter):
+                await b.send_message(alice.id, f"m{i}")
+    return [c.fault for c in fake.calls("sendMessage")]
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_fault_rate_is_reproducible_and_counted(fake: FakeTelegram, bot: Bot) -> None:
+    one, two, other = await _fault_pattern(7), await _fault_pattern(7), await _fault_pattern(8)
+    assert one == two != other
+    assert {"502", "timeout", "429"} <= set(one) and None in one
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    fake.fault_rate(1.0, methods=["editMessageText"], kinds=("503",))
+    sent = await bot.send_message(alice.id, "untouched method")
+    with pytest.raises(NetworkError, match="Service Unavailable"):
+        await bot.edit_message_text("x", alice.id, sent.message_id)
+    fake.fault_rate(1.0)  # every method but getUpdates
+    assert await bot.get_updates(timeout=0) is not None
+    with pytest.raises((NetworkError, TimedOut)):
+        await bot.get_me()
+    fake.fault_rate(0)
+    await bot.edit_message_text("x", alice.id, sent.message_id)
+    assert [c.method for c in fake.faults()] == ["editMessageText", "getMe"]
+    fake.time_out("sendMessage")
+    fake.clear_faults()
+    await bot.send_message(alice.id, "no fault left")
+    with pytest.raises(ValueError, match="unknown fault kinds"):
+        fake.fault_rate(0.5, kinds=("418",))

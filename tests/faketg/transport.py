@@ -13,9 +13,13 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
+import httpx
 from telegram._utils.types import ODVInput
+from telegram.error import TimedOut
 from telegram.ext import ApplicationBuilder
 from telegram.request import BaseRequest, RequestData
+
+from .errors import InjectedTimeout
 
 if TYPE_CHECKING:
     from .core import FakeTelegram
@@ -70,12 +74,21 @@ def split_api_path(path: str) -> tuple[str, str] | None:
     return token, method
 
 
+#: How long the HTTP server keeps a timed-out request unanswered at most (the client gives
+#: up long before, after its read timeout).
+HOLD_TIMED_OUT = 300.0
+
+
+def encode_body(body: dict[str, Any] | bytes) -> bytes:
+    return body if isinstance(body, bytes) else json.dumps(body).encode()
+
+
 async def _dispatch(
     fake: FakeTelegram, token: str, method: str, params: dict[str, Any], transport: str
-) -> tuple[int, dict[str, Any]]:
+) -> tuple[int, dict[str, Any] | bytes]:
     try:
         return await fake.handle(token, method, params, transport=transport)
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, InjectedTimeout):
         raise
     except Exception as exc:  # a bug in the fake: make it visible
         fake.internal_errors.append(exc)
@@ -132,8 +145,13 @@ class FakeRequest(BaseRequest):
                 filename = value[0] if isinstance(value, tuple) else name
                 params.setdefault(name, f"<file {filename}>")
         await asyncio.sleep(0)  # a network call is never synchronous
-        status, body = await _dispatch(self.fake, token, api_method, params, "inprocess")
-        return status, json.dumps(body).encode()
+        try:
+            status, answer = await _dispatch(self.fake, token, api_method, params, "inprocess")
+        except InjectedTimeout as exc:
+            # what HTTPXRequest raises on an httpx timeout
+            cause = httpx.ReadTimeout(str(exc)) if exc.after else httpx.ConnectTimeout(str(exc))
+            raise TimedOut from cause
+        return status, encode_body(answer)
 
 
 def inprocess_builder(fake: FakeTelegram) -> ApplicationBuilder[Any, Any, Any, Any, Any, Any]:
@@ -209,11 +227,12 @@ class FakeBotApiServer:
                 if result is None:
                     break  # the client hung up (e.g. PTB cancelled its long poll)
                 status, payload = result
-                data = json.dumps(payload).encode()
+                data = encode_body(payload)
+                kind = "text/html" if isinstance(payload, bytes) else "application/json"
                 keep_alive = headers.get("connection", "").lower() != "close"
                 head = (
                     f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
-                    "Content-Type: application/json\r\n"
+                    f"Content-Type: {kind}\r\n"
                     f"Content-Length: {len(data)}\r\n"
                     f"Connection: {'keep-alive' if keep_alive else 'close'}\r\n\r\n"
                 )
@@ -241,7 +260,7 @@ class FakeBotApiServer:
         target: str,
         headers: dict[str, str],
         body: bytes,
-    ) -> tuple[int, dict[str, Any]] | None:
+    ) -> tuple[int, dict[str, Any] | bytes] | None:
         """Answer the request, but abandon it if the client disconnects meanwhile, so a
         cancelled long poll ends here as it does in-process (not logged, no 409 later)."""
         respond = asyncio.ensure_future(self._respond(verb, target, headers, body))
@@ -296,7 +315,7 @@ class FakeBotApiServer:
 
     async def _respond(
         self, verb: str, target: str, headers: dict[str, str], body: bytes
-    ) -> tuple[int, dict[str, Any]]:
+    ) -> tuple[int, dict[str, Any] | bytes]:
         url = urlsplit(target)
         route = split_api_path(url.path)
         if route is None or verb not in ("GET", "POST"):
@@ -311,7 +330,13 @@ class FakeBotApiServer:
                 "description": f"Bad Request: can't parse request body: {exc}",
             }
         token, method = route
-        return await _dispatch(self.fake, token, method, params, "http")
+        try:
+            return await _dispatch(self.fake, token, method, params, "http")
+        except InjectedTimeout:
+            # A timeout fault: never answer; the client times out and hangs up, which ends
+            # this request in _respond_unless_gone.
+            await asyncio.sleep(HOLD_TIMED_OUT)
+            return 504, {"ok": False, "error_code": 504, "description": "Gateway Timeout"}
 
 
 def parse_body(content_type: str, body: bytes) -> dict[str, Any]:

@@ -247,6 +247,7 @@ class FakeUser:
             chat_id=None if current.inline_message_id else current.chat_id,
             message_id=None if current.inline_message_id else current.message_id,
             inline_message_id=current.inline_message_id,
+            created=self.fake.clock(),
         )
         self.fake.callback_queries[query_id] = record
         self.fake.push_update("callback_query", payload)
