@@ -1,0 +1,230 @@
+"""The way out of a move: every message exactly once, as soon as it can be sent, whatever
+Telegram or the network does (the fake Bot API injects 5xx, timeouts, 429 and 403)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from telegram.ext import Application
+
+from kolkhoz_tg.bot.app import DEPS_KEY, Deps, build_application, shutdown, startup
+from kolkhoz_tg.bot.callbacks import Callback, to_base36
+from kolkhoz_tg.service import GameService, Kind
+from kolkhoz_tg.storage.database import Database
+from kolkhoz_tg.timeutil import FakeClock
+from tests.bot.driver import action_buttons, open_game, players, tap_any_action
+from tests.conftest import make_settings
+from tests.faketg import FakeTelegram, FakeUser, inprocess_builder
+
+App = Application[Any, Any, Any, Any, Any, Any]
+
+
+def app_for(fake: FakeTelegram, service: GameService) -> App:
+    """The product's application, with no pauses between retries of a failed call."""
+    return build_application(inprocess_builder(fake), service, schedule=False,
+                             rate_limiter=False, retry_delays=(0.0, 0.0, 0.0))
+
+
+def relay(app: App) -> Deps:
+    deps: Deps = app.bot_data[DEPS_KEY]
+    return deps
+
+
+def buttons_now(service: GameService, game_id: int, users: list[FakeUser]) -> bool:
+    """Whether the player whose move it is has move buttons for the game's current version
+    in their newest private message."""
+    info = service.game_info(game_id)
+    waiting = [u for u in users if service.seat_view(game_id, u.id).to_act]
+    for user in waiting:
+        msg = user.last_message()
+        if msg is None:
+            return False
+        taps = [Callback.decode(b.data) for row in msg.buttons for b in row
+                if b.data and b.data.startswith("a:")]
+        if not taps or any(t.version != info.version for t in taps):
+            return False
+    return bool(waiting)
+
+
+def tapper(users: list[FakeUser]) -> FakeUser | None:
+    for user in users:
+        if action_buttons(user.last_message()):
+            return user
+    return None
+
+
+async def test_a_your_turn_that_failed_is_sent_again_not_marked_delivered(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    users = players(fake, base=7000)
+    group = fake.create_group("Lost turn", users)
+    app = app_for(fake, service)
+    async with fake.running(app):
+        game_id = await open_game(fake, users, group)
+        # Play until the next move belongs to someone else than the tapper, then make
+        # every send fail (more often than the transport retries).
+        for _ in range(40):
+            mover = tapper(users)
+            assert mover is not None
+            fake.fail("sendMessage", 502, times=50)
+            await tap_any_action(users)
+            fake.clear_faults()
+            pending = service.pending_notifications(1000, game_id=game_id)
+            if any(n.kind is Kind.YOUR_TURN for n in pending):
+                break
+        else:
+            pytest.fail("no failed 'your turn' in 40 moves")
+        assert not buttons_now(service, game_id, users)
+        # The relay leaves it alone until its back-off is over, then sends it.
+        await relay(app).relay.drain()
+        assert service.pending_notifications(1000, game_id=game_id)
+        clock.advance(timedelta(seconds=3))
+        await relay(app).relay.drain()
+        assert not service.pending_notifications(1000, game_id=game_id)
+        assert buttons_now(service, game_id, users)
+    fake.assert_all_callbacks_answered()
+
+
+async def test_5xx_and_timeouts_everywhere_lose_no_turn_and_answer_each_tap_once(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    users = players(fake, base=7100)
+    group = fake.create_group("Stormy", users)
+    app = app_for(fake, service)
+    checks = without = 0
+    async with fake.running(app):
+        game_id = await open_game(fake, users, group)
+        # (A timeout before the call reached Telegram leaves a tap unanswered: the bot
+        # cannot tell it from one whose reply was lost, and answering twice is refused.)
+        fake.fault_rate(0.08, kinds=("502", "503", "timeout_after"), seed=3)
+        for _ in range(120):
+            if not await tap_any_action(users):
+                # Nobody has a button: only the relay can help (after the back-off).
+                clock.advance(timedelta(minutes=15))
+                await relay(app).relay.drain()
+                if not await tap_any_action(users):
+                    break
+            checks += 1
+            clock.advance(timedelta(seconds=20))
+            await relay(app).relay.drain()
+            without += not buttons_now(service, game_id, users)
+        fake.fault_rate(0)
+        clock.advance(timedelta(minutes=15))
+        await relay(app).relay.drain()
+        assert buttons_now(service, game_id, users) or (
+            service.game_info(game_id).status == "finished")
+    assert fake.faults(), "the run injected no fault"
+    assert checks > 50
+    # A send that timed out after taking effect is the one case where the relay may leave
+    # the player a message without fresh buttons until the next move; nothing else may.
+    assert without <= checks * 0.05, (without, checks)
+    assert not service.pending_notifications(1000)
+    fake.assert_all_callbacks_answered()
+    fake.assert_no_app_errors()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_two_relays_never_send_the_same_message_twice(
+    fake: FakeTelegram, clock: FakeClock, backend: str, request: pytest.FixtureRequest,
+    tmp_path: Any,
+) -> None:
+    url = (request.getfixturevalue("pg_url") if backend == "postgres"
+           else f"sqlite:///{tmp_path / 'two.sqlite3'}")
+    db = Database(url)
+    service = GameService(db, clock=clock, settings=make_settings(database_url=url))
+    users = players(fake, base=7200)
+    groups = [fake.create_group(f"Twin {i}", users) for i in range(3)]
+    first = app_for(fake, service)
+    async with fake.running(first):
+        games = [await open_game(fake, users, g) for g in groups]
+    await shutdown(first)
+    # A backlog written while no bot ran (another front end played a few moves).
+    for game_id in games:
+        for _ in range(3):
+            who = next(u for u in users if service.seat_view(game_id, u.id).to_act)
+            sv = service.seat_view(game_id, who.id)
+            assert service.act(game_id, who.id, sv.legal[0], sv.game.version).ok
+    backlog = service.pending_notifications(1000)
+    assert len(backlog) >= 9
+    before = len(fake.calls("sendMessage", ok=True))
+    a, b = app_for(fake, service), app_for(fake, service)
+    try:
+        async with fake.running(a), fake.running(b):
+            await asyncio.gather(relay(a).relay.drain(), relay(b).relay.drain())
+    finally:
+        await shutdown(a)
+        await shutdown(b)
+    assert not service.pending_notifications(1000)
+    sends = fake.calls("sendMessage", ok=True)[before:]
+    per_text = collections.Counter((c.params["chat_id"], c.params["text"]) for c in sends)
+    assert sends and max(per_text.values()) == 1, per_text.most_common(3)
+    db.dispose()
+
+
+async def test_start_up_serves_a_tap_at_once_and_drains_the_backlog_behind(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=7300)
+    groups = [fake.create_group(f"Backlog {i}", users) for i in range(4)]
+    first = app_for(fake, service)
+    async with fake.running(first):
+        games = [await open_game(fake, users, g) for g in groups]
+    await shutdown(first)
+    for game_id in games[1:]:
+        who = next(u for u in users if service.seat_view(game_id, u.id).to_act)
+        sv = service.seat_view(game_id, who.id)
+        assert service.act(game_id, who.id, sv.legal[0], sv.game.version).ok
+    owed = service.outbox_backlog()
+    assert owed > 0
+    app = app_for(fake, service)
+    async with fake.running(app):
+        began = time.perf_counter()
+        await startup(app)
+        # start-up did not deliver the backlog itself: the relay does, in the background
+        assert service.outbox_backlog() > 0 or time.perf_counter() - began < 1
+        mover = next(u for u in users if service.seat_view(games[0], u.id).to_act)
+        msg = next(m for m in reversed(fake.bot_messages(mover.id))
+                   if any(b.data and b.data.startswith(f"a:{to_base36(games[0])}:")
+                          for row in m.buttons for b in row))
+        await mover.tap(msg, action_buttons(msg)[0])
+        assert fake.callback_queries and all(q.answered for q in fake.callback_queries.values())
+        await relay(app).relay.drain()
+        assert service.outbox_backlog() == 0
+    await shutdown(app)
+
+
+async def test_a_card_costs_four_bot_api_calls_and_no_group_message(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=7400)
+    group = fake.create_group("Thrifty", users)
+    app = app_for(fake, service)
+    costs: list[collections.Counter[str]] = []
+    async with fake.running(app):
+        game_id = await open_game(fake, users, group)
+        for _ in range(60):
+            mover = tapper(users)
+            if mover is None:
+                break
+            view = service.seat_view(game_id, mover.id).view
+            before = len(fake.sent_log)
+            year_before = view["year"]
+            await tap_any_action(users)
+            after = service.board(game_id).view
+            assert after is not None
+            calls = collections.Counter(c.method for c in fake.sent_log[before:]
+                                        if c.method != "getUpdates")
+            # a normal turn: a card into a trick that goes on, in the same year
+            if (view["phase"] == "play" and after["phase"] == "play" and after["trick"]
+                    and after["year"] == year_before):
+                costs.append(calls)
+    assert len(costs) >= 10
+    worst = max(costs, key=lambda c: sum(c.values()))
+    assert sum(worst.values()) <= 4, worst
+    # the one new message is the next player's turn, in private; none in the group
+    assert all(c["sendMessage"] <= 1 and not c["deleteMessage"] for c in costs)
