@@ -39,7 +39,7 @@ from kolkhoz_tg.bot.context import (
     service_error_text,
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, Acting, is_not_modified
-from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import (
     ActResult,
     ActStatus,
@@ -82,15 +82,21 @@ class Tap:
 
 async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Check a tap (this bot's data, a game that exists, the right chat and player), then
-    hand it to the handler of its kind: :data:`TAP_HANDLERS`."""
+    hand it to the handler of its kind: :data:`TAP_HANDLERS` (a move goes straight to
+    :func:`_action_tap`)."""
     d = deps(context)
     query = update.callback_query
     assert query is not None
-    tr = await remember_user(update, d)
     try:
         cb = Callback.decode(query.data)
     except ValueError:
         cb = None
+    if cb is not None and cb.kind == "a":
+        # A move: one service call checks the seat, records the user and makes the move
+        # in one transaction (no read first: the hot path of the whole bot).
+        await _action_tap(update, context, query, cb)
+        return
+    tr = await remember_user(update, d)
     if cb is not None and cb.payload == WAIT:
         await query.answer()  # the placeholder on a move chosen inline, until it is played
         return
@@ -121,17 +127,30 @@ async def _lobby_tap(tap: Tap) -> None:
     await tap.query.answer(error or "", show_alert=bool(error))
 
 
-async def _action_tap(tap: Tap) -> None:
-    """``a``: make the move. The tap is answered as soon as the move is stored; the board
-    and the private messages go out after, so the button stops spinning at once."""
-    cb = tap.cb
-    result = await act_for(tap.update, tap.context, cb.game_id, cb.payload, cb.version)
+async def _action_tap(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback
+) -> None:
+    """``a``: make the move (for the tapper's own seat, wherever the button was: the
+    service refuses a tapper who holds no seat). The tap is answered as soon as the move is
+    stored, in the language the service returned; the board and the private messages go
+    out after, so the button stops spinning at once."""
+    message = query.message
+    acting = None
+    if message is not None and message.chat.type == ChatType.PRIVATE:
+        acting = Acting(query.from_user.id, message.chat.id, message.message_id)
+    try:
+        result = await act_for(update, context, cb.game_id, cb.payload, cb.version)
+    except ServiceError:
+        tr = await remember_user(update, deps(context))
+        await answer_quietly(query, tr.gettext("There is no such game."), show_alert=True)
+        return
+    tr = translator(result.locale or deps(context).settings.locale)
     if result.status is ActStatus.APPLIED:
-        await answer_quietly(tap.query)
+        await answer_quietly(query)
     else:
-        await answer_quietly(tap.query, result_text(tap.tr, result), show_alert=result.status in (
+        await answer_quietly(query, result_text(tr, result), show_alert=result.status in (
             ActStatus.ILLEGAL, ActStatus.INVALID))
-    await deliver_result(tap.context, result, cb.game_id, tap.acting)
+    await deliver_result(context, result, cb.game_id, acting)
 
 
 async def _explain_tap(tap: Tap) -> None:
@@ -171,7 +190,6 @@ async def _view_tap(tap: Tap) -> None:
 #: What each kind of button does (the kinds: :mod:`kolkhoz_tg.bot.callbacks`).
 TAP_HANDLERS: dict[str, Callable[[Tap], Awaitable[None]]] = {
     "l": _lobby_tap,
-    "a": _action_tap,
     "x": _explain_tap,
     "v": _view_tap,
 }

@@ -25,8 +25,9 @@ def lines_of(fn: Callable[..., Any]) -> int:
 
 
 def test_every_kind_of_button_has_a_small_handler() -> None:
-    assert set(buttons.TAP_HANDLERS) == KINDS
-    for kind, handler in buttons.TAP_HANDLERS.items():
+    # a move ("a") skips the table's checks: its one service call makes them
+    assert set(buttons.TAP_HANDLERS) | {"a"} == KINDS
+    for kind, handler in {**buttons.TAP_HANDLERS, "a": buttons._action_tap}.items():
         assert lines_of(handler) <= SMALL, kind
     assert lines_of(buttons.on_callback) <= 2 * SMALL
 
