@@ -270,6 +270,7 @@ def error_text(tr: Translator, code: str) -> str:
                             "its log cannot be told move by move."),
         "game_over": _("The game is over."),
         "conflict": _("Someone was quicker; please try again."),
+        "busy": _("The game's records are busy for a moment; please try again."),
         "bad_preset": _("There is no such set of rules."),
         "bad_option": _("That rule option is not valid."),
         "bad_players": _("A game is for 3 to 5 players."),

@@ -30,6 +30,7 @@ from kolkhoz_tg.bot.commands import lobby_op
 from kolkhoz_tg.bot.context import (
     Deps,
     act_for,
+    act_later,
     answer_quietly,
     call,
     deliver_result,
@@ -43,6 +44,7 @@ from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import (
     ActResult,
     ActStatus,
+    Busy,
     GameInfo,
     SeatView,
     ServiceError,
@@ -140,6 +142,15 @@ async def _action_tap(
         acting = Acting(query.from_user.id, message.chat.id, message.message_id)
     try:
         result = await act_for(update, context, cb.game_id, cb.payload, cb.version)
+    except Busy:
+        # Another process holds the database: say so once, make the move in the background.
+        tr = translator(query.from_user.language_code or deps(context).settings.locale)
+        await answer_quietly(query, tr.gettext(
+            "Saving is slow right now: your move will be made in a moment."))
+        context.application.create_task(
+            act_later(update, context, cb.game_id, cb.payload, cb.version, acting),
+            update=update)
+        return
     except ServiceError:
         tr = await remember_user(update, deps(context))
         await answer_quietly(query, tr.gettext("There is no such game."), show_alert=True)

@@ -24,6 +24,7 @@ from kolkhoz_tg.scheduler import DeadlineScheduler
 from kolkhoz_tg.service import (
     ActResult,
     ActStatus,
+    Busy,
     GameInfo,
     GameService,
     ServiceError,
@@ -160,6 +161,31 @@ async def act_for(
         # this player's choices (their own hand and plot) are exactly what they saw.
         result = await call(d.service.act, game_id, user.id, action, result.version, **who)
     return result
+
+
+#: Pauses between background tries of a move the database was too busy to store.
+LATER = (1.0, 2.0, 4.0, 8.0, 15.0, 15.0, 15.0, 30.0)
+
+
+async def act_later(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: int, action: str,
+    version: int | None, acting: Acting | None,
+) -> None:
+    """Make a move the database was too busy to store (another process held SQLite's write
+    lock), in the background, with growing pauses; then show its outcome as usual. Making
+    it again is safe: it carries the version it was chosen at (a move already made is a
+    duplicate, one the game has moved past is stale and the player sees the game now)."""
+    for pause in LATER:
+        await asyncio.sleep(pause)
+        try:
+            result = await act_for(update, context, game_id, action, version)
+        except Busy:
+            continue
+        except ServiceError:
+            return
+        await deliver_result(context, result, game_id, acting)
+        return
+    log.warning("game %s: gave up a move the database stayed too busy to store", game_id)
 
 
 async def deliver_result(

@@ -15,7 +15,14 @@ from __future__ import annotations
 
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.service.core import ChatInfo, GameService, UserInfo
-from kolkhoz_tg.service.errors import BadRequest, NotAllowed, NotFound, ServiceError, WrongState
+from kolkhoz_tg.service.errors import (
+    BadRequest,
+    Busy,
+    NotAllowed,
+    NotFound,
+    ServiceError,
+    WrongState,
+)
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
@@ -48,6 +55,7 @@ __all__ = [
     "ActStatus",
     "BadRequest",
     "BoardView",
+    "Busy",
     "ChatInfo",
     "DueJob",
     "GameInfo",

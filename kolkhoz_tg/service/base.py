@@ -12,13 +12,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from engine import Game, Rules, preset
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.service.deadlines import check_turn_timeout, normalize_reminders
-from kolkhoz_tg.service.errors import BadRequest, NotFound, ServiceError
+from kolkhoz_tg.service.errors import BadRequest, Busy, NotFound, ServiceError
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
@@ -242,6 +243,10 @@ class ServiceBase:
                 yield s
         except StaleDataError:
             raise _Conflict("another request changed the game first") from None
+        except OperationalError as e:
+            if self.db.is_sqlite and "locked" in str(e.orig).lower():
+                raise Busy("the database is locked by another process") from e
+            raise
 
     def _ensure_user(
         self, s: Session, user_id: int, name: str | None, locale: str | None = None

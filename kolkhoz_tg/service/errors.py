@@ -40,3 +40,10 @@ class BadRequest(ServiceError):
     """A value is out of range or malformed (``bad_preset``, ``bad_duration`` …)."""
 
     code = "bad_request"
+
+
+class Busy(ServiceError):
+    """The database stayed locked by another process longer than the service waits (SQLite's
+    short busy timeout): nothing changed; the request may simply be made again."""
+
+    code = "busy"

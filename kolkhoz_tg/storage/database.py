@@ -53,19 +53,25 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str, **kwargs: Any) -> Engine:
+#: How long a SQLite write waits for another process's write lock before it gives up (the
+#: service then says ``busy`` and the bot retries in the background): short, because a
+#: handler waiting here holds a player's tap.
+BUSY_TIMEOUT = 2.0
+
+
+def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT, **kwargs: Any) -> Engine:
     """An engine for ``url`` with the SQLite settings above applied to every connection."""
     url = normalize_url(url)
     if url.startswith("sqlite"):
-        connect_args = {"timeout": 30.0, "check_same_thread": False}
+        connect_args = {"timeout": busy_timeout, "check_same_thread": False}
         engine = sa.create_engine(url, connect_args=connect_args, **kwargs)
-        _tune_sqlite(engine)
+        _tune_sqlite(engine, busy_timeout)
         return engine
     kwargs.setdefault("pool_pre_ping", True)
     return sa.create_engine(url, **kwargs)
 
 
-def _tune_sqlite(engine: Engine) -> None:
+def _tune_sqlite(engine: Engine, busy_timeout: float) -> None:
     memory = engine.url.database in (None, "", ":memory:")
 
     @event.listens_for(engine, "connect")
@@ -77,7 +83,7 @@ def _tune_sqlite(engine: Engine) -> None:
             cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute("PRAGMA busy_timeout=30000")
+        cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
         cur.close()
 
     @event.listens_for(engine, "begin")
@@ -120,9 +126,12 @@ class Database:
     service takes row locks itself) and commits on success; ``read()`` a read-only one.
     """
 
-    def __init__(self, url: str, *, run_migrations: bool = True, **engine_kwargs: Any) -> None:
+    def __init__(
+        self, url: str, *, run_migrations: bool = True, busy_timeout: float = BUSY_TIMEOUT,
+        **engine_kwargs: Any,
+    ) -> None:
         self.url = normalize_url(url)
-        self.engine = make_engine(self.url, **engine_kwargs)
+        self.engine = make_engine(self.url, busy_timeout, **engine_kwargs)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         self.is_postgres = self.engine.dialect.name == "postgresql"
         write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})

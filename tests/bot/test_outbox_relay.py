@@ -228,3 +228,50 @@ async def test_a_card_costs_four_bot_api_calls_and_no_group_message(
     assert sum(worst.values()) <= 4, worst
     # the one new message is the next player's turn, in private; none in the group
     assert all(c["sendMessage"] <= 1 and not c["deleteMessage"] for c in costs)
+
+
+async def test_a_database_locked_by_another_process_holds_no_tap(
+    fake: FakeTelegram, service: GameService, sqlite_url: str
+) -> None:
+    import sqlite3
+
+    from kolkhoz_tg.bot import context as bot_context
+
+    users = players(fake, base=7500)
+    group = fake.create_group("Locked", users)
+    app = app_for(fake, service)
+    async with fake.running(app):
+        game_id = await open_game(fake, users, group)
+        version = service.game_info(game_id).version
+        mover = tapper(users)
+        assert mover is not None
+        msg = mover.last_message()
+        assert msg is not None
+        other = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # e.g. an operator's backup holds the write lock
+        saved = bot_context.LATER
+        bot_context.LATER = (0.2,) * 40
+        try:
+            began = time.perf_counter()
+            await mover.tap(msg, action_buttons(msg)[0], wait=False)
+            for _ in range(100):
+                query = list(fake.callback_queries.values())[-1]
+                if query.answered:
+                    break
+                await asyncio.sleep(0.1)
+            # answered after SQLite's short busy timeout, not after the lock is gone
+            assert query.answered and time.perf_counter() - began < 8
+            assert "moment" in str(query.answer["text"])
+            assert service.game_info(game_id).version == version
+            other.execute("ROLLBACK")
+            for _ in range(100):
+                if service.game_info(game_id).version > version:
+                    break
+                await asyncio.sleep(0.1)
+            await fake.wait_idle()
+        finally:
+            bot_context.LATER = saved
+            other.close()
+        assert service.game_info(game_id).version > version
+        assert buttons_now(service, game_id, users)
+    fake.assert_all_callbacks_answered()
