@@ -143,13 +143,7 @@ async def _action_tap(
     try:
         result = await act_for(update, context, cb.game_id, cb.payload, cb.version)
     except Busy:
-        # Another process holds the database: say so once, make the move in the background.
-        tr = translator(query.from_user.language_code or deps(context).settings.locale)
-        await answer_quietly(query, tr.gettext(
-            "Saving is slow right now: your move will be made in a moment."))
-        context.application.create_task(
-            act_later(update, context, cb.game_id, cb.payload, cb.version, acting),
-            update=update)
+        await _move_later(update, context, query, cb, acting)
         return
     except ServiceError:
         tr = await remember_user(update, deps(context))
@@ -162,6 +156,18 @@ async def _action_tap(
         await answer_quietly(query, result_text(tr, result), show_alert=result.status in (
             ActStatus.ILLEGAL, ActStatus.INVALID))
     await deliver_result(context, result, cb.game_id, acting)
+
+
+async def _move_later(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback,
+    acting: Acting | None,
+) -> None:
+    """Another process holds the database: say so once, make the move in the background."""
+    tr = translator(query.from_user.language_code or deps(context).settings.locale)
+    await answer_quietly(query, tr.gettext(
+        "Saving is slow right now: your move will be made in a moment."))
+    context.application.create_task(
+        act_later(update, context, cb.game_id, cb.payload, cb.version, acting), update=update)
 
 
 async def _explain_tap(tap: Tap) -> None:
