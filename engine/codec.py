@@ -1,13 +1,15 @@
 """JSON snapshots of a game, with a format version.
 
-A snapshot holds the rules, seed and action log (enough to replay the game) plus the state
-itself, so loading is fast. Randomness is derived from the seed per year, so a restored game
-deals the same future as the original.
+A snapshot holds the rules, the seed and the whole state, so loading is one decode and no
+replay. Randomness is derived from the seed per year, so a restored game deals the same
+future as the original. Since format 3 it does not list the moves (the play-by-post service
+keeps them in its actions table; :meth:`engine.state.Game.replay` rebuilds a game from them),
+only counts them: nothing a view, the rules or a later move needs is read from the log.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from engine.cards import CARD_TEXT, parse_card
 from engine.data import GameData
@@ -15,11 +17,42 @@ from engine.phase import Phase
 from engine.rules import Rules
 
 FORMAT = "kolkhoz-game"
-#: 2: RULES.md revision 3 (``trump_wins``, ``final_year_short``, ``reveal``; the year's
-#: tricks). Version 1 snapshots still load: their rules lack the new options, which then take
-#: the values the game started with (trump wins, no short year, reveal matching).
-FORMAT_VERSION = 2
-_READABLE = (1, 2)
+#: 3: the moves are counted (``moves``), not listed. 2: RULES.md revision 3
+#: (``trump_wins``, ``final_year_short``, ``reveal``; the year's tricks). Versions 1 and 2 still
+#: load, with their logs (a restored game then has its whole log); version 1's rules lack the
+#: new options, which then take the values the game started with (trump wins, no short year,
+#: reveal matching).
+FORMAT_VERSION = 3
+_READABLE = (1, 2, 3)
+#: Card ids by their canonical text, as snapshots write them (a dict lookup, not a parse).
+_CARD_ID: Final = {t: i for i, t in enumerate(CARD_TEXT)}
+#: ``Rules.to_dict()`` (``dataclasses.asdict``) and ``Rules.from_dict`` (which validates) cost
+#: more than the rest of a snapshot; a game server sees a handful of distinct rule sets, so
+#: both directions are remembered (rules are immutable; the dicts handed out are copies).
+_RULES_JSON: dict[Rules, dict[str, Any]] = {}
+_RULES_OF: dict[tuple[Any, ...], Rules] = {}
+_RULES_CACHED = 256
+
+
+def _rules_to_json(rules: Rules) -> dict[str, Any]:
+    data = _RULES_JSON.get(rules)
+    if data is None:
+        if len(_RULES_JSON) >= _RULES_CACHED:
+            _RULES_JSON.clear()
+        data = _RULES_JSON[rules] = rules.to_dict()
+    return dict(data)
+
+
+def _rules_from_json(data: dict[str, Any]) -> Rules:
+    # With the types: 1 == True and 40 == 40.0, but only the bool and the int are valid.
+    key = (*data.items(), *map(type, data.values()))
+    rules = _RULES_OF.get(key)
+    if rules is None:
+        rules = Rules.from_dict(data)  # raises ValueError for unknown or bad options
+        if len(_RULES_OF) >= _RULES_CACHED:
+            _RULES_OF.clear()
+        _RULES_OF[key] = rules
+    return rules
 
 
 def _enc(cards: list[int] | set[int]) -> list[str]:
@@ -27,18 +60,30 @@ def _enc(cards: list[int] | set[int]) -> list[str]:
 
 
 def _dec(texts: list[str]) -> list[int]:
-    return [parse_card(t) for t in texts]
+    try:
+        return [_CARD_ID[t] for t in texts]
+    except (KeyError, TypeError):  # not the canonical text: parse it, or say why not
+        return [parse_card(t) for t in texts]
+
+
+def _card(text: str) -> int:
+    card = _CARD_ID.get(text)
+    return parse_card(text) if card is None else card
+
+
+def _dec_played(pairs: list[list[Any]]) -> list[tuple[int, int]]:
+    return [(int(s), _card(c)) for s, c in pairs]
 
 
 def game_to_json(g: GameData) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
-        "rules": g.rules.to_dict(),
+        "rules": _rules_to_json(g.rules),
         "players": g.n,
         "seed": g.seed,
         "first_planner": g.planner0,
-        "log": [[s, t] for s, t in g.log],
+        "moves": g._log_start + len(g._log),
         "state": {
             "year": g.year,
             "planner": g.planner,
@@ -89,10 +134,14 @@ def game_from_json(g: GameData, data: dict[str, Any]) -> None:
     if data.get("version") not in _READABLE:
         raise ValueError(f"unsupported snapshot version {data.get('version')!r}")
     try:
-        rules = Rules.from_dict(data["rules"])
+        rules = _rules_from_json(data["rules"])
         g._init_empty(rules, int(data["players"]), data["seed"])
         g.planner0 = int(data["first_planner"])
-        g.log = [(int(s), str(t)) for s, t in data["log"]]
+        log = data.get("log")
+        if log is not None:  # formats 1 and 2: the whole log, kept
+            g._log = [(int(s), str(t)) for s, t in log]
+        else:
+            g._log_start = int(data["moves"])
         st = data["state"]
         g.year = st["year"]
         g.planner = st["planner"]
@@ -115,14 +164,11 @@ def game_from_json(g: GameData, data: dict[str, Any]) -> None:
         g.rewards = [_dec(r) for r in st["rewards"]]
         g.reward_piles = [_dec(p) for p in st["reward_piles"]]
         g.discarded = _dec(st["discarded"])
-        g.trick = [(int(s), parse_card(c)) for s, c in st["trick"]]
-        g.tricks = [
-            ([(int(s), parse_card(c)) for s, c in trick], int(winner))
-            for trick, winner in st.get("tricks", [])
-        ]
+        g.trick = _dec_played(st["trick"])
+        g.tricks = [(_dec_played(trick), int(winner)) for trick, winner in st.get("tricks", [])]
         g.pending = _dec(st["pending"])
         g.brigadier = st["brigadier"]
-        g.last_trick = [(int(s), parse_card(c)) for s, c in st["last_trick"]]
+        g.last_trick = _dec_played(st["last_trick"])
         g.last_trick_winner = st["last_trick_winner"]
         g.lead = st["lead"]
         g.turn = st["turn"]
@@ -132,5 +178,5 @@ def game_from_json(g: GameData, data: dict[str, Any]) -> None:
         g.completed_year = list(st["completed_year"])
         g.swap_pending = list(st["swap_pending"])
         g.ended_early = st["ended_early"]
-    except (KeyError, TypeError, IndexError) as exc:
+    except (KeyError, TypeError, IndexError, AttributeError) as exc:
         raise ValueError(f"malformed game snapshot: {exc!r}") from None

@@ -9,7 +9,8 @@ back.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Iterator, Sequence
+from typing import Final, overload
 
 from engine.actions import Action
 from engine.cards import CARDS, HOURS, JACKS, POINTS, worker_cards
@@ -19,11 +20,87 @@ from engine.rules import Rules
 WORKERS: Final = tuple(worker_cards())
 
 
+class MoveLog(Sequence[tuple[int, str]]):
+    """The moves of a game in order, as ``(seat, action text)``: ``log[i]`` is move ``i`` of
+    the whole game, ``len(log)`` counts every move, ``log[-1]`` is the latest.
+
+    A snapshot does not carry the moves (the service keeps them in its actions table, and
+    :meth:`engine.state.Game.replay` rebuilds a game from them), so a restored game knows only
+    how many came before it: :attr:`start`. It keeps the moves played since
+    (:attr:`kept`); asking for an earlier one raises :class:`LookupError`, and so does
+    iterating such a log from its beginning. A live, read-only view of the game's log.
+    """
+
+    __slots__ = ("_kept", "start")
+
+    def __init__(self, kept: list[tuple[int, str]], start: int = 0) -> None:
+        self._kept = kept
+        #: How many moves were played before the ones kept (0: the log is whole).
+        self.start = start
+
+    @property
+    def kept(self) -> list[tuple[int, str]]:
+        """The moves kept (from move :attr:`start` on), as a new list."""
+        return self._kept[:]
+
+    @property
+    def whole(self) -> bool:
+        return self.start == 0
+
+    def __len__(self) -> int:
+        return self.start + len(self._kept)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, str]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int, str]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[int, str] | list[tuple[int, str]]:
+        start = self.start
+        if isinstance(index, slice):
+            wanted = range(len(self))[index]
+            if start and wanted and min(wanted) < start:
+                raise self._missing(min(wanted))
+            return [self._kept[i - start] for i in wanted]
+        i = index + len(self) if index < 0 else index
+        if 0 <= i < start:
+            raise self._missing(i)
+        if i < 0:
+            raise IndexError("move log index out of range")
+        return self._kept[i - start]
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        if self.start:
+            raise self._missing(0)
+        return iter(self._kept)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MoveLog):
+            return self.start == other.start and self._kept == other._kept
+        if isinstance(other, (list, tuple)):
+            return self.start == 0 and self._kept == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"MoveLog({self._kept!r}, start={self.start})"
+
+    def _missing(self, i: int) -> LookupError:
+        return LookupError(
+            f"move {i} was played before this game was restored from a snapshot "
+            f"(moves {self.start} on are kept); replay the game from its whole log"
+        )
+
+
 class GameData:
     """The whole state of one game; see :class:`engine.state.Game` for how to drive it."""
 
     __slots__ = (
         "_legal",
+        "_log",
+        "_log_start",
         "brigadier",
         "brigadier_year",
         "completed_by",
@@ -40,7 +117,6 @@ class GameData:
         "last_trick_winner",
         "lead",
         "lean",
-        "log",
         "medals",
         "n",
         "north",
@@ -105,7 +181,8 @@ class GameData:
     completed_year: list[bool]
     swap_pending: list[int]
     ended_early: bool
-    log: list[tuple[int, str]]
+    _log: list[tuple[int, str]]  # the moves since the start, or since the snapshot restored
+    _log_start: int  # how many moves came before those in _log (see MoveLog)
     _legal: dict[int, list[Action]]
 
     def _init_empty(self, rules: Rules, players: int, seed: int | str) -> None:
@@ -149,7 +226,8 @@ class GameData:
         self.completed_year = [False] * n
         self.swap_pending = []
         self.ended_early = False
-        self.log = []
+        self._log = []
+        self._log_start = 0
         self._legal = {}
 
     def _copy_into(self, g: GameData) -> None:
@@ -194,10 +272,17 @@ class GameData:
         g.completed_year = self.completed_year[:]
         g.swap_pending = self.swap_pending[:]
         g.ended_early = self.ended_early
-        g.log = self.log[:]
+        g._log = self._log[:]
+        g._log_start = self._log_start
         g._legal = {}
 
     # ------------------------------------------------------------------ queries
+
+    @property
+    def log(self) -> MoveLog:
+        """The moves played, ``(seat, action text)`` each; see :class:`MoveLog` for a game
+        restored from a snapshot, which keeps only the moves since."""
+        return MoveLog(self._log, self._log_start)
 
     @property
     def players(self) -> int:

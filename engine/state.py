@@ -89,7 +89,8 @@ class Game(GameData):
 
     Create with :meth:`new`, drive with :meth:`legal_actions` / :meth:`apply`, read with
     :meth:`view` (JSON data) or :meth:`typed_view`. Saved games are rules + seed + :attr:`log`
-    (:meth:`replay`) or a JSON snapshot (:meth:`to_json` / :meth:`from_json`).
+    (:meth:`replay`) or a JSON snapshot (:meth:`to_json` / :meth:`from_json`), which holds the
+    state but not the moves: a restored game's :attr:`log` keeps only the moves played since.
     """
 
     __slots__ = ()
@@ -223,7 +224,7 @@ class Game(GameData):
             self._assign(seat, a.card_id, a.suit_id, out)
         else:
             self._decide(seat, a, out)
-        self.log.append((seat, a.text))
+        self._log.append((seat, a.text))
         return out
 
     def apply_fast(self, seat: int, action: Action) -> None:
@@ -520,7 +521,8 @@ class Game(GameData):
         return View.of(self, seat)
 
     def to_json(self) -> dict[str, Any]:
-        """A versioned JSON-ready snapshot; :meth:`from_json` restores it exactly."""
+        """A versioned JSON-ready snapshot of the state; :meth:`from_json` restores it
+        exactly. It counts the moves played but does not list them (see :mod:`engine.codec`)."""
         from engine.codec import game_to_json
 
         return game_to_json(self)
