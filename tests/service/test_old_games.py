@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from engine import Game, Reveal, Rules
+from engine import FORMAT_VERSION, Game, Reveal, Rules
 from kolkhoz_tg.service import GameService, WrongState
 from kolkhoz_tg.storage.models import GameRow
 from tests.service.helpers import new_game, play_out, random_chooser, step
@@ -50,7 +50,7 @@ def test_a_game_stored_before_revision_3_finishes(service: GameService, preset: 
     info = service.game_info(game.id)
     assert info.status == "finished"
     final = service.snapshot(game.id)
-    assert final is not None and final.is_over and final.to_json()["version"] == 2
+    assert final is not None and final.is_over and final.to_json()["version"] == FORMAT_VERSION
     # The move-by-move log either replays or says plainly that it cannot; never a crash.
     try:
         moves = service.history(game.id)
