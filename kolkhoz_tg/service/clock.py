@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from kolkhoz_tg.service.base import (
     _ACTIVE,
     ServiceBase,
     _Conflict,
+    _possible_id,
     _to_record,
 )
 from kolkhoz_tg.service.records import (
@@ -21,9 +23,17 @@ from kolkhoz_tg.service.records import (
 from kolkhoz_tg.service.turn import Turn
 from kolkhoz_tg.storage.models import (
     GameRow,
-    NotificationRow,
+    SeatRow,
     UserRow,
 )
+
+log = logging.getLogger(__name__)
+
+#: Due games the sweep handles in one write transaction. Larger batches share more of the
+#: fixed cost (transaction, lookups, commit) but hold the locks longer: the SQLite write
+#: lock, or on PostgreSQL the rows of the batch's games, which an ``act()`` on one of them
+#: waits for (a batch takes a few ms per game).
+SWEEP_BATCH = 20
 
 
 class ClockMixin(ServiceBase):
@@ -33,31 +43,105 @@ class ClockMixin(ServiceBase):
         Safe to call at any time and from several processes at once: the work is done under
         the game's row lock (PostgreSQL: SKIP LOCKED, so a busy game is simply left to the
         process holding it) and re-checked against the clock inside the transaction."""
-        notes: list[NotificationRow] = []
+        done = self._process_due_batch([game_id])
+        return done[0][1] if done else []
+
+    def _process_due_batch(self, game_ids: list[int]) -> list[tuple[int, list[Notification]]]:
+        """:meth:`process_due` for several games in one transaction: the due games among
+        ``game_ids`` locked in one statement (PostgreSQL: SKIP LOCKED), their seats and
+        users read in one statement each, each game then handled exactly as alone. Returns
+        (game id, notifications) for each game handled, in the order given.
+
+        If the transaction fails (a lost version race, an error in one game, a deadlock),
+        nothing of it is kept and each game is tried again in a transaction of its own, so
+        one game never holds up the others and errors surface exactly as one at a time."""
+        ids = [i for i in dict.fromkeys(game_ids) if _possible_id(i)]
+        if not ids:
+            return []
         try:
-            with self._write() as s:
-                row = self._load(s, game_id, skip_locked=True)
-                now = self.clock.now()
-                if (
-                    row is None
-                    or row.status != _ACTIVE
-                    or row.next_due is None
-                    or row.next_due > now
-                ):
-                    return []
-                turn = self._start_turn(s, row)
+            turns = self._due_transaction(ids)
+        except _Conflict:
+            if len(ids) == 1:
+                return []
+            return self._one_by_one(ids)
+        except Exception:
+            if len(ids) == 1:
+                raise
+            log.info("sweep: a batch of %d games failed; one game per transaction",
+                     len(ids), exc_info=True)
+            return self._one_by_one(ids)
+        out: list[tuple[int, list[Notification]]] = []
+        for turn in turns:
+            row = turn.row
+            assert row.id is not None
+            self._after_commit(row, turn.game)
+            out.append((row.id, [_to_record(n) for n in turn.notes]))
+        return out
+
+    def _one_by_one(self, ids: list[int]) -> list[tuple[int, list[Notification]]]:
+        return [done for i in ids for done in self._process_due_batch([i])]
+
+    def _due_transaction(self, ids: list[int]) -> list[Turn]:
+        """One write transaction over the games of ``ids`` that are due now; the turns
+        committed (in the order of ``ids``)."""
+        with self._write() as s:
+            now = self.clock.now()
+            stmt = select(GameRow).where(
+                GameRow.id.in_(ids),  # type: ignore[union-attr]
+                GameRow.status == _ACTIVE,
+                GameRow.next_due <= now,  # type: ignore[operator]
+            )
+            if self.db.is_postgres:
+                # Rows another process holds (its act() or its sweep) are left to it; the
+                # WHERE is re-checked on rows committed meanwhile, so a game it has just
+                # handled is no longer due here.
+                stmt = stmt.with_for_update(skip_locked=True)
+            position = {game_id: i for i, game_id in enumerate(ids)}
+            rows = sorted(s.exec(stmt).all(), key=lambda r: position[r.id or 0])
+            if not rows:
+                return []
+            seats, users = self._seats_of_games(s, [r.id for r in rows if r.id is not None])
+            # First every game's moves (timeouts, then the automatic moves after them) or
+            # reminders; the moves and seat counters of the whole batch are then written in
+            # a few statements, instead of a few per game.
+            turns: list[tuple[Turn, bool]] = []
+            for row in rows:
+                assert row.id is not None
+                turn = self._start_turn(s, row, seats.get(row.id, {}))
                 turn.now = now
-                if row.deadline is not None and row.deadline <= now:
+                timeout = row.deadline is not None and row.deadline <= now
+                if timeout:
                     self._timeout(turn)
-                    self._finish_turn(turn, moved=True)
                 else:
                     self._remind(turn)
+                turns.append((turn, timeout))
+            s.flush()
+            # Then each game's clock, notifications, snapshot and version, as one at a time.
+            for turn, timeout in turns:
+                if timeout:
+                    self._finish_turn(turn, moved=True)
+                else:
                     self._store_notes(s, turn.notes)
-                notes = turn.notes
-        except _Conflict:
-            return []
-        self._after_commit(row, turn.game)
-        return [_to_record(n) for n in notes]
+            del users  # held until here: the session keeps only weak references
+            return [turn for turn, _ in turns]
+
+    def _seats_of_games(
+        self, s: Session, game_ids: list[int]
+    ) -> tuple[dict[int, dict[int, SeatRow]], list[UserRow]]:
+        """The seats of several games in one statement, and their users in another. The users
+        go into the session, where the reminder planning looks them up by id without a
+        query of its own, as long as the caller holds the list returned."""
+        seats: dict[int, dict[int, SeatRow]] = {game_id: {} for game_id in game_ids}
+        user_ids: set[int] = set()
+        stmt = select(SeatRow).where(SeatRow.game_id.in_(game_ids))  # type: ignore[attr-defined]
+        for r in s.exec(stmt).all():
+            seats[r.game_id][r.seat] = r
+            if r.user_id is not None:
+                user_ids.add(r.user_id)
+        if not user_ids:
+            return seats, []
+        users = select(UserRow).where(UserRow.id.in_(user_ids))  # type: ignore[attr-defined]
+        return seats, list(s.exec(users).all())
 
     def _timeout(self, turn: Turn) -> None:
         for seat in list(turn.game.to_act):
@@ -123,16 +207,18 @@ class ClockMixin(ServiceBase):
             )
             return [i for i in s.exec(stmt).all() if i is not None]
 
-    def sweep(self, limit: int = 500) -> SweepResult:
-        """Process every game that is due (the safety net behind the scheduler)."""
+    def sweep(self, limit: int = 500, batch: int = SWEEP_BATCH) -> SweepResult:
+        """Process every game that is due (the safety net behind the scheduler), up to
+        ``limit`` of them, ``batch`` games per transaction."""
         ids = self.due_game_ids(limit)
         notes: list[Notification] = []
         processed = 0
-        for game_id in ids:
-            got = self.process_due(game_id)
-            if got:
-                processed += 1
-                notes.extend(got)
+        step = max(1, batch)
+        for start in range(0, len(ids), step):
+            for _game_id, got in self._process_due_batch(ids[start : start + step]):
+                if got:
+                    processed += 1
+                    notes.extend(got)
         return SweepResult(len(ids), processed, notes)
 
     def scheduled_jobs(self) -> list[DueJob]:
