@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.exc import OperationalError
 from sqlmodel import select
 
 from engine import Game
@@ -95,6 +96,23 @@ class OutboxMixin(ServiceBase):
         done, again, mute = list(delivered), list(retry), list(no_pm)
         if not (done or again or meta or mute):
             return
+        # What was sent must be recorded, or a relay sends it again once the claims lapse:
+        # a transaction PostgreSQL aborted (a deadlock with a batched sweep, a
+        # serialization failure) is simply made again.
+        for attempt in range(3):
+            try:
+                self._settle(done, again, not_before, meta, mute)
+                return
+            except OperationalError as e:
+                code = getattr(e.orig, "sqlstate", None) or getattr(e.orig, "pgcode", None)
+                if code not in ("40P01", "40001") or attempt == 2:
+                    raise
+                log.info("settling the outbox was aborted (%s); trying again", code)
+
+    def _settle(
+        self, done: list[int], again: list[int], not_before: datetime | None,
+        meta: Mapping[int, Mapping[str, Any]] | None, mute: list[int],
+    ) -> None:
         t = NotificationRow.__table__  # type: ignore[attr-defined]
         now = self.clock.now()
         with self._write() as s:
