@@ -31,7 +31,7 @@ from kolkhoz_tg.service.records import (
     SeatInfo,
     SeatView,
 )
-from kolkhoz_tg.service.turn import Turn
+from kolkhoz_tg.service.turn import Turn, Views
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.storage.models import (
     ChatRow,
@@ -367,10 +367,11 @@ class ServiceBase:
         )
 
     def _scene(
-        self, s: Session, row: GameRow, game: Game | None, seats: dict[int, SeatRow]
+        self, s: Session, row: GameRow, game: Game | Views | None, seats: dict[int, SeatRow]
     ) -> Scene:
         """The game as its readers see it now (see :class:`Scene`): two more statements,
-        the chat and the seated users."""
+        the chat and the seated users. ``game`` may come with the views its notifications
+        already built (a turn's :class:`Views`)."""
         info = self._info(s, row, seats)
         chat = s.get(ChatRow, row.chat_id)
         chat_locale = (chat.locale if chat is not None else None) or self.settings.locale
@@ -380,15 +381,16 @@ class ServiceBase:
         )} if humans else {}
         active = row.status == _ACTIVE
         seat_views: dict[int, SeatView] = {}
-        if game is not None:
-            to_act = set(game.to_act) if active else set()
+        views = Views(game) if isinstance(game, Game) else game
+        if views is not None:
+            to_act = set(views.game.to_act) if active else set()
             for user_id, seat in humans.items():
-                legal = [a.text for a in game.legal_actions(seat)] if seat in to_act else []
-                seat_views[user_id] = SeatView(info, seat, game.view(seat), legal,
+                legal = views.legal(seat) if seat in to_act else []
+                seat_views[user_id] = SeatView(info, seat, views.view(seat), legal,
                                                seat in to_act, row.deadline)
         return Scene(
             game=info,
-            board=BoardView(info, None if game is None else game.view(None), row.deadline),
+            board=BoardView(info, None if views is None else views.view(None), row.deadline),
             seats=seat_views,
             locales={u: (users[u].locale if u in users and users[u].locale else None)
                      or chat_locale for u in humans},

@@ -98,7 +98,7 @@ class PlayMixin(ServiceBase):
                     self._finish_turn(turn, moved=True)
                     result = self._result(turn, ActStatus.APPLIED, seat.seat)
                 result = replace(result, locale=answer,
-                                 scene=self._scene(s, row, turn.game, turn.seats))
+                                 scene=self._scene(s, row, turn.views, turn.seats))
         except _Conflict:
             return ActResult(ActStatus.STALE, game_id, self._version(game_id),
                              reason="conflict")

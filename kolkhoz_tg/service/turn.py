@@ -55,6 +55,32 @@ def quiet_hours(user: UserRow | None) -> QuietHours | None:
     return QuietHours(user.timezone, user.quiet_start, user.quiet_end)
 
 
+class Views:
+    """A game's views and legal actions, each built once per state (a move must call
+    :meth:`clear`)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._views: dict[int | None, dict[str, Any]] = {}
+        self._legal: dict[int, list[str]] = {}
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The view for ``seat`` (None: the public one)."""
+        if seat not in self._views:
+            self._views[seat] = self.game.view(seat)
+        return self._views[seat]
+
+    def legal(self, seat: int) -> list[str]:
+        """The seat's legal action texts."""
+        if seat not in self._legal:
+            self._legal[seat] = [a.text for a in self.game.legal_actions(seat)]
+        return self._legal[seat]
+
+    def clear(self) -> None:
+        self._views.clear()
+        self._legal.clear()
+
+
 @dataclass
 class Turn:
     """The state of one write transaction on a started game."""
@@ -71,8 +97,11 @@ class Turn:
     before_year: int = 0
     before_phase: Phase = Phase.TRUMP
     before_to_act: tuple[int, ...] = ()
+    #: The current state's views, built once for the notifications and the scene.
+    views: Views = field(init=False)
 
     def __post_init__(self) -> None:
+        self.views = Views(self.game)
         self.before_year = self.game.year
         self.before_phase = self.game.phase
         self.before_to_act = tuple(self.game.to_act)
@@ -88,6 +117,7 @@ class Turn:
         game = self.game
         completed_before = list(game.completed_by)
         events = game.apply(seat, action)
+        self.views.clear()
         text = game.log[-1][1]
         assert self.row.id is not None
         self.session.add(
@@ -285,7 +315,7 @@ class Turn:
                 Kind.BOARD,
                 {
                     "moves": [m.to_dict() for m in self.moves],
-                    "view": game.view(None),
+                    "view": self.views.view(None),
                     "game": self.game_header(),
                     "deadline": self._deadline_text(),
                 },
@@ -316,8 +346,8 @@ class Turn:
             self.notify(
                 Kind.YOUR_TURN,
                 {
-                    "view": game.view(seat),
-                    "legal": [a.text for a in game.legal_actions(seat)],
+                    "view": self.views.view(seat),
+                    "legal": self.views.legal(seat),
                     "phase": game.phase.value,
                     "deadline": self._deadline_text(),
                     "game": self.game_header(),

@@ -19,7 +19,8 @@ def make_app(
     """The product's application on the in-process fake transport. Deadlines are driven by
     the tests (``service.process_due`` / ``sweep``) unless ``schedule``; PTB's rate limiter
     (Telegram's real pace: 20 messages a minute in a group) is off unless a test is about
-    it."""
+    it; a Bot API call that failed is retried without a pause."""
     return build_application(
-        inprocess_builder(fake), service, schedule=schedule, rate_limiter=rate_limiter
+        inprocess_builder(fake), service, schedule=schedule, rate_limiter=rate_limiter,
+        retry_delays=(0.0, 0.0, 0.0),
     )

@@ -12,27 +12,40 @@ from typing import Any
 import pytest
 from telegram.ext import Application
 
-from kolkhoz_tg.bot.app import DEPS_KEY, Deps, build_application, shutdown, startup
+from kolkhoz_tg.bot.app import DEPS_KEY, Deps, shutdown, startup
 from kolkhoz_tg.bot.callbacks import Callback, to_base36
+from kolkhoz_tg.bot.delivery import Relay
 from kolkhoz_tg.service import GameService, Kind
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.timeutil import FakeClock
-from tests.bot.driver import action_buttons, open_game, players, tap_any_action
+from tests.bot.conftest import make_app
+from tests.bot.driver import (
+    action_buttons,
+    move_without_the_bot,
+    open_game,
+    players,
+    tap_any_action,
+)
 from tests.conftest import make_settings
-from tests.faketg import FakeTelegram, FakeUser, inprocess_builder
+from tests.faketg import FakeTelegram, FakeUser
 
 App = Application[Any, Any, Any, Any, Any, Any]
 
 
-def app_for(fake: FakeTelegram, service: GameService) -> App:
-    """The product's application, with no pauses between retries of a failed call."""
-    return build_application(inprocess_builder(fake), service, schedule=False,
-                             rate_limiter=False, retry_delays=(0.0, 0.0, 0.0))
-
-
-def relay(app: App) -> Deps:
+def relay(app: App) -> Relay:
     deps: Deps = app.bot_data[DEPS_KEY]
-    return deps
+    return deps.relay
+
+
+async def opened_then_stopped(
+    fake: FakeTelegram, service: GameService, users: list[FakeUser], titles: list[str]
+) -> list[int]:
+    """A game in a new group per title, opened with a bot that then stops."""
+    first = make_app(fake, service)
+    async with fake.running(first):
+        games = [await open_game(fake, users, fake.create_group(t, users)) for t in titles]
+    await shutdown(first)  # what run_polling does when it stops
+    return games
 
 
 def buttons_now(service: GameService, game_id: int, users: list[FakeUser]) -> bool:
@@ -63,7 +76,7 @@ async def test_a_your_turn_that_failed_is_sent_again_not_marked_delivered(
 ) -> None:
     users = players(fake, base=7000)
     group = fake.create_group("Lost turn", users)
-    app = app_for(fake, service)
+    app = make_app(fake, service)
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
         # Play until the next move belongs to someone else than the tapper, then make
@@ -81,10 +94,10 @@ async def test_a_your_turn_that_failed_is_sent_again_not_marked_delivered(
             pytest.fail("no failed 'your turn' in 40 moves")
         assert not buttons_now(service, game_id, users)
         # The relay leaves it alone until its back-off is over, then sends it.
-        await relay(app).relay.drain()
+        await relay(app).drain()
         assert service.pending_notifications(1000, game_id=game_id)
         clock.advance(timedelta(seconds=3))
-        await relay(app).relay.drain()
+        await relay(app).drain()
         assert not service.pending_notifications(1000, game_id=game_id)
         assert buttons_now(service, game_id, users)
     fake.assert_all_callbacks_answered()
@@ -95,7 +108,7 @@ async def test_5xx_and_timeouts_everywhere_lose_no_turn_and_answer_each_tap_once
 ) -> None:
     users = players(fake, base=7100)
     group = fake.create_group("Stormy", users)
-    app = app_for(fake, service)
+    app = make_app(fake, service)
     checks = without = 0
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
@@ -106,16 +119,16 @@ async def test_5xx_and_timeouts_everywhere_lose_no_turn_and_answer_each_tap_once
             if not await tap_any_action(users):
                 # Nobody has a button: only the relay can help (after the back-off).
                 clock.advance(timedelta(minutes=15))
-                await relay(app).relay.drain()
+                await relay(app).drain()
                 if not await tap_any_action(users):
                     break
             checks += 1
             clock.advance(timedelta(seconds=20))
-            await relay(app).relay.drain()
+            await relay(app).drain()
             without += not buttons_now(service, game_id, users)
         fake.fault_rate(0)
         clock.advance(timedelta(minutes=15))
-        await relay(app).relay.drain()
+        await relay(app).drain()
         assert buttons_now(service, game_id, users) or (
             service.game_info(game_id).status == "finished")
     assert fake.faults(), "the run injected no fault"
@@ -138,24 +151,16 @@ async def test_two_relays_never_send_the_same_message_twice(
     db = Database(url)
     service = GameService(db, clock=clock, settings=make_settings(database_url=url))
     users = players(fake, base=7200)
-    groups = [fake.create_group(f"Twin {i}", users) for i in range(3)]
-    first = app_for(fake, service)
-    async with fake.running(first):
-        games = [await open_game(fake, users, g) for g in groups]
-    await shutdown(first)
-    # A backlog written while no bot ran (another front end played a few moves).
+    games = await opened_then_stopped(fake, service, users, ["Twin 1", "Twin 2", "Twin 3"])
     for game_id in games:
-        for _ in range(3):
-            who = next(u for u in users if service.seat_view(game_id, u.id).to_act)
-            sv = service.seat_view(game_id, who.id)
-            assert service.act(game_id, who.id, sv.legal[0], sv.game.version).ok
+        move_without_the_bot(service, game_id, users, moves=3)
     backlog = service.pending_notifications(1000)
     assert len(backlog) >= 9
     before = len(fake.calls("sendMessage", ok=True))
-    a, b = app_for(fake, service), app_for(fake, service)
+    a, b = make_app(fake, service), make_app(fake, service)
     try:
         async with fake.running(a), fake.running(b):
-            await asyncio.gather(relay(a).relay.drain(), relay(b).relay.drain())
+            await asyncio.gather(relay(a).drain(), relay(b).drain())
     finally:
         await shutdown(a)
         await shutdown(b)
@@ -170,18 +175,12 @@ async def test_start_up_serves_a_tap_at_once_and_drains_the_backlog_behind(
     fake: FakeTelegram, service: GameService
 ) -> None:
     users = players(fake, base=7300)
-    groups = [fake.create_group(f"Backlog {i}", users) for i in range(4)]
-    first = app_for(fake, service)
-    async with fake.running(first):
-        games = [await open_game(fake, users, g) for g in groups]
-    await shutdown(first)
+    games = await opened_then_stopped(fake, service, users, [f"Backlog {i}" for i in range(4)])
     for game_id in games[1:]:
-        who = next(u for u in users if service.seat_view(game_id, u.id).to_act)
-        sv = service.seat_view(game_id, who.id)
-        assert service.act(game_id, who.id, sv.legal[0], sv.game.version).ok
+        move_without_the_bot(service, game_id, users)
     owed = service.outbox_backlog()
     assert owed > 0
-    app = app_for(fake, service)
+    app = make_app(fake, service)
     async with fake.running(app):
         began = time.perf_counter()
         await startup(app)
@@ -193,7 +192,7 @@ async def test_start_up_serves_a_tap_at_once_and_drains_the_backlog_behind(
                           for row in m.buttons for b in row))
         await mover.tap(msg, action_buttons(msg)[0])
         assert fake.callback_queries and all(q.answered for q in fake.callback_queries.values())
-        await relay(app).relay.drain()
+        await relay(app).drain()
         assert service.outbox_backlog() == 0
     await shutdown(app)
 
@@ -203,7 +202,7 @@ async def test_a_card_costs_four_bot_api_calls_and_no_group_message(
 ) -> None:
     users = players(fake, base=7400)
     group = fake.create_group("Thrifty", users)
-    app = app_for(fake, service)
+    app = make_app(fake, service)
     costs: list[collections.Counter[str]] = []
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
@@ -239,7 +238,7 @@ async def test_a_database_locked_by_another_process_holds_no_tap(
 
     users = players(fake, base=7500)
     group = fake.create_group("Locked", users)
-    app = app_for(fake, service)
+    app = make_app(fake, service)
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
         version = service.game_info(game_id).version

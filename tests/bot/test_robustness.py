@@ -18,6 +18,7 @@ from tests.bot.driver import (
     LeakScanner,
     action_buttons,
     group_texts,
+    move_without_the_bot,
     open_game,
     players,
     tap_any_action,
@@ -56,10 +57,8 @@ async def test_restart_delivers_what_the_outbox_still_owes(
         game_id = await open_game(fake, users, group)
     await shutdown(first)  # what run_polling does when it stops
     # While the bot was down, a player acted through another front end.
-    waiting = next(u for u in users if service.seat_view(game_id, u.id).to_act)
-    sv = service.seat_view(game_id, waiting.id)
-    result = service.act(game_id, waiting.id, sv.legal[0], sv.game.version)
-    assert result.ok and service.pending_notifications()
+    move_without_the_bot(service, game_id, users)
+    assert service.pending_notifications()
     board = fake.message(group, service.game_info(game_id).meta["board"])
     edits = board.edits
     app = make_app(fake, service)
