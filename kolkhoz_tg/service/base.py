@@ -200,22 +200,29 @@ class ServiceBase:
             base_version=row.version,
         )
 
-    def _finish_turn(self, turn: Turn, *, moved: bool, announce: bool = False) -> None:
-        """Clock, notifications, snapshot and version for a turn that changed something."""
+    def _finish_turn(
+        self, turn: Turn, *, moved: bool, announce: bool = False, store: bool = True
+    ) -> None:
+        """Clock, notifications, snapshot and version for a turn that changed something.
+
+        With ``store=False`` the notifications stay on the turn for the caller to store with
+        other games' (one statement for a whole sweep batch)."""
         turn.set_clock(moved)
         turn.emit_play_notifications(announce=announce)
         row = turn.row
         if turn.moves:
             row.state = turn.game.to_json()
         self._bump(turn.session, row)
-        self._store_notes(turn.session, turn.notes)
+        if store:
+            self._store_notes(turn.session, turn.notes)
 
     def _store_notes(self, s: Session, notes: list[NotificationRow]) -> None:
-        """Add notifications to the outbox; older undelivered ones they replace (the board of
-        that game, that player's "your turn") are marked superseded, in one statement."""
+        """Add notifications (of one game or of several) to the outbox; older undelivered
+        ones they replace (the board of that game, that player's "your turn") are marked
+        superseded, in one statement."""
         if not notes:
             return
-        now, game_id = notes[0].created_at, notes[0].game_id
+        now = notes[0].created_at
         if self.outbox_owner is not None:
             until = now + self.outbox_lease
             for n in notes:
@@ -223,14 +230,13 @@ class ServiceBase:
         t = NotificationRow.__table__  # type: ignore[attr-defined]
         replaced = []
         for n in notes:
-            assert n.game_id == game_id  # one transaction, one game
             if n.kind in _SUPERSEDED_KINDS:
                 who = t.c.user_id.is_(None) if n.user_id is None else t.c.user_id == n.user_id
-                replaced.append(sa.and_(t.c.kind == n.kind, who))
+                replaced.append(sa.and_(t.c.game_id == n.game_id, t.c.kind == n.kind, who))
         if replaced:
             s.execute(
                 sa.update(t)
-                .where(t.c.game_id == game_id, t.c.delivered_at.is_(None), sa.or_(*replaced))
+                .where(t.c.delivered_at.is_(None), sa.or_(*replaced))
                 .values(superseded=True, delivered_at=now)
             )
         s.add_all(notes)

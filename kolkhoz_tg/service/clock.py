@@ -116,12 +116,12 @@ class ClockMixin(ServiceBase):
                     self._remind(turn)
                 turns.append((turn, timeout))
             s.flush()
-            # Then each game's clock, notifications, snapshot and version, as one at a time.
+            # Then each game's clock, snapshot and version, as one at a time, and the
+            # notifications of the whole batch in one go.
             for turn, timeout in turns:
                 if timeout:
-                    self._finish_turn(turn, moved=True)
-                else:
-                    self._store_notes(s, turn.notes)
+                    self._finish_turn(turn, moved=True, store=False)
+            self._store_notes(s, [n for turn, _ in turns for n in turn.notes])
             del users  # held until here: the session keeps only weak references
             return [turn for turn, _ in turns]
 
