@@ -27,6 +27,7 @@ class Translator:
     def __init__(self, locale: str) -> None:
         self.locale = locale if locale in LOCALES else "en"
         self._t = _load(self.locale)
+        self._ranks: dict[str, str] | None = None
 
     def gettext(self, message: str, **params: Any) -> str:
         text = self._t.gettext(message)
@@ -34,6 +35,21 @@ class Translator:
 
     def ngettext(self, singular: str, plural: str, n: int, **params: Any) -> str:
         return self._t.ngettext(singular, plural, n).format(n=n, **params)
+
+    def pgettext(self, context: str, message: str) -> str:
+        return self._t.pgettext(context, message)
+
+    def rank(self, rank: str) -> str:
+        """A card's rank as the reader writes it: ``Q`` → ``Д`` in Russian."""
+        letters = self._ranks
+        if letters is None:
+            _ = self.pgettext
+            # Translators: the letters of the card ranks Jack, Queen, King, Ace.
+            letters = self._ranks = {
+                "J": _("card rank", "J"), "Q": _("card rank", "Q"),
+                "K": _("card rank", "K"), "A": _("card rank", "A"),
+            }
+        return letters.get(rank, rank)
 
     def relative(self, when: datetime, now: datetime) -> str:
         """``через 3 часа`` / ``in 3 hours`` (``3 часа назад`` / ``3 hours ago``)."""

@@ -20,15 +20,17 @@ from kolkhoz_tg.service.records import GameInfo, Kind, Notification
 SUIT_SYMBOLS = {s.letter: s.symbol for s in SUITS}
 
 
-def card(text: str | None) -> str:
-    """``10H`` → ``10♥``; a card hidden from the reader (None in a view) → ``?``."""
+def card(tr: Translator, text: str | None) -> str:
+    """``10H`` → ``10♥`` (``QS`` → ``Д♠`` in Russian: the reader's rank letters); a card
+    hidden from the reader (None in a view) → ``?``."""
     if not text:
         return "?"
-    return text[:-1] + SUIT_SYMBOLS.get(text[-1], text[-1])
+    rank = text[:-1]
+    return tr.rank(rank) + SUIT_SYMBOLS.get(text[-1], text[-1])
 
 
-def cards(texts: Sequence[str]) -> str:
-    return " ".join(card(t) for t in texts) if texts else "—"
+def cards(tr: Translator, texts: Sequence[str | None]) -> str:
+    return " ".join(card(tr, t) for t in texts) if texts else "—"
 
 
 def job_name(tr: Translator, theme: str, job: str) -> str:
@@ -88,9 +90,13 @@ def board_text(
     if viewer is not None:
         names[viewer] = _("you")
     theme = view["rules"]["theme"]
-    head = [_("Kolkhoz · year {year} of {years} · planner: {name}", year=view["year"],
-              years=view["years"], name=names[view["planner"]])]
-    if view["trump"]:
+    over = view["phase"] == "over"
+    if over:
+        head = [_("Kolkhoz · the five-year plan is over")]
+    else:
+        head = [_("Kolkhoz · year {year} of {years} · planner: {name}", year=view["year"],
+                  years=view["years"], name=names[view["planner"]])]
+    if view["trump"] and not over:
         head.append(_("trump {suit}", suit=SUIT_SYMBOLS[view["trump"]]))
     elif view.get("short") and view["phase"] != "over":
         head.append(_("no trump (supply disruption)"))
@@ -109,16 +115,9 @@ def board_text(
             status = _bar(job["hours"], job["threshold"])
         line = f"{SUIT_SYMBOLS[j]} {name:<13} {job['hours']:>3}/{job['threshold']} {status}"
         if job["rewards"]:
-            line += "  " + _("reward {cards}", cards=cards(job["rewards"]))
+            line += "  " + _("reward {cards}", cards=cards(tr, job["rewards"]))
         lines.append(line)
-    if view["phase"] in ("play", "assign") and view["tricks_total"]:
-        trick_no = view["tricks_played"] + 1
-        played = " · ".join(f"{names[s]} {card(c)}" for s, c in view["trick"]) or "—"
-        lines.append(_("Trick {number} of {total}: {cards}", number=trick_no,
-                       total=view["tricks_total"], cards=played))
-    elif view["last_trick"]:
-        played = " · ".join(f"{names[s]} {card(c)}" for s, c in view["last_trick"])
-        lines.append(_("Last trick: {cards}", cards=played))
+    lines += trick_lines(tr, view, names)
     waiting = waiting_text(tr, view, names)
     if viewer is not None and view["to_act"] == [viewer]:
         waiting = _("Your move")
@@ -129,13 +128,72 @@ def board_text(
     medals = " · ".join(f"{names[p['seat']]} {p['medals']}" for p in view["players"])
     lines.append("🏅 " + medals)
     shown = [
-        f"{names[p['seat']]} {cards(p['plot_revealed'])}"
+        f"{names[p['seat']]} {cards(tr, p['plot_revealed'])}"
         for p in view["players"]
         if p["plot_revealed"]
     ]
     if shown:
         lines.append(_("Face up: {plots}", plots=" · ".join(shown)))
+    winners = winners_line(tr, game, names)
+    if winners:
+        lines.append(winners)
     return "\n".join(lines)
+
+
+def trick_lines(tr: Translator, view: dict[str, Any], names: list[str]) -> list[str]:
+    """This year's tricks for the board, so that none is missed however many were played
+    between two looks: the earlier ones in short (the cards and who took them), the last
+    complete one in full (where each card went: ``10♥→♠`` is on the ♠ job), then the trick
+    on the table. Cards that went where the reader may not look show as ``?`` (the view
+    masks them)."""
+    _ = tr.gettext
+    lines = []
+    done = view.get("tricks") or []
+    if not done and view["last_trick"]:  # after the end of the game, the last one only
+        done = [{"cards": view["last_trick"], "winner": view["last_trick_winner"]}]
+    if all(c is None for trick in done for _s, c in trick["cards"]):
+        done = []  # nothing the reader may see any more
+    placed = {c: j for j, job in view["jobs"].items() for c in job["workers"]}
+    first = view["tricks_played"] - len(done) + 1 if view.get("tricks") else 1
+    for i, trick in enumerate(done):
+        number, winner = first + i, names[trick["winner"]]
+        if i < len(done) - 1:
+            played = " ".join(card(tr, c) for _s, c in trick["cards"])
+            lines.append(_("Trick {number}: {cards} → {name}", number=number, cards=played,
+                           name=winner))
+            continue
+        played = " · ".join(
+            f"{names[s]} {_placed(tr, c, placed)}" for s, c in trick["cards"])
+        lines.append(_("Last trick ({number}): {cards} — won by {name}", number=number,
+                       cards=played, name=winner))
+    if view["phase"] in ("play", "assign") and view["tricks_total"]:
+        trick_no = view["tricks_played"] + 1
+        played = " · ".join(
+            f"{names[s]} {_placed(tr, c, placed)}" for s, c in view["trick"]) or "—"
+        lines.append(_("Trick {number} of {total}: {cards}", number=trick_no,
+                       total=view["tricks_total"], cards=played))
+    return lines
+
+
+def _placed(tr: Translator, c: str | None, placed: dict[str, str]) -> str:
+    """A played card and, once the Brigadier has put it on a job, that job's suit."""
+    job = placed.get(c) if c is not None else None
+    return card(tr, c) + (f"→{SUIT_SYMBOLS[job]}" if job else "")
+
+
+def winners_line(tr: Translator, game: GameInfo | dict[str, Any], names: list[str]) -> str:
+    """``🏆 Anna wins with 54 points`` once the game is over (from its stored result)."""
+    result = game.result if isinstance(game, GameInfo) else game.get("result")
+    if not result or not result.get("winners"):
+        return ""
+    scores, winners = result["scores"], result["winners"]
+    who = ", ".join(names[s] for s in winners)
+    points = scores[winners[0]]
+    if len(winners) == 1:
+        return "🏆 " + tr.ngettext("{name} wins with {n} point", "{name} wins with {n} points",
+                                  points, name=who)
+    return "🏆 " + tr.ngettext("Shared win: {names}, {n} point each",
+                              "Shared win: {names}, {n} points each", points, names=who)
 
 
 def _bar(hours: int, threshold: int, width: int = 9) -> str:
@@ -172,10 +230,10 @@ def hand_text(tr: Translator, view: dict[str, Any], legal: Sequence[str]) -> str
     }
     shown = []
     for c in me["hand"] or []:
-        shown.append(card(c) if not playable or c in playable else f"({card(c)})")
+        shown.append(card(tr, c) if not playable or c in playable else f"({card(tr, c)})")
     lines = [_("Your cards: {cards}", cards=" ".join(shown) or "—")]
     lines.append(_("Your plot: hidden {hidden} · face up {shown}",
-                   hidden=cards(me["plot_hidden"]), shown=cards(me["plot_revealed"])))
+                   hidden=cards(tr, me["plot_hidden"]), shown=cards(tr, me["plot_revealed"])))
     return "\n".join(lines)
 
 
@@ -190,12 +248,12 @@ def action_label(tr: Translator, view: View | dict[str, Any], action: Action | s
         assert a.suit is not None
         return _("Trump {suit}", suit=SUIT_SYMBOLS[a.suit.letter])
     if a.kind is ActionKind.PLAY:
-        return _("Play {card}", card=card(str(a.card)))
+        return _("Play {card}", card=card(tr, str(a.card)))
     if a.kind is ActionKind.SWAP:
         if a.card is None or a.target is None:
             return _("Keep my cards (no swap)")
-        return _("Swap {card} from hand for {plot} from plot", card=card(str(a.card)),
-                 plot=card(str(a.target)))
+        return _("Swap {card} from hand for {plot} from plot", card=card(tr, str(a.card)),
+                 plot=card(tr, str(a.target)))
     assert a.card is not None and a.suit is not None
     job = typed.job(a.suit)
     name = job_name(tr, theme, a.suit.letter)
@@ -205,7 +263,7 @@ def action_label(tr: Translator, view: View | dict[str, Any], action: Action | s
         effect = f"{job.hours}→{job.hours_after(a.card)}"
         if job.completes(a.card):
             effect += " " + _("completes!")
-    return _("{card} to {job} ({effect})", card=card(str(a.card)), job=name, effect=effect)
+    return _("{card} to {job} ({effect})", card=card(tr, str(a.card)), job=name, effect=effect)
 
 
 def phase_prompt(tr: Translator, view: dict[str, Any]) -> str:
@@ -347,16 +405,16 @@ def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: s
             return _("{name} swapped a card with the plot.", name=name(e["seat"]))
         return _("{name} kept their cards.", name=name(e["seat"]))
     if kind == "CardPlayed":
-        return _("{name} played {card}.", name=name(e["seat"]), card=card(e["card"]))
+        return _("{name} played {card}.", name=name(e["seat"]), card=card(tr, e["card"]))
     if kind == "TrickWon":
         return _("{name} takes the trick and is the brigadier.", name=name(e["seat"]))
     if kind == "CardAssigned":
-        return _("{card} → {job} ({hours} h).", card=card(e["card"]), job=job(e["job"]),
+        return _("{card} → {job} ({hours} h).", card=card(tr, e["card"]), job=job(e["job"]),
                  hours=e["hours"])
     if kind == "JobCompleted":
         text = _("{job} completed by {name}!", job=job(e["job"]), name=name(e["seat"]))
         if e.get("rewards"):
-            text += " " + _("Reward: {cards}.", cards=cards(e["rewards"]))
+            text += " " + _("Reward: {cards}.", cards=cards(tr, e["rewards"]))
         return text
     if kind == "MiceRuleApplied":
         return _("All four jobs failed and nobody was exposed: this year everyone is "
@@ -365,13 +423,13 @@ def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: s
     if kind == "JobFailed":
         return _("{job} failed ({hours} h).", job=job(e["job"]), hours=e["hours"])
     if kind == "DrunkardSentNorth":
-        return _("The drunkard {card} on {job} is sent north instead.", card=card(e["card"]),
+        return _("The drunkard {card} on {job} is sent north instead.", card=card(tr, e["card"]),
                  job=job(e["job"]))
     if kind == "CardsRevealed":
-        return _("{name} reveals {cards}.", name=name(e["seat"]), cards=cards(e["cards"]))
+        return _("{name} reveals {cards}.", name=name(e["seat"]), cards=cards(tr, e["cards"]))
     if kind == "CardSentNorth":
         return _("{job} not fulfilled: {name}'s {card} is requisitioned and sent north.",
-                 job=job(e["job"]), name=name(e["seat"]), card=card(e["card"]))
+                 job=job(e["job"]), name=name(e["seat"]), card=card(tr, e["card"]))
     if kind in ("NothingRequisitioned", "NobodyExposed"):
         return _("{job} not fulfilled, but nobody had a card to lose.", job=job(e["job"]))
     if kind == "StacksReturned":
@@ -396,7 +454,7 @@ def final_table(tr: Translator, data: dict[str, Any]) -> str:
         who = tr.gettext("Bot {number}", number=row["name"].rsplit(" ", 1)[-1]) if row[
             "is_bot"] else row["name"]
         line = f"{row['rank']}. {who:<12} {row['score']:>3}"
-        details = [_("plot: {cards}", cards=cards(row["plot"]))]
+        details = [_("plot: {cards}", cards=cards(tr, row["plot"]))]
         if row["medals"]:
             details.append(tr.ngettext("{n} medal", "{n} medals", row["medals"]))
         if row["auto_moves"]:
@@ -424,7 +482,7 @@ def notification_text(tr: Translator, note: Notification, now: datetime) -> str:
         return _("Reminder: it is your move; time runs out {when}.",
                  when=tr.relative(deadline, now))
     if note.kind is Kind.TIMED_OUT:
-        played = ", ".join(card_action(a) for a in data["actions"])
+        played = ", ".join(card_action(tr, a) for a in data["actions"])
         text = _("Time ran out, so this was played for you: {actions}.", actions=played)
         left = data["standin_after"] - data["timeouts"]
         if left > 0:
@@ -432,9 +490,11 @@ def notification_text(tr: Translator, note: Notification, now: datetime) -> str:
                 "After {n} more missed turn a bot will stand in for you.",
                 "After {n} more missed turns a bot will stand in for you.", left)
         return text
+    if note.kind is Kind.STAND_IN and note.user_id is not None:
+        return _("A bot plays for you from now on. To take your seat back, tap any button "
+                 "of your game message or send /back.")
     if note.kind is Kind.STAND_IN:
-        return _("A bot now plays for {name} until they are back (/back or any move).",
-                 name=data["name"])
+        return _("A bot now plays for {name} until they are back.", name=data["name"])
     if note.kind is Kind.PLAYER_BACK:
         return _("{name} is back in the game.", name=data["name"])
     if note.kind is Kind.YEAR_SUMMARY:
@@ -450,18 +510,18 @@ def notification_text(tr: Translator, note: Notification, now: datetime) -> str:
     return ""
 
 
-def card_action(action_text: str) -> str:
+def card_action(tr: Translator, action_text: str) -> str:
     """``play:10H`` → ``10♥``; ``assign:10H>S`` → ``10♥→♠``; for short summaries."""
     a = Action.parse(action_text)
     if a.kind is ActionKind.TRUMP and a.suit is not None:
         return SUIT_SYMBOLS[a.suit.letter]
     if a.kind is ActionKind.ASSIGN and a.card is not None and a.suit is not None:
-        return f"{card(str(a.card))}→{SUIT_SYMBOLS[a.suit.letter]}"
+        return f"{card(tr, str(a.card))}→{SUIT_SYMBOLS[a.suit.letter]}"
     if a.kind is ActionKind.SWAP:
         if a.card is None or a.target is None:
             return "—"
-        return f"{card(str(a.card))}⇄{card(str(a.target))}"
-    return card(str(a.card))
+        return f"{card(tr, str(a.card))}⇄{card(tr, str(a.target))}"
+    return card(tr, str(a.card))
 
 
 def year_summary(tr: Translator, note: Notification) -> str:
@@ -469,6 +529,13 @@ def year_summary(tr: Translator, note: Notification) -> str:
     data = note.data
     game, theme = data["game"], data["theme"]
     lines = [_("Year {year}: the plan's results", year=data["year"])]
+    last = data.get("last_trick")
+    if last and last["winner"] is not None:
+        played = " · ".join(
+            seat_name(tr, game, s) + " " + card(tr, c) + (f"→{SUIT_SYMBOLS[j]}" if j else "")
+            for (s, c), j in zip(last["cards"], last["jobs"], strict=True))
+        lines.append(_("The year's last trick: {cards} — won by {name}", cards=played,
+                       name=seat_name(tr, game, last["winner"])))
     for done in data["completed"]:
         lines.append(_("{job}: done by {name}.", job=job_name(tr, theme, done["job"]),
                        name=seat_name(tr, game, done["seat"])))

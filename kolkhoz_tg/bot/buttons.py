@@ -53,8 +53,8 @@ from kolkhoz_tg.service import (
 log = logging.getLogger(__name__)
 #: The payload of the placeholder button on a message posted by an inline choice.
 WAIT = "wait"
-#: What a ``v`` button may show.
-VIEWS = frozenset({"board", "last"})
+#: What a ``v`` button may show (``back``: the player takes their seat back from a bot).
+VIEWS = frozenset({"board", "last", "back"})
 
 # ---------------------------------------------------------------------- buttons
 
@@ -120,7 +120,38 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         await query.answer(refusal, show_alert=True)
         return
     tap = Tap(update, context, query, d, tr, cb, user.id, message, in_private)
+    if cb.kind != "l" and (cb.payload == "back" or _stood_in(info, user.id)):
+        await _take_seat_back(tap)
+        if cb.payload == "back":
+            return
     await TAP_HANDLERS[cb.kind](tap)
+
+
+def _stood_in(info: GameInfo, user_id: int) -> bool:
+    seat = info.seat_of(user_id)
+    return seat is not None and any(s.seat == seat and s.standin for s in info.seats)
+
+
+async def _take_seat_back(tap: Tap) -> None:
+    """Any tap by a player whose seat a bot is playing gives them the seat back (the
+    ``back`` button says only that)."""
+    d, tr = tap.d, tap.tr
+    try:
+        result = await call(d.service.back, tap.cb.game_id, tap.user_id)
+    except ServiceError as e:
+        await answer_quietly(tap.query, service_error_text(tr, e), show_alert=True)
+        return
+    if result.status is ActStatus.APPLIED:
+        await d.deliverer.deliver(result.notifications)
+    if tap.cb.payload != "back":
+        return
+    await answer_quietly(tap.query, tr.gettext("Welcome back: your seat is yours again.")
+                         if result.status is ActStatus.APPLIED
+                         else tr.gettext("Nobody was playing for you; carry on."))
+    acting = tap.acting
+    if acting is not None:
+        await d.deliverer.refresh_private(tap.cb.game_id, tap.user_id, new=False,
+                                          acting=acting)
 
 
 async def _lobby_tap(tap: Tap) -> None:
@@ -284,7 +315,7 @@ def inline_results(tr: Translator, sv: SeatView, chat_title: str) -> list[Inline
             title=texts.action_label(tr, sv.view, text),
             description=tr.gettext("Kolkhoz in «{chat}»", chat=chat_title),
             input_message_content=InputTextMessageContent(
-                f"🃏 {name}: {texts.card_action(text)}"),
+                f"🃏 {name}: {texts.card_action(tr, text)}"),
             reply_markup=InlineKeyboardMarkup(
                 [[InlineKeyboardButton("⏳", callback_data=view_button(0, 0, WAIT))]]),
         ))
@@ -323,7 +354,7 @@ async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -
     if chosen.inline_message_id:
         name = texts.seat_name(tr, info, seat)
         if result.ok:
-            text = f"🃏 {name}: {texts.card_action(action.text)} ✅"
+            text = f"🃏 {name}: {texts.card_action(tr, action.text)} ✅"
         else:
             text = f"🃏 {name}: ✖️ {_not_played(tr, result)}"
         try:

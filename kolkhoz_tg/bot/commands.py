@@ -78,11 +78,18 @@ class Cmd:
                 "There is no open game here. Start one with /newgame."))
         return game
 
-    async def game_in_play(self, *, seated: bool, started: bool = True) -> GameInfo | None:
+    async def game_in_play(
+        self, *, seated: bool, started: bool = True, finished: bool = False
+    ) -> GameInfo | None:
         """The game here (:func:`~kolkhoz_tg.bot.context.current_game`) if it has
-        ``started`` and, when asked, the sender has a seat in it; else None after saying
+        ``started`` and, when asked, the sender has a seat in it (with ``finished``, in a
+        group with none in play, the chat's last finished game); else None after saying
         they have no game in play here."""
         game = await current_game(self.update, self.d)
+        if finished and self.in_group and (game is None or game.status == "lobby"):
+            done = [g for g in await call(self.d.service.games_in_chat, self.chat.id, False)
+                    if g.status == "finished"]
+            game = done[0] if done else game
         if (game is None or (started and game.status == "lobby")
                 or (seated and game.seat_of(self.user.id) is None)):
             await self.reply(self.tr.gettext("You have no game in play here."))
@@ -333,9 +340,10 @@ async def _public_reply(
     update: Update, context: ContextTypes.DEFAULT_TYPE,
     text: Callable[[Translator, GameInfo, dict[str, Any]], str],
 ) -> None:
-    """Answer with something made from the public view of the game here."""
+    """Answer with something made from the public view of the game here: the one in play,
+    or else the chat's last finished game (its final state stays readable)."""
     c = await command(update, context, group_language=True, remember=False)
-    game = await c.game_in_play(seated=False)
+    game = await c.game_in_play(seated=False, finished=True)
     if game is None:
         return
     bv = await call(c.d.service.board, game.id)

@@ -29,6 +29,11 @@ from kolkhoz_tg.service import Kind, Notification, Scene
 #: it carries move buttons, and the version they were last mentioned in the group for.
 BOARD_KEY = "board"
 RECENT_LINES = 3
+#: Group notifications after which every private message is out of date (it would look
+#: playable, or still say "paused").
+STATUS_KINDS = frozenset({Kind.PAUSED, Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER})
+#: Events the board shows as tricks rather than as lines of the latest moves.
+TRICK_EVENTS = frozenset({"CardPlayed", "TrickWon", "CardAssigned"})
 GROUP_KINDS = frozenset({
     Kind.LOBBY, Kind.GAME_STARTED, Kind.BOARD, Kind.PLAYER_BACK, Kind.STAND_IN, Kind.PAUSED,
     Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER, Kind.YEAR_SUMMARY,
@@ -186,6 +191,27 @@ def plan(
         "TrumpDeclared" in happened) else []
     if acting is not None and acting.user_id not in turn_users + edit_users:
         edit_users.append(acting.user_id)
+    # No private message may keep buttons the game has moved past (a move made for them,
+    # from the group or inline) or say nothing of a pause or an end: those that carry move
+    # buttons are brought up to date whenever the game changes, all of them when it stops
+    # or goes on again.
+    stopped = any(n.kind in STATUS_KINDS for n in group)
+    # A seat taken over by a bot or given back: its message says so and offers (or stops
+    # offering) the button that takes the seat back.
+    for note in group:
+        if note.kind in (Kind.STAND_IN, Kind.PLAYER_BACK) and note.seat is not None:
+            seat_user = next((s.user_id for s in game.seats if s.seat == note.seat), None)
+            if seat_user is not None and seat_user not in turn_users + edit_users and (
+                    scene.can_pm.get(seat_user, True)):
+                edit_users.append(seat_user)
+    if board_notes:
+        for user_id in humans:
+            if user_id in turn_users or user_id in edit_users or not scene.can_pm.get(
+                    user_id, True):
+                continue
+            if game.meta.get(pm_key(user_id)) and (
+                    stopped or game.meta.get(live_key(user_id), True)):
+                edit_users.append(user_id)
     for user_id in edit_users:
         step = private_step(scene, user_id, now, bot_username, acting, new=False)
         if step is not None:
@@ -292,6 +318,10 @@ def recent_lines(tr: Translator, notes: list[Notification]) -> list[str]:
         if starts:
             moves = []
             events = events[starts[-1]:]
+        # The board lists the tricks themselves (every one, with where its cards went); a
+        # move made for a silent player is still told, to say it was not theirs.
+        if move["actor"] not in ("timeout", "standin"):
+            events = [e for e in events if e["type"] not in TRICK_EVENTS]
         moves.append({**move, "events": events})
     lines = texts.event_lines(tr, data["game"], moves, data["view"]["rules"]["theme"])
     return lines[-RECENT_LINES:]

@@ -131,7 +131,7 @@ def board(
         lines.append("🤖 " + _("A bot stands in for {names} until they are back.",
                               names=", ".join(standins)))
     if view["north"]:
-        lines.append("❄️ " + _("Sent north: {cards}", cards=texts.cards(view["north"])))
+        lines.append("❄️ " + _("Sent north: {cards}", cards=texts.cards(tr, view["north"])))
     if game.status == "paused":
         lines.append("⏸ " + _("The game is paused; the clock has stopped."))
     elif game.status == "aborted":
@@ -159,17 +159,28 @@ def private(tr: Translator, sv: SeatView, chat_title: str | None, now: datetime)
     lines = ["🌾 " + " · ".join(head)]
     names = [texts.seat_name(tr, game, s) for s in range(view["players_count"])]
     if sv.to_act and view["phase"] in ("play", "assign") and view["trick"]:
-        played = " · ".join(f"{names[s]} {texts.card(c)}" for s, c in view["trick"])
+        played = " · ".join(f"{names[s]} {texts.card(tr, c)}" for s, c in view["trick"])
         lines.append(_("Trick: {cards}", cards=played))
+    ended = game.status in ("finished", "aborted") or view["phase"] == "over"
+    if stood_in(sv) and not ended:
+        lines.append("🤖 " + _("A bot is playing for you. Tap any button here or send /back "
+                              "to take your seat back."))
     if view["phase"] == "over":
         lines.append("🏁 " + _("The five-year plan is over."))
+        winners = texts.winners_line(tr, game, names)
+        if winners:
+            lines.append(winners)
+    elif game.status == "aborted":
+        lines.append(_("The game was called off."))
+    elif game.status == "paused":
+        lines.append("⏸ " + _("The game is paused; the clock has stopped."))
     elif sv.to_act:
         lines.append("👉 " + texts.phase_prompt(tr, view))
         led = Card.parse(view["trick"][0][1]).suit if view["trick"] else None
         if view["phase"] == "play" and led is not None:
             lines.append(_("Led suit: {suit}", suit=led.symbol))
         if view["phase"] == "assign" and view["pending"]:
-            lines.append(_("Where does {card} go?", card=texts.card(view["pending"][0])))
+            lines.append(_("Where does {card} go?", card=texts.card(tr, view["pending"][0])))
         if sv.deadline is not None:
             lines.append("⏰ " + _("Time runs out {when}.", when=tr.relative(sv.deadline, now)))
     else:
@@ -177,8 +188,14 @@ def private(tr: Translator, sv: SeatView, chat_title: str | None, now: datetime)
         # nothing that would go stale; the board in the group is live.
         lines.append("⏳ " + _("Not your move now: the board in the group shows whose it is. "
                               "I will write when it is yours."))
-    lines.append(texts.hand_text(tr, view, sv.legal))
-    return Message("\n".join(lines), private_keyboard(tr, sv))
+    if not ended:
+        lines.append(texts.hand_text(tr, view, sv.legal))
+    return Message("\n".join(lines), [] if ended else private_keyboard(tr, sv))
+
+
+def stood_in(sv: SeatView) -> bool:
+    """Whether a bot is playing this player's seat for them now."""
+    return any(s.seat == sv.seat and s.standin for s in sv.game.seats)
 
 
 def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
@@ -190,6 +207,8 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
     legal = set(typed.legal)
     phase = view["phase"]
     rows: Keyboard = []
+    if stood_in(sv):
+        rows.append([Button("▶ " + _("I am back"), view_button(gid, ver, "back"))])
     hand = view["players"][sv.seat]["hand"] or []
     if phase == "trump" and sv.to_act:
         rows.append([Button(s.symbol, action_button(gid, ver, Action.trump(s).text))
@@ -199,7 +218,7 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
         for text in sv.legal:
             a = Action.parse(text)
             if a.card is not None and a.target is not None:
-                label = f"{texts.card(str(a.card))} ⇄ {texts.card(str(a.target))}"
+                label = f"{texts.card(tr, str(a.card))} ⇄ {texts.card(tr, str(a.target))}"
                 pairs.append(Button(label, action_button(gid, ver, text)))
         rows.extend(pairs[i : i + 3] for i in range(0, len(pairs), 3))
         rows.append([Button(_("Keep my cards"),
@@ -216,9 +235,9 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
             action = Action.play(Card.parse(c))
             text = action.text
             if phase == "play" and sv.to_act and action in legal:
-                buttons.append(Button(texts.card(c), action_button(gid, ver, text)))
+                buttons.append(Button(texts.card(tr, c), action_button(gid, ver, text)))
             else:
-                buttons.append(Button(f"·{texts.card(c)}·", explain_button(gid, ver, text)))
+                buttons.append(Button(f"·{texts.card(tr, c)}·", explain_button(gid, ver, text)))
         rows.append(buttons)
     rows.append([
         Button("📋 " + _("Board"), view_button(gid, ver, "board")),
@@ -232,7 +251,7 @@ def last_trick(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
     if not view["last_trick"]:
         return _("No trick has been completed this year yet.")
     names = [texts.seat_name(tr, game, s) for s in range(view["players_count"])]
-    played = " · ".join(f"{names[s]} {texts.card(c)}" for s, c in view["last_trick"])
+    played = " · ".join(f"{names[s]} {texts.card(tr, c)}" for s, c in view["last_trick"])
     return _("Last trick: {cards}", cards=played) + " — " + _(
         "won by {name}", name=names[view["last_trick_winner"]]
     )
@@ -240,8 +259,20 @@ def last_trick(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
 
 def visible_score(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
     """Scores from public information only: face-up plot cards (and medals when they
-    count); face-down cards stay secret until the end."""
+    count); face-down cards stay secret until the end. A finished game: its final score."""
     _ = tr.gettext
+    if game.result is not None:
+        names = [texts.seat_name(tr, game, s) for s in range(game.players)]
+        scores = game.result["scores"]
+        order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
+        lines = ["🏁 " + _("Final score:")]
+        lines += [  # tied players share a place
+            f"{1 + sum(x > scores[s] for x in scores)}. {names[s]} — "
+            + tr.ngettext("{n} point", "{n} points", scores[s])
+            for s in order
+        ]
+        winners = texts.winners_line(tr, game, names)
+        return "\n".join([*lines, winners] if winners else lines)
     lines = [_("Points in sight (face-down cards are counted at the end):")]
     for p in View.from_dict(view).players:
         hidden = p.hidden_count

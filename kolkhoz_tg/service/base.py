@@ -370,6 +370,7 @@ class ServiceBase:
             started_at=row.started_at,
             finished_at=row.finished_at,
             meta=dict(row.meta),
+            result=None if row.result is None else dict(row.result),
         )
 
     def _scene(

@@ -70,7 +70,8 @@ class PlayMixin(ServiceBase):
                 if seat is None:
                     return ActResult(ActStatus.NOT_SEATED, game_id, row.version,
                                      locale=answer)
-                if expected_version != row.version:
+                if expected_version != row.version and not self._no_move_since(
+                        s, row, expected_version):
                     stale = self._stale(s, row, seat, action, expected_version)
                     scene = (self._unchanged_scene(s, row, seats)
                              if stale.status is ActStatus.STALE else None)
@@ -104,6 +105,20 @@ class PlayMixin(ServiceBase):
                              reason="conflict")
         self._after_commit(row, turn.game)
         return result
+
+    def _no_move_since(self, s: Session, row: GameRow, version: int) -> bool:
+        """Whether the game changed since ``version`` only in ways that leave every seat's
+        choices as they were (a player back, a pause and resume, a setting, a stand-in that
+        has not moved yet): then a button made at ``version`` still acts. Any move since
+        (recorded with the version it was made on) makes it stale."""
+        if not (_possible_id(version) and 0 < version < row.version):
+            return False
+        moved = s.exec(
+            select(ActionRow.seq).where(
+                ActionRow.game_id == row.id, ActionRow.version >= version
+            ).limit(1)
+        ).first()
+        return moved is None
 
     def _unchanged_scene(self, s: Session, row: GameRow, seats: dict[int, SeatRow]) -> Scene:
         """The scene of a game this request did not change (so that the front end can show

@@ -95,6 +95,8 @@ class GameInfo:
     started_at: datetime | None
     finished_at: datetime | None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: A finished game's outcome: ``scores`` by seat, ``winners`` (seats), ``early``.
+    result: dict[str, Any] | None = None
 
     def seat_of(self, user_id: int) -> int | None:
         for s in self.seats:
@@ -128,6 +130,7 @@ class GameInfo:
             "seats": [s.to_dict() for s in self.seats],
             "deadline": None if self.deadline is None else self.deadline.isoformat(),
             "paused_remaining": self.paused_remaining,
+            "result": self.result,
         }
 
 

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from engine import Action, Game, Phase, event_to_dict
 from engine import events as ev
 from engine.ai import default_action
-from engine.cards import SUITS
+from engine.cards import CARD_TEXT, SUITS
 from kolkhoz_tg.service.deadlines import reminder_times
 from kolkhoz_tg.service.records import Kind
 from kolkhoz_tg.storage.models import (
@@ -116,6 +116,11 @@ class Turn:
         """Play one move and log it; raises the engine's ActionError if it is not legal."""
         game = self.game
         completed_before = list(game.completed_by)
+        # The card that closes a trick may close the year, and the trick's record goes with
+        # the new deal: keep who played what and where the cards went for the summary.
+        closing = None
+        if game.phase is Phase.ASSIGN and len(game.pending) == 1:
+            closing = (list(game.trick), [list(w) for w in game.workers], game.brigadier)
         events = game.apply(seat, action)
         self.views.clear()
         text = game.log[-1][1]
@@ -136,7 +141,7 @@ class Turn:
         self.moves.append(move)
         for e in events:
             if isinstance(e, ev.YearEnded):
-                self._year_summary(e.year, completed_before, events)
+                self._year_summary(e.year, completed_before, events, closing)
         return move
 
     def play_timeout(self, seat: int) -> list[Move]:
@@ -279,7 +284,8 @@ class Turn:
         return None if self.row.deadline is None else self.row.deadline.isoformat()
 
     def _year_summary(
-        self, year: int, completed_before: list[int | None], events: list[ev.Event]
+        self, year: int, completed_before: list[int | None], events: list[ev.Event],
+        closing: tuple[list[tuple[int, int]], list[list[int]], int | None] | None = None,
     ) -> None:
         completed = [
             {"job": SUITS[j].letter, "seat": s}
@@ -302,8 +308,31 @@ class Turn:
                 "medals": list(self.game.medals),
                 "theme": self.game.rules.theme.value,
                 "game": self.game_header(),
+                "last_trick": self._closing_trick(closing, events),
             },
         )
+
+    def _closing_trick(
+        self, closing: tuple[list[tuple[int, int]], list[list[int]], int | None] | None,
+        events: list[ev.Event],
+    ) -> dict[str, Any] | None:
+        """The year's last trick for the group: who played, who took it, which job each card
+        went to. A card is named only if the group may still see it where it is now (after
+        the new deal it may sit in someone's hand), like the view's last trick."""
+        if closing is None:
+            return None
+        trick, workers, winner = closing
+        jobs = {c: SUITS[j].letter for j, cs in enumerate(workers) for c in cs}
+        for e in events:
+            if isinstance(e, ev.CardAssigned):
+                jobs.setdefault(e.card.id, e.job.letter)
+        public = self.views.view(None)
+        seen = {c for p in public["players"] for c in p["plot_revealed"]} | set(public["north"])
+        return {
+            "winner": winner,
+            "cards": [[s, CARD_TEXT[c] if CARD_TEXT[c] in seen else None] for s, c in trick],
+            "jobs": [jobs.get(c) for _s, c in trick],
+        }
 
     def emit_play_notifications(self, announce: bool = False) -> None:
         """The board, "your turn" for whoever must now choose, and the final table.

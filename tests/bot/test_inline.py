@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.callbacks import Callback
+from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
 from tests.bot.driver import LeakScanner, action_buttons, open_game, players
@@ -66,7 +67,7 @@ async def test_a_chosen_card_still_legal_after_the_game_moved_on_is_played(
         assert played["actor"] == "player"
         assert posted.inline_message_id is not None
         text = fake.inline_messages[posted.inline_message_id].text or ""
-        assert "✅" in text and texts.card_action(played["action"]) in text
+        assert "✅" in text and texts.card_action(translator("en"), played["action"]) in text
 
 
 async def test_a_chosen_card_no_longer_legal_is_not_played_and_not_named(
@@ -97,7 +98,7 @@ async def test_a_chosen_card_no_longer_legal_is_not_played_and_not_named(
         assert posted.inline_message_id is not None
         text = fake.inline_messages[posted.inline_message_id].text or ""
         assert "not played" in text and actor.first_name in text
-        assert texts.card_action(action) not in text
+        assert texts.card_action(translator("en"), action) not in text
         assert service.game_info(game_id).version == version
         assert service.snapshot(game_id) == before
         scanner.scan(game_id)

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from engine import Game, Rules
 from kolkhoz_tg import admin, texts
 from kolkhoz_tg.cli import main
+from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService, SeatView
 from kolkhoz_tg.storage.database import Database
 from tests.service.helpers import new_game, play_out, step
@@ -190,7 +191,8 @@ def _hidden_cards(service: GameService, game_id: int) -> set[str]:
 
 
 def _mentions(text: str, card: str) -> bool:
-    either = f"{re.escape(card)}|{re.escape(texts.card(card))}"
+    forms = {card} | {texts.card(translator(locale), card) for locale in ("en", "ru")}
+    either = "|".join(re.escape(f) for f in forms)
     pattern = rf"(?<![0-9A-Z])(?:{either})(?![0-9A-Z])"
     return re.search(pattern, text) is not None
 
