@@ -43,11 +43,10 @@ class Translator:
         """A card's rank as the reader writes it: ``Q`` → ``Д`` in Russian."""
         letters = self._ranks
         if letters is None:
-            _ = self.pgettext
-            # Translators: the letters of the card ranks Jack, Queen, King, Ace.
+            # The letters of the card ranks Jack, Queen, King, Ace.
             letters = self._ranks = {
-                "J": _("card rank", "J"), "Q": _("card rank", "Q"),
-                "K": _("card rank", "K"), "A": _("card rank", "A"),
+                "J": self.pgettext("card rank", "J"), "Q": self.pgettext("card rank", "Q"),
+                "K": self.pgettext("card rank", "K"), "A": self.pgettext("card rank", "A"),
             }
         return letters.get(rank, rank)
 

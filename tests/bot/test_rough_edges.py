@@ -1,0 +1,194 @@
+"""What a real group met on its first games, each fixed and kept fixed: tricks missing from
+the board, private messages with buttons the game had moved past, a stand-in that could not
+be sent away, buttons broken by someone else's /back or /pause, the end of the game
+unreadable, English card letters in Russian."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from datetime import timedelta
+
+from kolkhoz_tg import texts
+from kolkhoz_tg.bot.callbacks import Callback
+from kolkhoz_tg.bot.context import DEPS_KEY
+from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.service import GameService
+from kolkhoz_tg.timeutil import FakeClock
+from tests.bot.conftest import make_app
+from tests.bot.driver import NAMES, action_buttons, open_game, players, tap_any_action
+from tests.faketg import FakeChat, FakeTelegram, FakeUser
+
+
+def every_group_text(fake: FakeTelegram, group: FakeChat) -> list[str]:
+    """Every text the group was ever shown: each message and each of its earlier edits."""
+    out = []
+    for m in fake.messages(group):
+        out.extend(text or "" for text, _entities, _markup in m.history)
+        out.append(m.text or "")
+    return out
+
+
+def stale_buttons(fake: FakeTelegram, service: GameService, game_id: int,
+                  users: list[FakeUser]) -> list[str]:
+    """Move buttons in private chats that no longer make a move: made at another version
+    of the game, for a player not to act, or in a game that is not running."""
+    info = service.game_info(game_id)
+    problems = []
+    for u in users:
+        sv = service.seat_view(game_id, u.id)
+        for m in fake.messages(u):
+            for data in action_buttons(m):
+                cb = Callback.decode(data)
+                if cb.game_id != game_id:
+                    continue
+                if info.status != "active" or not sv.to_act or cb.payload not in sv.legal:
+                    problems.append(f"{u.first_name} ({info.status}): {data}")
+    return problems
+
+
+async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=2000)
+    group = fake.create_group("Every trick", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        taps = 0
+        while await tap_any_action(users):
+            taps += 1
+            assert taps < 500
+            assert not stale_buttons(fake, service, game_id, users)
+        info = service.game_info(game_id)
+        assert info.status == "finished"
+        tr = translator("en")
+        shown = every_group_text(fake, group)
+        lines = [line for text in shown for line in text.splitlines()]
+        years = 0
+        moves = service.history(game_id)
+        tricks = [e for m in moves for e in m["events"] if e["type"] in ("TrickWon", "YearEnded")]
+        for trick, after in itertools.pairwise(tricks):
+            if trick["type"] != "TrickWon":
+                continue
+            winner = info.names[trick["seat"]]
+            if after["type"] == "YearEnded":
+                # The year's last trick is told in the year's summary (its cards may be in
+                # someone's new hand by then, so they may show as "?").
+                years += 1
+                assert any("The year's last trick" in line and f"won by {winner}" in line
+                           for line in lines), trick
+                continue
+            cards = [texts.card(tr, c) for c in trick["cards"]]
+            assert any(all(c in line for c in cards) and winner in line for line in lines), (
+                trick, cards)
+        assert years >= 4
+        # The final board: no planner of a year that never comes, no unknown cards, the
+        # winner named; /score and /last still answer.
+        board = fake.message(group, info.meta["board"]).text or ""
+        assert "the five-year plan is over" in board and "planner" not in board
+        assert "? ? ?" not in board and "🏆" in board
+        await users[1].send(group, "/score")
+        score = fake.last_message(group)
+        assert score is not None and "Final score" in (score.text or "")
+        await users[1].send(group, "/last")
+        last = fake.last_message(group)
+        assert last is not None and "no game" not in (last.text or "").lower()
+        # Nobody's private message still offers a move.
+        assert not stale_buttons(fake, service, game_id, users)
+
+
+async def test_no_private_message_keeps_buttons_after_a_forced_move_or_a_pause(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    users = players(fake, base=2100)
+    group = fake.create_group("No stale", users)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        game_id = await open_game(fake, users, group)
+        for _ in range(5):
+            assert await tap_any_action(users)
+        # A deadline passes: the move is made for the silent player, whose message had the
+        # buttons for it.
+        clock.advance(timedelta(days=2))
+        result = await asyncio.to_thread(service.sweep)
+        await app.bot_data[DEPS_KEY].deliverer.deliver(result.notifications)
+        assert not stale_buttons(fake, service, game_id, users)
+        # The creator pauses: every private message says so and offers no move.
+        await users[0].send(group, "/pause")
+        assert service.game_info(game_id).status == "paused"
+        assert not stale_buttons(fake, service, game_id, users)
+        paused = [u.last_message() for u in users]
+        assert any("paused" in (m.text or "") for m in paused if m is not None)
+        await users[0].send(group, "/resume")
+        assert service.game_info(game_id).status == "active"
+        assert await tap_any_action(users)
+        # Called off: nothing left to tap.
+        await users[0].send(group, "/abort")
+        confirm = fake.last_message(group)
+        if confirm is not None and confirm.buttons:  # a confirmation, when asked for
+            await users[0].tap(confirm, confirm.buttons[0][0].text)
+        assert service.game_info(game_id).status == "aborted"
+        assert not stale_buttons(fake, service, game_id, users)
+
+
+async def test_someone_elses_back_or_pause_does_not_break_the_current_buttons(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=2200)
+    group = fake.create_group("Not stale", users)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        game_id = await open_game(fake, users, group)
+        for _ in range(3):
+            assert await tap_any_action(users)
+        mover = next(u for u in users if service.seat_view(game_id, u.id).to_act)
+        other = next(u for u in users if u is not mover)
+        msg = mover.last_message()
+        assert msg is not None and action_buttons(msg)
+        # The tap is on its way while the others do things that change no one's choices:
+        # a kick of another seat (its bot has nothing to play yet), that player's /back,
+        # a pause and a resume.
+        data = action_buttons(msg)[0]
+        before = service.game_info(game_id).version
+        seat = service.game_info(game_id).seat_of(other.id)
+        assert seat is not None
+        result = await asyncio.to_thread(service.stand_in, game_id, seat)
+        await app.bot_data[DEPS_KEY].deliverer.deliver(result.notifications)
+        await other.send(group, "/back")
+        await users[0].send(group, "/pause")
+        await users[0].send(group, "/resume")
+        assert service.game_info(game_id).version > before
+        log = service.action_log(game_id)
+        answer = await mover.tap(msg, data, force=True)
+        assert answer is not None and not answer.show_alert, answer
+        assert len(service.action_log(game_id)) > len(log)
+        assert service.action_log(game_id)[len(log)]["user_id"] == mover.id
+
+
+async def test_any_tap_takes_the_seat_back_from_a_stand_in(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = [fake.user(2300 + i, n, language_code="ru") for i, n in enumerate(NAMES)]
+    group = fake.create_group("Замена", users)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        game_id = await open_game(fake, users, group)
+        sleeper = users[2]
+        seat = service.game_info(game_id).seat_of(sleeper.id)
+        assert seat is not None
+        # A kick by the creator, as /kick does.
+        result = await asyncio.to_thread(service.stand_in, game_id, seat)
+        await app.bot_data[DEPS_KEY].deliverer.deliver(result.notifications)
+        assert service.game_info(game_id).seats[seat].standin
+        # They are told in the second person, and their game message has the button.
+        told = [m.text or "" for m in fake.messages(sleeper)]
+        assert any("за вас играет бот" in t for t in told), told[-3:]
+        game_msgs = [m for m in fake.messages(sleeper) if m.buttons]
+        msg = game_msgs[-1]
+        assert any("Я вернулся" in b.text or "вернул" in b.text.lower()
+                   for row in msg.buttons for b in row), msg.buttons
+        # A tap on any button of it gives the seat back.
+        board_button = next(b.text for row in msg.buttons for b in row
+                            if b.data and b.data.endswith(":board"))
+        await sleeper.tap(msg, board_button)
+        assert not service.game_info(game_id).seats[seat].standin
