@@ -8,6 +8,7 @@ proof that the core needs no Telegram. Quitting keeps the game; running again re
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import sys
@@ -58,6 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser, tr: Translator | None = None)
     parser.add_argument("--db", default=None,
                         help=_("SQLite file for saved games (default: ./{path})", path=DEFAULT_DB))
     parser.add_argument("--new", action="store_true", help=_("start a new game, do not resume"))
+
+
+def again_command() -> str:
+    """The command this game was started with, as the player typed it: ``bash
+    scripts/start`` sets ``KOLKHOZ_COMMAND``; otherwise the program's own name."""
+    return os.environ.get("KOLKHOZ_COMMAND") or f"{Path(sys.argv[0]).name or 'kolkhoz'} play"
 
 
 def run(
@@ -131,7 +138,8 @@ def _play(
     from kolkhoz_tg import texts
 
     _ = tr.gettext
-    name = args.name or _("You")
+    # A name, not a pronoun: it goes into third-person sentences ("Player takes the trick").
+    name = args.name or _("Player")
     service.ensure_user(LOCAL_USER, name, tr.locale)
     service.set_user_locale(LOCAL_USER, tr.locale)
     game_id = None
@@ -177,7 +185,7 @@ def _play(
         answer = _read(input_fn, _("Your choice (number or card; help, rules; q to stop, "
                                    "resume later): "))
         if answer is None or answer.strip().lower() in ("q", "quit", "exit", "в", "выход"):
-            output(_("Game saved. Run kolkhoz play again to continue."))
+            output(_("Game saved. Run {command} again to continue.", command=again_command()))
             return 0
         if answer.strip().lower() in RULES_WORDS:
             output(rules_text(tr))

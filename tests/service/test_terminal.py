@@ -118,3 +118,23 @@ def test_russian_plurals() -> None:
     assert forms == ["1 медаль", "2 медали", "5 медалей", "11 медалей", "21 медаль",
                      "22 медали"]
     assert translator("en").ngettext("{n} medal", "{n} medals", 1) == "1 medal"
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_unnamed_human_is_a_name_in_every_sentence(
+    tmp_path: Path, lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No "You takes the trick" / «Вы кладёт»: the default name is a noun, and quitting
+    names the command the player actually has."""
+    monkeypatch.setenv("KOLKHOZ_COMMAND", "bash scripts/start")
+    out: list[str] = []
+    script = iter(["1"] * 12 + ["q"])
+    code = terminal.run(_args(tmp_path / "n.sqlite3", lang=lang, seed="3"),
+                        input_fn=lambda _p: next(script), output=out.append)
+    assert code == 0
+    text = "\n".join(out)
+    for wrong in ("You takes", "You reveals", "You's", "You played", "Вы кладёт", "Вы берёт",
+                  "Вы сыграл"):
+        assert wrong not in text
+    assert ("Player" if lang == "en" else "Игрок") in text
+    assert "bash scripts/start" in out[-1]
