@@ -1,4 +1,4 @@
-"""A whole game built from one seat's view, the cards it cannot see dealt at random.
+"""Whole games built from one seat's view, the cards it cannot see dealt at random.
 
 A search player (determinization, PIMC) samples many such games and plays them out: every
 card the seat has seen stays where it is, and the rest — other hands, other face-down plot
@@ -8,17 +8,22 @@ the seat knows:
 - every count the view shows (cards in hand, face-down cards, the deck, each reward pile);
 - a reward pile holds only its own suit's reward cards;
 - a player who did not follow a led suit this year holds none of it (a void shown);
-- a Колхозик stack's hidden cards are among its owner's face-down cards.
+- a Колхозик stack's hidden cards are among its owner's face-down cards, rank above its top
+  card (the lowest goes on top), and they are the cards of this year's tricks the view shows
+  as unknown: the sampled game's view from the same seat is the view it was built from.
 
 Not modelled: what a past requisition's reveal says about the rest of a plot (e.g. that an
 exposed player had no other card of that suit then). The sampled game has a fresh seed, so
 later years deal at random too, and an empty log.
+
+:class:`Determinizer` reads the view once and deals as many games as asked (a search deals
+one per iteration); :func:`determinize` is the one-off form behind ``Game.determinize``.
 """
 
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from engine.cards import JOBS, SUIT_OF, SUITS, parse_card, reward_cards
 from engine.data import WORKERS, GameData
@@ -37,110 +42,197 @@ def _ids(texts: Iterable[str | None]) -> list[int]:
     return [parse_card(t) for t in texts if t is not None]
 
 
+def _stack_key(c: int) -> tuple[int, int]:
+    return (c % 13, c // 13)  # a stack's order: by rank, then suit (engine.state)
+
+
+def _trick(cards: list[list[Any]]) -> list[tuple[int, int | None]]:
+    return [(int(s), None if c is None else parse_card(c)) for s, c in cards]
+
+
+class Determinizer(Generic[G]):
+    """The view of one seat, read once; :meth:`sample` deals a whole game from it.
+
+    Raises :class:`ValueError` for a public view or a view whose counts do not add up.
+    """
+
+    def __init__(self, cls: type[G], view: dict[str, Any]) -> None:
+        seat = view.get("viewer")
+        if not isinstance(seat, int):
+            raise ValueError("a determinized game needs a seat's view, not the public view")
+        self.seat = seat
+        rules = Rules.from_dict(view["rules"])
+        n = int(view["players_count"])
+        g = cls.__new__(cls)
+        g._init_empty(rules, n, "determinized")
+        g.planner0 = view["planner"]
+        g.year = view["year"]
+        g.planner = view["planner"]
+        g.phase = Phase(view["phase"])
+        g.hand_size = view["hand_size"]
+        g.lean = view["lean"]
+        g.famine = view["famine"]
+        g.short = view.get("short", False)
+        g.trump = None if view["trump"] is None else "HDCS".index(view["trump"])
+        g.trump_played = view["trump_played"]
+        g.lead = view["lead"]
+        to_act = view["to_act"]
+        g.turn = to_act[0] if g.phase is Phase.PLAY and to_act else view["lead"]
+        g.tricks_done = view["tricks_played"]
+        g.brigadier = view["brigadier"]
+        g.last_trick_winner = view["last_trick_winner"]
+        g.swap_pending = list(view["swap_pending"])
+        g.ended_early = view["ended_early"]
+        g.trick = [(int(s), parse_card(c)) for s, c in view["trick"]]
+        g.pending = _ids(view["pending"])
+        g.north = _ids(view["north"])
+        g.discarded = _ids(view["discarded_rewards"])
+        for j in JOBS:
+            job = view["jobs"]["HDCS"[j]]
+            g.hours[j] = job["hours"]
+            g.completed_by[j] = job["completed_by"]
+            g.workers[j] = _ids(job["workers"])
+            g.rewards[j] = _ids(job["rewards"])
+        # This year's tricks with None where the card is out of the seat's sight now (in
+        # another seat's stack): sample() fills those places with the stacks' hidden cards.
+        self.tricks = [(_trick(t["cards"]), int(t["winner"])) for t in view.get("tricks", ())]
+        self.last_trick = _trick(view["last_trick"])
+        players = view["players"]
+        known: set[int] = set(g.north) | set(g.pending) | {c for _, c in g.trick}
+        for w in g.workers:
+            known.update(w)
+        self.hidden_slots = [0] * n
+        #: Per other seat, its stacks' top cards and how many hidden cards each holds.
+        self.stack_shapes: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        for p in players:
+            s = p["seat"]
+            g.medals[s] = p["medals"]
+            g.brigadier_year[s] = p["brigadier"]
+            g.completed_year[s] = p["completed_job"]
+            revealed = _ids(p["plot_revealed"])
+            g.face_up.update(revealed)
+            known.update(revealed)
+            if s == seat:
+                g.hands[s] = _ids(p["hand"])
+                hidden = _ids(p["plot_hidden"])
+                g.plots[s] = revealed + hidden
+                g.stacks[s] = [_ids(st) for st in p.get("stacks", ())]
+                known.update(g.hands[s])
+                known.update(hidden)
+            else:
+                g.plots[s] = revealed
+                self.hidden_slots[s] = p["plot_hidden"]
+                self.stack_shapes[s] = [
+                    (parse_card(st[0]), len(st) - 1) for st in p.get("stacks", ())
+                ]
+        self.players = players
+        self.hand_counts = [0] * n
+        for p in players:
+            self.hand_counts[p["seat"]] = p["hand_count"]
+        self.unseen = [c for c in WORKERS if c not in known]
+        self.voids = _voids(view, n)
+        self.deck_count = int(view["deck_count"])
+        self.reward_pools: list[list[int]] = [[], [], [], []]
+        self.reward_counts = [0, 0, 0, 0]
+        if rules.has_rewards:
+            seen_rewards = set(g.discarded)
+            for r in g.rewards:
+                seen_rewards.update(r)
+            for plot in g.plots:
+                seen_rewards.update(plot)
+            for j in JOBS:
+                self.reward_pools[j] = [c for c in reward_cards(SUITS[j]) if c not in seen_rewards]
+                self.reward_counts[j] = view["jobs"]["HDCS"[j]]["reward_pile"]
+        masked = sum(c is None for t, _ in self.tricks for _, c in t)
+        stacked = sum(k for shapes in self.stack_shapes for _, k in shapes)
+        # Every card out of sight in this year's tricks is a hidden stack card; a view that
+        # says otherwise (none seen so far) keeps its tricks without those places.
+        self.fill_tricks = masked == stacked
+        self.base = g
+        others = sum(self.hand_counts) - self.hand_counts[seat] + sum(self.hidden_slots)
+        if self.deck_count != len(self.unseen) - others:
+            raise ValueError("the view's card counts do not add up")
+
+    def sample(self, rng: random.Random) -> G:
+        """A whole game consistent with the view, the unseen cards dealt by ``rng``."""
+        base = self.base
+        g = type(base).__new__(type(base))
+        base._copy_into(g)
+        g.seed = f"determinized/{rng.getrandbits(64)}"
+        seat = self.seat
+        n = g.n
+        unseen = self.unseen[:]
+        rng.shuffle(unseen)
+        # Stacks first: their hidden cards rank above the top card (lowest on top).
+        stack_cards: dict[int, list[list[int]]] = {}
+        for s in range(n):
+            shapes = self.stack_shapes[s]
+            if not shapes or s == seat:
+                continue
+            mine = []
+            for top, k in shapes:
+                floor = _stack_key(top)
+                picked = [c for c in unseen if _stack_key(c) > floor][:k]
+                if len(picked) < k:  # not possible in a real game; keep the counts right
+                    picked += [c for c in unseen if c not in picked][: k - len(picked)]
+                taken = set(picked)
+                unseen = [c for c in unseen if c not in taken]
+                mine.append(picked)
+            stack_cards[s] = mine
+        for _ in range(_TRIES):
+            deal = _deal(unseen, self.hand_counts, seat, self.voids)
+            if deal is not None:
+                break
+            rng.shuffle(unseen)
+        else:  # the constraints are too tight for chance: deal without the voids
+            deal = _deal(unseen, self.hand_counts, seat, [set() for _ in range(n)])
+            assert deal is not None
+        hands, rest = deal
+        stacked: list[int] = []
+        for s in range(n):
+            if s == seat:
+                continue
+            g.hands[s] = sorted(hands[s])
+            mine = stack_cards.get(s, [])
+            in_stacks = [c for st in mine for c in st]
+            stacked.extend(in_stacks)
+            k = self.hidden_slots[s] - len(in_stacks)
+            g.plots[s] = g.plots[s] + rest[:k] + in_stacks
+            del rest[:k]
+            g.stacks[s] = [
+                sorted([top, *st], key=_stack_key)
+                for (top, _), st in zip(self.stack_shapes[s], mine, strict=True)
+            ]
+        g.deck = rest
+        # This year's tricks, their unknown places filled with the stacks' hidden cards.
+        rng.shuffle(stacked)
+        fill = iter(stacked) if self.fill_tricks else None
+        tricks = []
+        for cards, winner in self.tricks:
+            tricks.append((_filled(cards, fill), winner))
+        g.tricks = tricks
+        if self.tricks and self.last_trick == self.tricks[-1][0]:
+            g.last_trick = tricks[-1][0]
+        else:
+            g.last_trick = _filled(self.last_trick, None)
+        for j in JOBS:
+            pool = self.reward_pools[j]
+            if pool:
+                pile = pool[:]
+                rng.shuffle(pile)
+                g.reward_piles[j] = pile[: self.reward_counts[j]]
+        return g
+
+
+def _filled(cards: list[tuple[int, int | None]], fill: Any) -> list[tuple[int, int]]:
+    if fill is None:
+        return [(s, c) for s, c in cards if c is not None]
+    return [(s, next(fill) if c is None else c) for s, c in cards]
+
+
 def determinize(cls: type[G], view: dict[str, Any], rng: random.Random) -> G:
     """See :meth:`engine.Game.determinize`."""
-    seat = view.get("viewer")
-    if not isinstance(seat, int):
-        raise ValueError("a determinized game needs a seat's view, not the public view")
-    rules = Rules.from_dict(view["rules"])
-    n = int(view["players_count"])
-    g = cls.__new__(cls)
-    g._init_empty(rules, n, f"determinized/{rng.getrandbits(64)}")
-    g.planner0 = view["planner"]
-    g.year = view["year"]
-    g.planner = view["planner"]
-    g.phase = Phase(view["phase"])
-    g.hand_size = view["hand_size"]
-    g.lean = view["lean"]
-    g.famine = view["famine"]
-    g.short = view.get("short", False)
-    g.trump = None if view["trump"] is None else "HDCS".index(view["trump"])
-    g.trump_played = view["trump_played"]
-    g.lead = view["lead"]
-    to_act = view["to_act"]
-    g.turn = to_act[0] if g.phase is Phase.PLAY and to_act else view["lead"]
-    g.tricks_done = view["tricks_played"]
-    g.brigadier = view["brigadier"]
-    g.last_trick_winner = view["last_trick_winner"]
-    g.swap_pending = list(view["swap_pending"])
-    g.ended_early = view["ended_early"]
-    g.trick = [(int(s), parse_card(c)) for s, c in view["trick"]]
-    g.pending = _ids(view["pending"])
-    # Finished tricks only inform the voids below; cards that went out of sight are dropped.
-    g.last_trick = [(int(s), parse_card(c)) for s, c in view["last_trick"] if c is not None]
-    g.tricks = [
-        ([(int(s), parse_card(c)) for s, c in t["cards"] if c is not None], t["winner"])
-        for t in view.get("tricks", ())
-    ]
-    g.north = _ids(view["north"])
-    g.discarded = _ids(view["discarded_rewards"])
-    for j in JOBS:
-        job = view["jobs"]["HDCS"[j]]
-        g.hours[j] = job["hours"]
-        g.completed_by[j] = job["completed_by"]
-        g.workers[j] = _ids(job["workers"])
-        g.rewards[j] = _ids(job["rewards"])
-    players = view["players"]
-    known: set[int] = set(g.north) | set(g.pending) | {c for _, c in g.trick}
-    for w in g.workers:
-        known.update(w)
-    hidden_slots: list[int] = [0] * n
-    for p in players:
-        s = p["seat"]
-        g.medals[s] = p["medals"]
-        g.brigadier_year[s] = p["brigadier"]
-        g.completed_year[s] = p["completed_job"]
-        revealed = _ids(p["plot_revealed"])
-        g.face_up.update(revealed)
-        known.update(revealed)
-        if s == seat:
-            g.hands[s] = _ids(p["hand"])
-            hidden = _ids(p["plot_hidden"])
-            g.plots[s] = revealed + hidden
-            g.stacks[s] = [_ids(st) for st in p.get("stacks", ())]
-            known.update(g.hands[s])
-            known.update(hidden)
-        else:
-            g.plots[s] = revealed
-            hidden_slots[s] = p["plot_hidden"]
-    unseen = [c for c in WORKERS if c not in known]
-    voids = _voids(view, n)
-    for _ in range(_TRIES):
-        rng.shuffle(unseen)
-        deal = _deal(unseen, players, seat, voids)
-        if deal is not None:
-            break
-    else:  # the constraints are too tight for chance: deal without the voids
-        deal = _deal(unseen, players, seat, [set() for _ in range(n)])
-        assert deal is not None
-    hands, rest = deal
-    for p in players:
-        s = p["seat"]
-        if s == seat:
-            continue
-        g.hands[s] = sorted(hands[s])
-        hidden = rest[: hidden_slots[s]]
-        del rest[: hidden_slots[s]]
-        g.plots[s] = g.plots[s] + hidden
-        # A stack's hidden cards are among its owner's face-down cards.
-        pool = iter(hidden)
-        g.stacks[s] = [
-            [parse_card(st[0])] + [next(pool) for _ in st[1:]] for st in p.get("stacks", ())
-        ]
-    g.deck = rest
-    if view["deck_count"] != len(rest):
-        raise ValueError("the view's card counts do not add up")
-    if rules.has_rewards:
-        seen_rewards = set(g.discarded)
-        for r in g.rewards:
-            seen_rewards.update(r)
-        for plot in g.plots:
-            seen_rewards.update(plot)
-        for j in JOBS:
-            pile = [c for c in reward_cards(SUITS[j]) if c not in seen_rewards]
-            rng.shuffle(pile)
-            g.reward_piles[j] = pile[: view["jobs"]["HDCS"[j]]["reward_pile"]]
-    return g
+    return Determinizer(cls, view).sample(rng)
 
 
 def _voids(view: dict[str, Any], n: int) -> list[set[int]]:
@@ -158,19 +250,17 @@ def _voids(view: dict[str, Any], n: int) -> list[set[int]]:
 
 
 def _deal(
-    unseen: list[int], players: list[dict[str, Any]], seat: int, voids: list[set[int]]
+    unseen: list[int], counts: list[int], seat: int, voids: list[set[int]]
 ) -> tuple[dict[int, list[int]], list[int]] | None:
     """Fill the other hands from ``unseen`` (most constrained first), honouring voids; the
     rest in order. None when a hand cannot be filled."""
     pool = list(unseen)
     hands: dict[int, list[int]] = {}
-    order = sorted(
-        (p for p in players if p["seat"] != seat), key=lambda p: -len(voids[p["seat"]])
-    )
-    for p in order:
-        s, need = p["seat"], p["hand_count"]
+    order = sorted((s for s in range(len(counts)) if s != seat), key=lambda s: -len(voids[s]))
+    for s in order:
+        need = counts[s]
         void = voids[s]
-        picked = [c for c in pool if SUIT_OF[c] not in void][:need]
+        picked = [c for c in pool if SUIT_OF[c] not in void][:need] if void else pool[:need]
         if len(picked) < need:
             return None
         taken = set(picked)
