@@ -46,6 +46,14 @@ def _stack_key(c: int) -> tuple[int, int]:
     return (c % 13, c // 13)  # a stack's order: by rank, then suit (engine.state)
 
 
+def _shuffle(cards: list[int], rand: Any) -> None:
+    """Fisher-Yates with ``rng.random``: about half the cost of ``Random.shuffle``, which
+    a search pays for every world it deals."""
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 def _trick(cards: list[list[Any]]) -> list[tuple[int, int | None]]:
     return [(int(s), None if c is None else parse_card(c)) for s, c in cards]
 
@@ -161,8 +169,9 @@ class Determinizer(Generic[G]):
         g.seed = f"determinized/{rng.getrandbits(64)}"
         seat = self.seat
         n = g.n
+        rand = rng.random
         unseen = self.unseen[:]
-        rng.shuffle(unseen)
+        _shuffle(unseen, rand)
         # Stacks first: their hidden cards rank above the top card (lowest on top).
         stack_cards: dict[int, list[list[int]]] = {}
         for s in range(n):
@@ -183,7 +192,7 @@ class Determinizer(Generic[G]):
             deal = _deal(unseen, self.hand_counts, seat, self.voids)
             if deal is not None:
                 break
-            rng.shuffle(unseen)
+            _shuffle(unseen, rand)
         else:  # the constraints are too tight for chance: deal without the voids
             deal = _deal(unseen, self.hand_counts, seat, [set() for _ in range(n)])
             assert deal is not None
@@ -205,7 +214,8 @@ class Determinizer(Generic[G]):
             ]
         g.deck = rest
         # This year's tricks, their unknown places filled with the stacks' hidden cards.
-        rng.shuffle(stacked)
+        if stacked:
+            _shuffle(stacked, rand)
         fill = iter(stacked) if self.fill_tricks else None
         tricks = []
         for cards, winner in self.tricks:
@@ -219,7 +229,7 @@ class Determinizer(Generic[G]):
             pool = self.reward_pools[j]
             if pool:
                 pile = pool[:]
-                rng.shuffle(pile)
+                _shuffle(pile, rand)
                 g.reward_piles[j] = pile[: self.reward_counts[j]]
         return g
 

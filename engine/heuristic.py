@@ -1,0 +1,235 @@
+"""The heuristic player: a cheap deterministic move for any seat.
+
+:func:`default_action` is what the ``normal`` bot level plays, what is played for a player who
+timed out, and the policy the search levels (:mod:`engine.search`) play their games out with,
+so it tries to play reasonably and stays cheap (about 10 µs a move): keep strong cards for the
+plot, win tricks that complete a job worth having, put workers where they finish jobs or
+shield the Brigadier's own plot, and send the trump Jack (Пьяница) to a job that is going to
+fail.
+
+It reads only what the seat's own view allows (its hand and plot plus public state).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from engine.actions import Action, ActionKind
+from engine.cards import HOURS, JACK, QUEEN, card_id
+from engine.phase import Phase
+from engine.rules import Losers, Requisition, Reward
+from engine.state import Game
+
+_SUIT = tuple(c // 13 for c in range(52))
+_POINTS = tuple(c % 13 + 1 for c in range(52))
+# Enum members as module constants: looking them up on the class costs more than the test.
+_PLAY: Final = Phase.PLAY
+_ASSIGN: Final = Phase.ASSIGN
+_TRUMP: Final = Phase.TRUMP
+_SWAP: Final = Phase.SWAP
+_SWAP_KIND: Final = ActionKind.SWAP
+_BRIGADIER: Final = Reward.BRIGADIER
+_STACK: Final = Reward.STACK
+
+
+def default_action(game: Game, seat: int) -> Action:
+    """The heuristic move for ``seat`` now (deterministic for a given state).
+
+    Raises :class:`ValueError` when the seat has nothing to do.
+    """
+    legal = game.legal_actions(seat)
+    if not legal:
+        raise ValueError(f"seat {seat} has no legal action")
+    if len(legal) == 1:
+        return legal[0]
+    phase = game.phase
+    if phase is _PLAY:
+        return _choose_play(game, seat, legal)
+    if phase is _ASSIGN:
+        return _choose_assign(game, seat, legal)
+    if phase is _TRUMP:
+        return _choose_trump(game, seat, legal)
+    if phase is _SWAP:
+        return _choose_swap(game, seat, legal)
+    return _choose_assign(game, seat, legal)
+
+
+def _choose_trump(game: Game, seat: int, legal: list[Action]) -> Action:
+    hand = game.hands[seat]
+
+    def strength(a: Action) -> tuple[int, int]:
+        assert a.suit is not None
+        s = int(a.suit)
+        cards = [c for c in hand if _SUIT[c] == s]
+        return (len(cards) * 20 + sum(_POINTS[c] for c in cards), -s)
+
+    return max(legal, key=strength)
+
+
+def _choose_swap(game: Game, seat: int, legal: list[Action]) -> Action:
+    # Hide a strong hand card in the plot in exchange for a weak face-down one, when it gains
+    # enough to be worth the requisition risk; trumps are better kept for the tricks.
+    rules = game.rules
+    exposed = rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE
+    best: Action | None = None
+    best_gain = 5 if exposed else 2
+    trump = game.trump
+    for a in legal:
+        target = a.target
+        if a.kind is not _SWAP_KIND or target is None:
+            continue  # a swap names both cards or none (the pass)
+        c = a.card_id
+        if _SUIT[c] == trump:
+            continue
+        gain = _POINTS[c] - _POINTS[target.id]
+        if gain > best_gain:
+            best, best_gain = a, gain
+    return best if best is not None else Action.swap_pass()
+
+
+def _trick_stakes(game: Game, extra: list[int]) -> int:
+    """Reward points a Brigadier would collect if the trick's cards (plus ``extra``) completed
+    the jobs they can most easily reach; a rough measure of whether winning is worth it."""
+    hours_of = game.hours_of
+    total = sum([hours_of(c) for _, c in game.trick]) + sum([hours_of(c) for c in extra])
+    rules = game.rules
+    reward = rules.reward
+    stakes = 0
+    for j in range(4):
+        if game.completed_by[j] is not None:
+            continue
+        need = rules.threshold - game.hours[j]
+        if need <= total:
+            if reward is _BRIGADIER:
+                stakes += sum([_POINTS[c] for c in game.rewards[j]]) or 1
+            elif reward is _STACK:
+                stakes += 4
+    return stakes
+
+
+def _wins(game: Game, card: int) -> bool:
+    """Whether ``card`` would beat every card in the current trick."""
+    trick = game.trick
+    if not trick:
+        return True
+    return _beats(card, _trick_best(game), game.trump, _SUIT[trick[0][1]])
+
+
+def _trick_best(game: Game) -> int:
+    """The card winning the current (non-empty) trick so far."""
+    trump = game.trump
+    led = _SUIT[game.trick[0][1]]
+    return max(
+        (c for _, c in game.trick),
+        key=lambda c: (_SUIT[c] == trump, _SUIT[c] == led, c),
+    )
+
+
+def _beats(card: int, best: int, trump: int | None, led: int) -> bool:
+    if _SUIT[card] == trump:
+        return _SUIT[best] != trump or card > best
+    if _SUIT[best] == trump or _SUIT[card] != led:
+        return False
+    return card > best
+
+
+def _choose_play(game: Game, seat: int, legal: list[Action]) -> Action:
+    cards = [a.card_id for a in legal]  # play actions: every one names a card
+    hand = game.hands[seat]
+    last_in_hand = len(hand) == 2  # the card kept now goes to the plot and scores
+
+    def low(c: int) -> tuple[int, int]:
+        return (_SUIT[c] == game.trump, _POINTS[c])
+
+    rules = game.rules
+    if rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE:
+        # Everyone is exposed to every requisition ("Зонский режим"): a strong card kept is a
+        # card lost, so spend strong cards on the jobs and keep the weak ones.
+        choice = max(cards, key=lambda c: (_POINTS[c], -c))
+    elif not game.trick:
+        # Lead low from a side suit; keep strong cards for the plot.
+        choice = min(cards, key=low)
+    else:
+        # _wins for each card, the trick's best card found once.
+        best, trump, led = _trick_best(game), game.trump, _SUIT[game.trick[0][1]]
+        winners = [c for c in cards if _beats(c, best, trump, led)]
+        stakes = _trick_stakes(game, [])
+        if winners and stakes >= 3 and len(game.trick) == game.n - 1:
+            choice = min(winners, key=low)  # last to play: take a valuable trick cheaply
+        elif winners and stakes >= 3:
+            choice = max(winners, key=lambda c: (_SUIT[c] == game.trump, _POINTS[c]))
+        else:
+            losers = [c for c in cards if c not in winners]
+            choice = min(losers or cards, key=low)
+    if last_in_hand and len(cards) == 2:
+        # The card kept goes face-down into the plot: keep the one worth more after the
+        # year's requisition, not simply the higher one.
+        other = next(c for c in cards if c != choice)
+        if _keep_value(game, seat, other) < _keep_value(game, seat, choice):
+            choice = other
+    return Action.play(choice)
+
+
+def _keep_value(game: Game, seat: int, c: int) -> float:
+    """Expected points of ``c`` in the plot after this year's requisition (a rough guess)."""
+    return _POINTS[c] * (1.0 - _loss_risk(game, seat, c))
+
+
+def _loss_risk(game: Game, seat: int, c: int) -> float:
+    j = _SUIT[c]
+    if game.completed_by[j] is not None:
+        return 0.0
+    rules = game.rules
+    if rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE:
+        exposed = 1.0
+    elif rules.reward is Reward.STACK:
+        exposed = 0.9 if game.completed_year[seat] else 0.4  # mice fallback, Informer
+    else:
+        exposed = 0.9 if game.brigadier_year[seat] else 0.3
+    need = game.rules.threshold - game.hours[j]
+    fails = 0.9 if need > 15 else 0.6 if need > 5 else 0.35
+    if rules.losers is Losers.HIGHEST:
+        # Only the single highest matching card goes: high cards are the ones at risk.
+        fails *= 0.3 + 0.7 * (_POINTS[c] - 5) / 8
+    return exposed * fails
+
+
+def _choose_assign(game: Game, seat: int, legal: list[Action]) -> Action:
+    trump = game.trump
+    own_suits = [0, 0, 0, 0]
+    for c in game.plots[seat]:
+        if c % 13 >= 5:
+            own_suits[_SUIT[c]] += _POINTS[c]
+    rules = game.rules
+    threshold = rules.threshold
+    drunk = queen = -1
+    if rules.nomenklatura and trump is not None:
+        drunk, queen = card_id(JACK, trump), card_id(QUEEN, trump)
+    job_hours = game.hours
+    completed_by = game.completed_by
+    # The action with the highest (value, -job, -card): as max(legal, key=...) with the
+    # score written out (no two actions share a key, so the order of the scan is no matter).
+    choice = legal[0]
+    best: tuple[int, int, int] | None = None
+    for a in legal:
+        c, j = a.card_id, a.suit_id
+        hours = job_hours[j]
+        after = hours + (0 if c == drunk else HOURS[c])  # game.hours_of(c)
+        done = completed_by[j] is not None
+        value: int
+        if c == drunk:
+            # The Jack shields a failing job: put it where the plot has the most at stake.
+            value = 0 if done else own_suits[j] * 4 - hours
+        elif done:
+            value = -100 + _POINTS[c]  # wasted on a finished job
+        elif after >= threshold:
+            reward = sum([_POINTS[r] for r in game.rewards[j]])
+            value = 200 + reward * 10 + own_suits[j]
+        else:
+            value = after * 2 + own_suits[j] * 3
+            if c == queen:
+                value -= 30  # an Informer on a job that fails exposes everyone
+        key = (value, -j, -c)
+        if best is None or key > best:
+            choice, best = a, key
+    return choice

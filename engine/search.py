@@ -1,0 +1,204 @@
+"""Search on one seat's view: determinized Monte Carlo (PIMC) with sequential halving.
+
+A decision reads the seat's view once (:class:`engine.determinize.Determinizer`) and spends a
+budget of simulated moves:
+
+- **Worlds.** Each world is a whole game dealt consistently with the view (other hands,
+  face-down cards, the deck and the reward piles dealt again, the voids shown this year kept).
+  The search never sees the real game, so it cannot learn what the seat may not know.
+- **Common worlds.** Every candidate action still in the running is played in the same worlds,
+  with the same generator for the rest of the game: candidates are compared on the same deals,
+  so the luck of the deal, the largest noise by far, cancels out of the comparison.
+- **Playouts.** After the candidate, everyone plays the heuristic
+  (:func:`engine.heuristic.default_action`) to the end of the year (the end of the game in its
+  last year). Opponents are not assumed to play the heuristic: each world gives each of them a
+  style, a share of uniformly random moves drawn from :attr:`SearchParams.opponent_noise`, so
+  a plan that only works against the heuristic's exact replies does not look good.
+- **Value.** At the end of the game: a win (shared on a tie) and the score margin to the best
+  other seat. At the end of an earlier year: the margin of points in the plots to the best
+  other seat, worker cards discounted for the requisitions still to come (reward cards are
+  never requisitioned), through a logistic curve.
+- **Allocation.** Sequential halving (Karnin, Koren and Somekh 2013): the budget is split into
+  rounds; each round plays every remaining candidate in new common worlds and keeps the better
+  half by mean value over all its worlds, until one is left. It is a fixed-budget best-arm
+  method: no exploration constant to tune, and every candidate is tried.
+
+Simultaneous swap decisions need nothing special: the swaps of others are hidden, so a world
+deals their hands and plots and they decide in the playout after this seat.
+
+The budget is counted in simulated moves, not seconds, so a decision is a function of the view
+and the generator alone (reproducible, and the same on a slow machine); an optional deadline
+caps the wall time for a caller who prefers a late move to none.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+
+from engine.actions import Action
+from engine.determinize import Determinizer
+from engine.heuristic import default_action
+from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
+from engine.state import Game
+
+_REWARD: Final = tuple(c % 13 < 5 for c in range(52))
+_POINTS: Final = tuple(c % 13 + 1 for c in range(52))
+# What dealing a world and setting up a playout cost, in simulated moves (about 14 µs each):
+# the budget then buys about the same time whether playouts are long or short.
+_WORLD_COST: Final = 4
+_PLAYOUT_COST: Final = 6  # the copy, the year's requisition and the value
+
+
+class PlayoutGame(Game):
+    """A world of the search: a :class:`Game` that stops at the end of a year instead of
+    dealing the next one (a playout ends there; the deal would cost a third of a short one).
+    Once a year has ended, only :attr:`year` (one more) and the plots after the requisition
+    are meaningful; a game whose plan is over ends as usual."""
+
+    __slots__ = ()
+
+    def _start_year(self, out: list[Any]) -> None:
+        if self.year == 0 or self.year >= self.rules.years:
+            super()._start_year(out)
+        else:
+            self.year += 1
+
+    def copy(self) -> PlayoutGame:
+        g = PlayoutGame.__new__(PlayoutGame)
+        self._copy_into(g)
+        return g
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    """How a search level plays; see the module's docstring."""
+
+    moves: int = 0  # budget of simulated moves per decision (0: use playouts)
+    playouts: int = 0  # or a budget of playouts (whole or partial games) per decision
+    opponent_noise: tuple[float, ...] = (0.05, 0.15, 0.35)  # random-move shares, one per world
+    self_noise: float = 0.02  # the seat's own later moves in a playout
+    worker_keep: float = 0.9  # a plot worker's value kept per requisition still to come
+    scale: float = 8.0  # points of margin for the logistic value of an unfinished game
+    win_weight: float = 0.75  # at the end: win share vs the logistic margin
+
+
+def search(
+    det: Determinizer[PlayoutGame],
+    legal: list[Action],
+    rng: random.Random,
+    params: SearchParams,
+    deadline: float | None = None,
+) -> Action:
+    """The candidate of ``legal`` with the best mean value after sequential halving on worlds
+    dealt by ``det`` (its seat acts now). ``deadline`` (``time.perf_counter()`` time) stops
+    the search early; the best candidate so far is returned."""
+    if len(legal) == 1:
+        return legal[0]
+    seat = det.seat
+    alive = list(range(len(legal)))
+    total = [0.0] * len(legal)
+    by_moves = params.moves > 0
+    budget = params.moves if by_moves else max(params.playouts, len(legal))
+    rounds = max(1, math.ceil(math.log2(len(legal))))
+    spent = 0
+    worlds = 0
+    year = det.base.year
+    stop = False
+    for r in range(rounds):
+        round_budget = (budget - spent) / (rounds - r)
+        used = 0
+        # At least one world a round, so every candidate still running is tried.
+        while not stop and (used == 0 or used < round_budget):
+            world = det.sample(rng)
+            seed = rng.getrandbits(32)
+            noise = [params.self_noise if s == seat else _pick(params.opponent_noise, seed, s)
+                     for s in range(world.n)]
+            for i in alive:
+                g = world.copy()
+                g.apply_fast(seat, legal[i])
+                moves = _playout(g, random.Random(seed), noise, year)
+                total[i] += _value(g, seat, params)
+                used += moves + _PLAYOUT_COST if by_moves else 1
+            worlds += 1
+            if by_moves:
+                used += _WORLD_COST
+            if deadline is not None and time.perf_counter() > deadline:
+                stop = True
+        spent += used
+        if stop or len(alive) == 1:
+            break
+        alive.sort(key=lambda i: -total[i])  # stable: equal means keep the legal order
+        del alive[(len(alive) + 1) // 2 :]
+        if len(alive) == 1:
+            break
+    best = max(alive, key=lambda i: (total[i], -i))
+    return legal[best]
+
+
+def _pick(styles: tuple[float, ...], seed: int, s: int) -> float:
+    return styles[(seed >> (3 * s)) % len(styles)]
+
+
+def _playout(g: Game, rng: random.Random, noise: list[float], year: int) -> int:
+    """Play ``g`` on to the end of ``year`` (or of the game); returns the moves made."""
+    rand = rng.random
+    moves = 0
+    while g.year == year:
+        phase = g.phase
+        if phase is PLAY:
+            seat = g.turn
+        elif phase is ASSIGN:
+            seat = g.brigadier  # type: ignore[assignment]
+        elif phase is SWAP:
+            seat = g.swap_pending[0]
+        elif phase is TRUMP:
+            seat = g.planner
+        else:
+            break
+        legal = g._legal_list(seat)
+        if len(legal) == 1:
+            a = legal[0]
+        elif rand() < noise[seat]:
+            a = legal[int(rand() * len(legal))]
+        else:
+            a = default_action(g, seat)
+        g.apply_fast(seat, a)
+        moves += 1
+    return moves
+
+
+def _value(g: Game, seat: int, params: SearchParams) -> float:
+    """How good ``g`` (at the end of a year, or over) is for ``seat``, from 0 to 1."""
+    if g.phase is OVER:
+        scores = g.scores()
+        mine = scores[seat]
+        best_other = max([v for s, v in enumerate(scores) if s != seat])
+        if mine > best_other:
+            win = 1.0
+        elif mine < best_other:
+            win = 0.0
+        else:
+            win = 1.0 / scores.count(mine)
+        w = params.win_weight
+        return w * win + (1 - w) * _logistic((mine - best_other) / params.scale)
+    keep = params.worker_keep ** (g.rules.years - g.year + 1)
+    medals = g.rules.medals_score
+    values = []
+    for s in range(g.n):
+        plot = g.plots[s]
+        safe = sum([_POINTS[c] for c in plot if _REWARD[c]])
+        at_risk = sum([_POINTS[c] for c in plot if not _REWARD[c]])
+        values.append(safe + keep * at_risk + (g.medals[s] if medals else 0))
+    mine_v = values[seat]
+    values[seat] = -1e9
+    return _logistic((mine_v - max(values)) / params.scale)
+
+
+def _logistic(x: float) -> float:
+    if x < -30:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))

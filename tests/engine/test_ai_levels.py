@@ -1,0 +1,159 @@
+"""The bot levels: they play every setup from the seat's view alone, learn nothing hidden, and
+the view carries what a careful player remembers. Strength is measured by
+benchmarks/ai_bench.py, never here; the search levels run on tiny budgets."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+
+from engine import PRESETS, Game, Phase, preset
+from engine.ai import LEVELS, Bot, default_action
+from tests.engine.invariants import secret_cards
+from tests.engine.scripted import assign, deal, play
+
+PRESET_NAMES = sorted(PRESETS)
+
+
+def _bots(players: int, seed: int) -> list[Bot]:
+    """One bot per seat, the levels in turn round the table (small search budgets)."""
+    out = []
+    for s in range(players):
+        level = LEVELS[(s + seed) % len(LEVELS)]
+        out.append(Bot(level, seed=seed, iterations=3 if level in ("strong", "hard") else None))
+    return out
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_every_level_plays_to_the_end_on_views_alone(name: str, players: int) -> None:
+    g = Game.new(preset(name), players, seed=players)
+    bots = _bots(players, players)
+    phases = set()
+    while not g.is_over:
+        for seat in g.to_act:  # every seat that may act is asked, swaps included
+            view = g.view(seat)
+            before = json.dumps(view, sort_keys=True)
+            action = bots[seat].choose(view)
+            assert json.dumps(view, sort_keys=True) == before  # the view is not changed
+            assert action in g.legal_actions(seat)
+        phases.add(g.phase)
+        seat = g.to_act[-1]
+        g.apply(seat, bots[seat].choose(g.view(seat)))
+    assert g.winners()
+    assert Phase.PLAY in phases and Phase.ASSIGN in phases
+
+
+def test_levels_and_their_errors() -> None:
+    assert LEVELS == ("random", "normal", "strong", "hard")
+    with pytest.raises(ValueError):
+        Bot("grandmaster")
+    g = Game.new(preset("classic"), 4, seed=1, planner=0)
+    with pytest.raises(ValueError):
+        Bot("strong").choose(g.view(1))  # seat 1 has nothing to do
+    with pytest.raises(ValueError):
+        Bot("normal").choose(g.view(None))
+
+
+def test_normal_is_the_heuristic_and_forced_moves_are_free() -> None:
+    g = Game.new(preset("kolkhoz"), 4, seed=3)
+    bot = Bot("normal")
+    strong = Bot("strong", seed=2, iterations=10**9)  # would take hours if it searched
+    while not g.is_over:
+        seat = g.to_act[0]
+        view = g.view(seat)
+        assert bot.choose(view) == default_action(g, seat)
+        forced = g.forced_action(seat)
+        if forced is not None:
+            assert strong.choose(view) == forced
+        g.apply(seat, default_action(g, seat))
+
+
+def _states(name: str, players: int, seed: int, every: int):
+    """(game, seat) at every ``every``-th decision of a heuristic-and-random game."""
+    rng = random.Random(seed)
+    g = Game.new(preset(name), players, seed)
+    step = 0
+    while not g.is_over:
+        seat = g.to_act[0]
+        if step % every == 0 and g.forced_action(seat) is None:
+            yield g, seat
+        legal = g.legal_actions(seat)
+        g.apply(seat, legal[rng.randrange(len(legal))] if rng.random() < 0.3
+                else default_action(g, seat))
+        step += 1
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_no_level_learns_what_the_seat_cannot_see(name: str) -> None:
+    """Two games that differ only in what the seat cannot see (other hands, face-down cards,
+    the deck, the reward piles, the seed) give the seat equal views and every level the same
+    decision for the same seed."""
+    checked = 0
+    for g, seat in _states(name, 4, seed=17, every=9):
+        view = g.view(seat)
+        other = Game.determinize(copy.deepcopy(view), random.Random(checked))
+        assert other.view(seat) == view  # the seat cannot tell the two games apart
+        assert secret_cards(other, seat) == secret_cards(g, seat)
+        if any(other.hands[s] != g.hands[s] for s in range(4) if s != seat):
+            checked += 1
+        for level in LEVELS:
+            first = Bot(level, seed=5, iterations=12).choose(g.view(seat))
+            second = Bot(level, seed=5, iterations=12).choose(other.view(seat))
+            assert first == second, (level, view["phase"])
+            assert first in g.legal_actions(seat) and first in other.legal_actions(seat)
+    assert checked >= 3
+
+
+def test_a_decision_is_a_function_of_level_seed_and_view() -> None:
+    g, seat = next(_states("classic", 4, seed=2, every=7))
+    view = g.view(seat)
+    bot = Bot("strong", seed=9, iterations=40)
+    first = bot.choose(view)
+    assert bot.choose(view) == first  # asking again does not change the answer
+    assert Bot("strong", seed=9, iterations=40).choose(view) == first
+    # The others' face-up plot cards in another order are the same view to the seat.
+    shuffled = copy.deepcopy(view)
+    for p in shuffled["players"]:
+        if p["seat"] != seat:
+            p["plot_revealed"].reverse()
+    assert bot.choose(shuffled) == first
+
+
+def test_the_view_remembers_the_years_tricks() -> None:
+    """Who led what, who played what and who showed out of a suit stay in every seat's view
+    for the rest of the year, with each trick's winner; the next year starts with none."""
+    g = deal(preset("classic"), 4, 0, trump="S", trump_played=True,
+             hands={0: "6H 7C 8C 9S 10H", 1: "7H 8D QC 10S JH", 2: "8H 9D 10C JS QH",
+                    3: "9H 6D KC QS KH"}, lead=0)
+    play(g, "6H", "7H", "8H", "9H")
+    assign(g, "6H>H", "7H>H", "8H>H", "9H>H")
+    play(g, "6D", "10H", "8D", "9D")  # seat 3 leads diamonds, seat 0 shows out of them
+    assign(g, "6D>D", "10H>H", "8D>D", "9D>D")
+    first = {"cards": [[0, "6H"], [1, "7H"], [2, "8H"], [3, "9H"]], "winner": 3}
+    second = {"cards": [[3, "6D"], [0, "10H"], [1, "8D"], [2, "9D"]], "winner": 2}
+    for seat in [None, 0, 1, 2, 3]:
+        view = g.view(seat)
+        assert view["tricks"] == [first, second]
+        assert view["last_trick"] == second["cards"]
+    while not g.is_over and g.year == 1:
+        s = g.to_act[0]
+        g.apply(s, default_action(g, s))
+    assert g.view(1)["tricks"] == [] or g.is_over
+
+
+def test_a_void_shown_is_kept_in_every_world() -> None:
+    """A seat that did not follow a suit this year holds none of it in any dealt world."""
+    g = deal(preset("classic"), 4, 0, trump="S", trump_played=True,
+             hands={0: "6H 7H 8C 9S 10C", 1: "8H 8D QC 10S JC", 2: "9C 9D 10D JS QD",
+                    3: "9H 6D KC QS KH"}, lead=0)
+    play(g, "6H", "8H")
+    g.apply(2, "play:9C")  # seat 2 shows out of hearts
+    view = g.view(0)
+    for k in range(30):
+        world = Game.determinize(view, random.Random(k))
+        assert not any(c // 13 == 0 for c in world.hands[2])
+        assert world.view(0) == view
