@@ -11,6 +11,14 @@ steps went out (or cannot ever go out: the user blocked the bot) are delivered; 
 met a passing failure (a network error, a 5xx, flood control beyond the retries) go back
 with a back-off, so a "your turn" that failed is sent again, and nothing is marked delivered
 that was not.
+
+A message is sent only while this process holds its claim (a lease, see
+:meth:`~kolkhoz_tg.service.GameService.hold_notifications`): a delivery that starts late (it
+waited for the game's lock, the thread pool, the rate limiter) renews the claim first, the
+claims of a game being delivered are renewed in the background while its calls are in flight
+(a slow Bot API, flood control), and a delivery whose claims another process's relay took
+over meanwhile (its lease lapsed) stops before its next message: that relay sends them. So
+two replicas never both post, say, a game's final table.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import socket
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
@@ -108,6 +116,63 @@ class _Outcome:
     not_before: datetime | None = None
     #: Players whose game message went out (sent or edited).
     shown: set[int] = field(default_factory=set)
+    #: Not tried (the claims were lost midway): back to the outbox at once.
+    release: list[int] = field(default_factory=list)
+
+
+class _Claims:
+    """The outbox claims one game's delivery holds, and until when (as far as this process
+    knows: the lease it last took, counted from before it took it). :meth:`keep` renews them
+    when half the lease is gone and tells whether they are all still ours."""
+
+    def __init__(self, deliverer: Deliverer, owner: str | None, notes: list[Notification]):
+        self.deliverer = deliverer
+        self.owner = owner
+        self.ids = {n.id for n in notes}
+        # Born claimed by this process (or claimed by its relay since): held at least until
+        # their creation plus a lease.
+        lease = deliverer.service.outbox_lease
+        self.until = min((n.created_at for n in notes), default=deliverer.now()) + lease
+        if self.until.tzinfo is None:
+            self.until = self.until.replace(tzinfo=UTC)
+        self.lost: set[int] = set()
+        self._lock = asyncio.Lock()
+
+    @property
+    def active(self) -> bool:
+        return self.owner is not None and bool(self.ids)
+
+    async def keep(self) -> bool:
+        """Whether every claim is still ours, renewing them if half their lease is gone (or
+        the process has started giving its claims back)."""
+        if not self.active:
+            return not self.lost
+        d, owner = self.deliverer, self.owner
+        assert owner is not None
+        async with self._lock:
+            if self.lost:
+                return False
+            lease = d.service.outbox_lease
+            now = d.now()
+            if d.service.outbox_owner == owner and now < self.until - lease / 2:
+                return True
+            held = await d.call(d.service.hold_notifications, owner, self.ids)
+            self.lost = self.ids - held
+            self.until = now + lease
+            if self.lost:
+                log.warning("notifications %s were taken over by another relay; not sending "
+                            "them here", sorted(self.lost))
+            return not self.lost
+
+    async def beat(self, every: float) -> None:
+        """Keep the claims while the game's Bot API calls are in flight."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                if not await self.keep():
+                    return
+            except Exception:  # the next step's keep() tries again
+                log.warning("could not renew the outbox claims", exc_info=True)
 
 
 class Deliverer:
@@ -127,6 +192,12 @@ class Deliverer:
         self._shown: dict[int, int] = {}
         #: Chats to leave alone until the given time (flood control, a failing chat).
         self.chat_wait: dict[int, datetime] = {}
+        #: The name this process claims notifications under (its relay's, set by
+        #: :class:`Relay`); None: no claims are checked.
+        self.owner: str | None = None
+        #: Seconds between renewals of the claims of a delivery in progress (None: a third
+        #: of the service's ``outbox_lease``).
+        self.heartbeat: float | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -169,6 +240,15 @@ class Deliverer:
         scene: Scene | None = None,
     ) -> None:
         async with self._locks[game_id]:
+            claims = _Claims(self, self.owner, notes)
+            if not await claims.keep():
+                # Taken over by another relay while this delivery waited (or delivered
+                # already): only what is still ours goes out from here.
+                notes = [n for n in notes if n.id not in claims.lost]
+                if not notes:
+                    return
+                claims = _Claims(self, self.owner, notes)
+                claims.until = self.now() + self.service.outbox_lease
             if scene is None or scene.game.version < self._shown.get(game_id, 0):
                 try:
                     scene = await self.call(self.service.scene, game_id)
@@ -177,7 +257,17 @@ class Deliverer:
                     return
             self._shown[game_id] = max(self._shown.get(game_id, 0), scene.game.version)
             steps = planning.plan(notes, scene, self.now(), self._username(), acting)
-            outcome = await self._carry_out(scene, steps)
+            every = self.heartbeat
+            if every is None:
+                every = self.service.outbox_lease.total_seconds() / 3
+            beat = asyncio.create_task(claims.beat(every)) if claims.active else None
+            try:
+                outcome = await self._carry_out(scene, steps, claims)
+            finally:
+                if beat is not None:
+                    beat.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await beat
             await self._settle(game_id, outcome)
 
     async def show_private(self, scene: Scene, acting: Acting) -> None:
@@ -253,10 +343,17 @@ class Deliverer:
 
     # ------------------------------------------------------------------ the steps
 
-    async def _carry_out(self, scene: Scene, steps: Plan) -> _Outcome:
+    async def _carry_out(
+        self, scene: Scene, steps: Plan, claims: _Claims | None = None
+    ) -> _Outcome:
         out = _Outcome(delivered=list(steps.free))
         failed = False
-        for step in steps.steps:
+        for i, step in enumerate(steps.steps):
+            if not failed and claims is not None and not await claims.keep():
+                # Another relay took this game's messages over (this delivery was too
+                # slow): it sends them, from the start; ours go back untried.
+                out.release.extend(n for later in steps.steps[i:] for n in later.notes)
+                break
             if failed:
                 # Keep the order of what a chat reads: after a passing failure the rest
                 # of this game's messages wait for the relay too.
@@ -277,12 +374,17 @@ class Deliverer:
                 # logged, and not retried for ever.
                 log.exception("game %s: a message could not be delivered", scene.game.id)
             out.delivered.extend(step.notes)
+        # A notification shown by several steps (the final table: the board and the post)
+        # is delivered only once all of them went out.
+        pending = set(out.retry) | set(out.release)
+        out.delivered = [n for n in out.delivered if n not in pending]
         return out
 
     async def _settle(self, game_id: int, out: _Outcome) -> None:
         meta = {game_id: out.meta} if out.meta else None
         await self.call(self.service.settle_notifications, out.delivered, retry=out.retry,
-                        not_before=out.not_before, meta=meta, no_pm=out.no_pm)
+                        not_before=out.not_before, meta=meta, no_pm=out.no_pm,
+                        owner=self.owner, release=out.release)
 
     async def _step(self, scene: Scene, step: Step, out: _Outcome) -> None:
         if isinstance(step, Board):
@@ -443,6 +545,7 @@ class Relay:
         self.owner = owner
         self.batch = batch
         self._lock = asyncio.Lock()
+        deliverer.owner = owner
 
     async def tick(self, _context: object = None, *, wait: bool = False) -> int:
         """One pass: claim and deliver due notifications until none are left (or only

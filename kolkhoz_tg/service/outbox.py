@@ -6,16 +6,19 @@ A notification is written in the transaction of the change it reports (see
 claim skips rows another relay is claiming right now, on SQLite the write lock serializes
 claims), delivers them, and *settles* them: delivered, or back in the outbox with a back-off
 that grows with each failed attempt. A claim that lapses (the process died mid-delivery) is
-free for any relay again, so every notification is delivered once a relay lives, and two
-relays never deliver the same one at the same time.
+free for any relay again, so every notification is delivered once a relay lives. A relay
+*holds* its claims right before and while it sends (:meth:`OutboxMixin.hold_notifications`
+renews the lease and says which are still its own), so one that was too slow (its lease
+lapsed and another relay took the messages over) sends nothing more: two relays never
+deliver the same one.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
@@ -28,6 +31,7 @@ from kolkhoz_tg.service.records import Notification, Scene
 from kolkhoz_tg.storage.models import NotificationRow, UserRow
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: Waits after the 1st, 2nd, … failed attempt; the last one repeats.
 BACKOFF = (2, 5, 15, 30, 60, 120, 300, 600)
@@ -79,6 +83,38 @@ class OutboxMixin(ServiceBase):
             ).all()
             return [_to_record(r) for r in rows]
 
+    def hold_notifications(self, owner: str, ids: Iterable[int]) -> set[int]:
+        """Renew ``owner``'s claim on ``ids`` for another :attr:`outbox_lease`, right before
+        (and while) they are sent; returns the ids ``owner`` holds now, the only ones it may
+        send. Held: undelivered and claimed by ``owner`` (even if its lease lapsed meanwhile,
+        as long as no other relay took them), or free again (released, or lapsed) and not
+        waiting for a back-off. Not held: delivered (or superseded), or claimed by another
+        relay since (this one was too slow: that relay sends them)."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return set()
+        t = NotificationRow.__table__  # type: ignore[attr-defined]
+
+        def hold() -> set[int]:
+            now = self.clock.now()
+            free = sa.and_(
+                sa.or_(t.c.claimed_until.is_(None), t.c.claimed_until < now),
+                sa.or_(t.c.next_attempt_at.is_(None), t.c.next_attempt_at <= now),
+            )
+            with self._write() as s:
+                # (On PostgreSQL a row another relay is claiming right now is waited for,
+                # and the WHERE re-checked on what it committed.)
+                result = s.execute(
+                    sa.update(t)
+                    .where(t.c.id.in_(wanted), t.c.delivered_at.is_(None),
+                           sa.or_(t.c.claimed_by == owner[:64], free))
+                    .values(claimed_by=owner[:64], claimed_until=now + self.outbox_lease)
+                    .returning(t.c.id)
+                )
+                return set(result.scalars())
+
+        return _again_if_aborted(hold, "holding notifications")
+
     def settle_notifications(
         self,
         delivered: Iterable[int] = (),
@@ -87,34 +123,36 @@ class OutboxMixin(ServiceBase):
         not_before: datetime | None = None,
         meta: Mapping[int, Mapping[str, Any]] | None = None,
         no_pm: Iterable[int] = (),
+        owner: str | None = None,
+        release: Iterable[int] = (),
     ) -> None:
         """After a delivery attempt, in one transaction: mark ``delivered``; put ``retry``
         back with a back-off (at least until ``not_before``, e.g. a flood wait), dropping
         those that kept failing for :data:`GIVE_UP_AFTER`; store the front end's ``meta``
         values per game (a None value removes the key); remember the users the bot can no
-        longer write to (``no_pm``)."""
-        done, again, mute = list(delivered), list(retry), list(no_pm)
-        if not (done or again or meta or mute):
+        longer write to (``no_pm``); give back ``release`` (not tried: due again at once).
+
+        With ``owner``, ``retry`` and ``release`` apply only to what ``owner`` still holds:
+        a relay that lost a claim (it was too slow) must not free or delay a message another
+        relay is sending now."""
+        done, again, mute, free = list(delivered), list(retry), list(no_pm), list(release)
+        if not (done or again or meta or mute or free):
             return
         # What was sent must be recorded, or a relay sends it again once the claims lapse:
         # a transaction PostgreSQL aborted (a deadlock with a batched sweep, a
         # serialization failure) is simply made again.
-        for attempt in range(3):
-            try:
-                self._settle(done, again, not_before, meta, mute)
-                return
-            except OperationalError as e:
-                code = getattr(e.orig, "sqlstate", None) or getattr(e.orig, "pgcode", None)
-                if code not in ("40P01", "40001") or attempt == 2:
-                    raise
-                log.info("settling the outbox was aborted (%s); trying again", code)
+        _again_if_aborted(
+            lambda: self._settle(done, again, not_before, meta, mute, owner, free),
+            "settling the outbox")
 
     def _settle(
         self, done: list[int], again: list[int], not_before: datetime | None,
         meta: Mapping[int, Mapping[str, Any]] | None, mute: list[int],
+        owner: str | None = None, free: list[int] | None = None,
     ) -> None:
         t = NotificationRow.__table__  # type: ignore[attr-defined]
         now = self.clock.now()
+        held = sa.true() if owner is None else t.c.claimed_by == owner[:64]
         with self._write() as s:
             # The game rows first, as act() locks them (before the notifications it
             # supersedes): the same order everywhere, so no deadlock on PostgreSQL.
@@ -131,7 +169,7 @@ class OutboxMixin(ServiceBase):
             if again:
                 rows = s.execute(
                     sa.select(t.c.id, t.c.attempts, t.c.created_at)
-                    .where(t.c.id.in_(again), t.c.delivered_at.is_(None))
+                    .where(t.c.id.in_(again), t.c.delivered_at.is_(None), held)
                 ).all()
                 dropped = [r.id for r in rows if now - _aware(r.created_at) > GIVE_UP_AFTER]
                 if dropped:
@@ -148,6 +186,9 @@ class OutboxMixin(ServiceBase):
                     s.execute(sa.update(t).where(t.c.id == r.id).values(
                         attempts=r.attempts + 1, next_attempt_at=at, claimed_by=None,
                         claimed_until=None))
+            if free:
+                s.execute(sa.update(t).where(t.c.id.in_(free), t.c.delivered_at.is_(None), held)
+                          .values(claimed_by=None, claimed_until=None))
             if mute:
                 s.execute(sa.update(UserRow).where(
                     UserRow.id.in_(mute)).values(can_pm=False))  # type: ignore[attr-defined]
@@ -179,6 +220,23 @@ class OutboxMixin(ServiceBase):
             return int(s.execute(
                 sa.select(sa.func.count()).select_from(t).where(t.c.delivered_at.is_(None))
             ).scalar_one())
+
+
+def _again_if_aborted(fn: Callable[[], T], what: str) -> T:
+    """``fn()`` (one write transaction), made again (up to three times in all) when
+    PostgreSQL aborted it (a deadlock, e.g. with a batched sweep; a serialization failure)
+    or the connection broke under it (the transaction did not happen; a new one is used)."""
+    for attempt in range(3):
+        try:
+            return fn()
+        except OperationalError as e:
+            code = getattr(e.orig, "sqlstate", None) or getattr(e.orig, "pgcode", None)
+            lost = bool(getattr(e, "connection_invalidated", False))
+            if (code not in ("40P01", "40001") and not lost) or attempt == 2:
+                raise
+            code = code or "connection lost"
+            log.info("%s was aborted (%s); trying again", what, code)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _aware(value: datetime) -> datetime:

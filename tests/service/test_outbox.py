@@ -72,3 +72,47 @@ def test_settling_survives_a_deadlock_abort(
     monkeypatch.setattr(service, "_settle", flaky)
     service.settle_notifications(ids)
     assert aborted and service.outbox_backlog() == 0
+
+
+def test_a_claim_is_held_while_ours_and_lost_once_another_relay_took_it(
+    service: GameService, clock: FakeClock
+) -> None:
+    _started(service)
+    ids = [n.id for n in service.claim_notifications("relay-a", 1000)]
+    assert service.hold_notifications("relay-a", ids) == set(ids)  # renewed
+    assert service.hold_notifications("relay-b", ids) == set()  # a live claim of relay-a
+    clock.advance(service.outbox_lease + timedelta(seconds=1))
+    # Lapsed but taken by nobody: still relay-a's to send (and renewed).
+    assert service.hold_notifications("relay-a", ids) == set(ids)
+    assert service.claim_notifications("relay-b", 1000) == []
+    clock.advance(service.outbox_lease + timedelta(seconds=1))
+    taken = [n.id for n in service.claim_notifications("relay-b", 1000)]
+    assert taken == ids
+    # relay-a was too slow: it holds nothing, and its retry or release leaves relay-b's
+    # claim alone; what it did send is still recorded.
+    assert service.hold_notifications("relay-a", ids) == set()
+    service.settle_notifications(ids[:1], retry=ids[1:2], release=ids[2:], owner="relay-a")
+    assert service.claim_notifications("relay-c", 1000) == []
+    assert service.hold_notifications("relay-b", ids) == set(ids[1:])
+    service.settle_notifications(ids[1:], owner="relay-b")
+    assert service.outbox_backlog() == 0
+
+
+def test_settling_survives_a_lost_connection(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _started(service)
+    ids = [n.id for n in service.claim_notifications("relay", 1000)]
+    real = service._settle
+    broken = []
+
+    def flaky(*args: Any) -> None:
+        if not broken:
+            broken.append(True)
+            raise OperationalError("UPDATE notifications ...", {}, Exception("gone"),
+                                   connection_invalidated=True)
+        real(*args)
+
+    monkeypatch.setattr(service, "_settle", flaky)
+    service.settle_notifications(ids)
+    assert broken and service.outbox_backlog() == 0
