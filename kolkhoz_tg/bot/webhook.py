@@ -168,7 +168,9 @@ async def serve(
         await stop.wait()
         log.info("shutting down: no new updates, finishing the ones in hand")
         await server.stop()
+        # Stop first (handlers finish, the job queue stops), then release the outbox claims:
+        # released earlier, another replica's relay would send what is still in flight.
+        await app.stop()
         if app.post_shutdown is not None:
             await app.post_shutdown(app)
-        await app.stop()
     log.info("stopped")
