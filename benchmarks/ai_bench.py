@@ -1,0 +1,158 @@
+"""Strength and speed of the bot levels (engine.ai.Bot), with 95% confidence intervals.
+
+One seat of the level under test (the hero) against bots of another level in every other seat;
+the hero's seat moves round the table from game to game (game ``i`` puts it in seat
+``i % players``), every bot sees only its seat's view, and a win shared by k seats counts 1/k.
+Game ``i`` of a preset has seed ``i`` in every match-up, so match-ups play the same deals.
+
+For each match-up and preset it prints: games, the hero's win share with a Wilson 95%
+interval (the interval of a proportion; a shared win counts as its share), the mean score
+margin (hero minus the mean of the others) with a normal 95% interval, and the hero's CPU time
+per decision (p50 / p99 / max, forced moves excluded: they return at once). The pooled row
+weighs every game alike.
+
+Run (the published table, docs/ai.md)::
+
+    python benchmarks/ai_bench.py --table --games 200 --workers 2
+
+or one match-up: ``--hero strong --opponents normal --presets classic zone --games 50``.
+``--iterations`` replaces the search budget by that many playouts (quick checks only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import PRESETS, Game, preset
+from engine.ai import Bot
+
+TABLE = [("strong", "normal"), ("strong", "random"), ("hard", "normal"), ("hard", "strong")]
+
+
+def play_one(task: tuple[str, str, str, int, int, int | None]) -> dict[str, Any]:
+    """One game: the hero's share of the win, score margin and decision times."""
+    hero_level, opp_level, name, i, players, iterations = task
+    g = Game.new(preset(name), players, seed=i)
+    hero = i % players
+    bots = [
+        Bot(hero_level if s == hero else opp_level, seed=f"{i}/{s}", iterations=iterations)
+        for s in range(players)
+    ]
+    times: list[float] = []
+    clock = time.process_time
+    while not g.is_over:
+        seat = g.to_act[0]
+        view = g.view(seat)
+        if seat == hero and g.forced_action(seat) is None:
+            start = clock()
+            action = bots[seat].choose(view)
+            times.append(clock() - start)
+        else:
+            action = bots[seat].choose(view)
+        g.apply(seat, action)
+    winners = g.winners()
+    scores = g.scores()
+    others = [v for s, v in enumerate(scores) if s != hero]
+    return {
+        "match": (hero_level, opp_level),
+        "preset": name,
+        "win": 1 / len(winners) if hero in winners else 0.0,
+        "margin": scores[hero] - sum(others) / len(others),
+        "times": times,
+    }
+
+
+def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (centre - half, centre + half)
+
+
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    n = len(values)
+    m = sum(values) / n
+    if n < 2:
+        return m, float("inf")
+    var = sum((v - m) ** 2 for v in values) / (n - 1)
+    return m, 1.96 * math.sqrt(var / n)
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def report(results: list[dict[str, Any]]) -> None:
+    groups: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for r in results:
+        groups[r["match"]][r["preset"]].append(r)
+    header = (
+        f"{'preset':<11} {'games':>5} {'win':>6} {'95% CI':>15} {'margin':>14} "
+        f"{'p50 s':>7} {'p99 s':>7} {'max s':>7}"
+    )
+    for match, by_preset in groups.items():
+        print(f"\n{match[0]} (one seat) against {match[1]} (the others)")
+        print(header)
+        rows = [(name, by_preset[name]) for name in PRESETS if name in by_preset]
+        everything = [r for _, rs in rows for r in rs]
+        for name, rs in [*rows, ("pooled", everything)]:
+            n = len(rs)
+            p = sum(r["win"] for r in rs) / n
+            lo, hi = wilson(p, n)
+            m, half = mean_ci([r["margin"] for r in rs])
+            times = [t for r in rs for t in r["times"]]
+            print(
+                f"{name:<11} {n:>5} {p:>6.3f} [{lo:.3f}, {hi:.3f}] {m:>+7.1f} ±{half:>4.1f} "
+                f"{pct(times, 0.5):>7.3f} {pct(times, 0.99):>7.3f} {max(times or [0]):>7.3f}"
+            )
+    sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--table", action="store_true", help="every match-up of docs/ai.md")
+    parser.add_argument("--hero", default="strong")
+    parser.add_argument("--opponents", default="normal")
+    parser.add_argument("--games", type=int, default=100, help="games per preset and match-up")
+    parser.add_argument("--presets", nargs="*", default=list(PRESETS))
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--iterations", type=int, default=None)
+    parser.add_argument("--first", type=int, default=0, help="seed of the first game")
+    args = parser.parse_args()
+    matches = TABLE if args.table else [(args.hero, args.opponents)]
+    tasks = [
+        (hero, opp, name, i, args.players, args.iterations)
+        for hero, opp in matches
+        for name in args.presets
+        for i in range(args.first, args.first + args.games)
+    ]
+    start = time.perf_counter()
+    print(f"{len(tasks)} games on {args.workers} worker(s), {args.players} players", flush=True)
+    if args.workers > 1:
+        with multiprocessing.Pool(args.workers) as pool:
+            results = list(pool.imap_unordered(play_one, tasks, chunksize=1))
+    else:
+        results = [play_one(t) for t in tasks]
+    report(results)
+    print(f"\n{time.perf_counter() - start:.0f} s wall", flush=True)
+
+
+if __name__ == "__main__":
+    main()
