@@ -13,15 +13,20 @@ weighs every game alike.
 
 Run (the published table, docs/ai.md)::
 
-    python benchmarks/ai_bench.py --table --games 200 --workers 2
+    python benchmarks/ai_bench.py --table --games 200 --hard-games 40 --workers 2
 
 or one match-up: ``--hero strong --opponents normal --presets classic zone --games 50``.
 ``--iterations`` replaces the search budget by that many playouts (quick checks only).
+``--out results.jsonl`` appends every game as it ends (a long run stopped early still
+counts), and ``--report results.jsonl`` prints the table of such a file without playing.
+Games are played round the presets (game 0 of each, then game 1, ...), so a run stopped early
+has every preset about equally.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import sys
@@ -131,25 +136,47 @@ def main() -> None:
     parser.add_argument("--opponents", default="normal")
     parser.add_argument("--games", type=int, default=100, help="games per preset and match-up")
     parser.add_argument("--presets", nargs="*", default=list(PRESETS))
+    parser.add_argument(
+        "--hard-games", type=int, default=None, help="games per preset when hard is the hero"
+    )
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--iterations", type=int, default=None)
     parser.add_argument("--first", type=int, default=0, help="seed of the first game")
+    parser.add_argument("--out", default=None, help="append each game to this JSON-lines file")
+    parser.add_argument("--report", default=None, help="only print the table of such a file")
     args = parser.parse_args()
+    if args.report:
+        with open(args.report, encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        for r in rows:
+            r["match"] = tuple(r["match"])
+        report(rows)
+        return
     matches = TABLE if args.table else [(args.hero, args.opponents)]
-    tasks = [
-        (hero, opp, name, i, args.players, args.iterations)
-        for hero, opp in matches
-        for name in args.presets
-        for i in range(args.first, args.first + args.games)
-    ]
+    keyed = []
+    for hero, opp in matches:
+        games = args.hard_games if hero == "hard" and args.hard_games else args.games
+        for i in range(args.first, args.first + games):
+            for name in args.presets:
+                # Match-ups advance together, each at its own pace: a run stopped early has
+                # about the same share of every one.
+                key = (i - args.first + 0.5) / games
+                keyed.append((key, (hero, opp, name, i, args.players, args.iterations)))
+    keyed.sort(key=lambda kt: kt[0])
+    tasks = [t for _, t in keyed]
     start = time.perf_counter()
     print(f"{len(tasks)} games on {args.workers} worker(s), {args.players} players", flush=True)
-    if args.workers > 1:
-        with multiprocessing.Pool(args.workers) as pool:
-            results = list(pool.imap_unordered(play_one, tasks, chunksize=1))
-    else:
-        results = [play_one(t) for t in tasks]
+    out = open(args.out, "a", encoding="utf-8") if args.out else None  # noqa: SIM115
+    results = []
+    with multiprocessing.Pool(args.workers) as pool:
+        for r in pool.imap_unordered(play_one, tasks, chunksize=1):
+            results.append(r)
+            if out is not None:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+    if out is not None:
+        out.close()
     report(results)
     print(f"\n{time.perf_counter() - start:.0f} s wall", flush=True)
 
