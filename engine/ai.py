@@ -73,8 +73,10 @@ class Bot:
     ``choose`` sees only the seat's view, and its decision is a function of the level, the
     seed and that view: two views the seat cannot tell apart give the same action, whatever
     the cards it cannot see. ``iterations`` replaces the level's budget by that many playouts
-    per decision (tests use small ones); ``seconds`` caps the wall time of a decision (a
-    decision cut short by it depends on the machine's speed, so it is off unless asked for).
+    per decision (tests use small ones). ``seconds`` sets the time of a decision instead of
+    the level's own: the budget of moves is scaled to it (calibrated on the reference machine)
+    and the wall time is capped by it; a decision cut short by the cap depends on the
+    machine's speed, so levels have no cap unless asked for one.
     Raises :class:`ValueError` for an unknown level.
     """
 
@@ -92,8 +94,13 @@ class Bot:
         self.seed = seed
         self.seconds = seconds
         params = self.level.search
-        if iterations is not None and params is not None:
-            params = replace(params, moves=0, playouts=max(1, int(iterations)))
+        if params is not None:
+            if iterations is not None:
+                params = replace(params, moves=0, playouts=max(1, int(iterations)))
+            elif seconds is not None:
+                # The level's budget scaled to the time asked for; the deadline still holds.
+                moves = int(params.moves * seconds / self.level.seconds)
+                params = replace(params, moves=max(1, moves))
         self.params = params
 
     def __repr__(self) -> str:

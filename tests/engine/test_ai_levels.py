@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import time
 
 import pytest
 
@@ -157,3 +158,13 @@ def test_a_void_shown_is_kept_in_every_world() -> None:
         world = Game.determinize(view, random.Random(k))
         assert not any(c // 13 == 0 for c in world.hands[2])
         assert world.view(0) == view
+
+
+def test_seconds_sets_the_time_of_a_decision() -> None:
+    """``seconds`` scales the budget and caps the wall time (checked between worlds)."""
+    g = Game.new(preset("zone"), 4, seed=4)
+    seat = g.to_act[0]
+    start = time.perf_counter()
+    action = Bot("hard", seed=1, seconds=0.02).choose(g.view(seat))
+    assert action in g.legal_actions(seat)
+    assert time.perf_counter() - start < 1.0
