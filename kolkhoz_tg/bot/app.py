@@ -54,7 +54,6 @@ from kolkhoz_tg.bot.commands import (
     cmd_newgame,
     cmd_rules,
     cmd_score,
-    cmd_settings,
     cmd_start,
     cmd_stats,
     cmd_typed,
@@ -63,6 +62,7 @@ from kolkhoz_tg.bot.commands import (
 )
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps
 from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name
+from kolkhoz_tg.bot.personal import cmd_away, cmd_settings
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
@@ -86,7 +86,7 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     ("addbot", partial(group_game_command, op="bot")),
     ("go", partial(group_game_command, op="start")),
     ("board", cmd_board), ("hand", cmd_hand), ("last", cmd_last), ("score", cmd_score),
-    ("back", cmd_back),
+    ("back", cmd_back), ("away", cmd_away),
     ("pause", partial(creator_command, what="pause")),
     ("resume", partial(creator_command, what="resume")),
     ("abort", partial(creator_command, what="abort")),
@@ -107,6 +107,7 @@ def menu_descriptions(tr: Translator) -> dict[str, str]:
         "newgame": _("open a new game"), "board": _("show the board again"),
         "last": _("the last trick"), "score": _("points in sight"),
         "hand": _("your cards"), "back": _("take your seat back from the bot"),
+        "away": _("a bot plays for you: /away 3d"),
         "settings": _("rules, players, time limit"), "rules": _("the rules"),
         "help": _("all commands"), "stats": _("who wins here"),
         "log": _("the last game, move by move"), "play": _("play a card: /play 10H"),

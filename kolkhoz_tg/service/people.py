@@ -31,7 +31,12 @@ from kolkhoz_tg.storage.models import (
     SeatRow,
     UserRow,
 )
-from kolkhoz_tg.timeutil import check_timezone, parse_clock_time
+from kolkhoz_tg.timeutil import (
+    check_timezone,
+    find_zone,
+    parse_clock_time,
+    parse_quiet_window,
+)
 
 
 class PeopleMixin(ServiceBase):
@@ -77,6 +82,50 @@ class PeopleMixin(ServiceBase):
             user = self._user(s, user_id)
             user.timezone, user.quiet_start, user.quiet_end = tz, qs, qe
             return _user_info(user)
+
+    def set_time_zone(self, user_id: int, zone: str | None) -> UserInfo:
+        """Set the user's time zone from what they typed (a zone name, a city in English or
+        Russian, an offset such as ``+3``: :func:`~kolkhoz_tg.timeutil.find_zone`), keeping
+        their quiet hours; None clears the zone (and with it the quiet hours, which mean
+        nothing without one). Raises :class:`BadRequest` (``bad_timezone``)."""
+        try:
+            tz = None if zone is None else find_zone(zone)
+        except ValueError as e:
+            raise BadRequest(str(e), "bad_timezone") from None
+        with self._write() as s:
+            user = self._user(s, user_id)
+            user.timezone = tz
+            if tz is None:
+                user.quiet_start = user.quiet_end = None
+            return _user_info(user)
+
+    def set_quiet_window(self, user_id: int, window: str | None) -> UserInfo:
+        """Set the user's quiet hours in their time zone from ``"23:00-08:00"``; None turns
+        them off. Raises :class:`BadRequest`: ``bad_quiet_hours`` for a window that is not
+        one, ``no_timezone`` while the user has no time zone to read it in."""
+        try:
+            start, end = (None, None) if window is None else parse_quiet_window(window)
+        except ValueError as e:
+            raise BadRequest(str(e), "bad_quiet_hours") from None
+        with self._write() as s:
+            user = self._user(s, user_id)
+            if start is not None and not user.timezone:
+                raise BadRequest("quiet hours need a time zone", "no_timezone")
+            user.quiet_start, user.quiet_end = start, end
+            return _user_info(user)
+
+    def stood_in(self) -> list[tuple[int, int, dict[str, Any]]]:
+        """The players a stand-in plays for in running games: ``(game_id, user_id, the
+        game's meta)`` (for a front end that ends absences at a time it stored there)."""
+        with self.db.read() as s:
+            rows = s.exec(
+                select(SeatRow.game_id, SeatRow.user_id, GameRow.meta)
+                .join(GameRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
+                .where(SeatRow.standin, SeatRow.user_id.is_not(None))  # type: ignore[union-attr]
+                .where(GameRow.status.in_(  # type: ignore[attr-defined]
+                    (GameStatus.ACTIVE.value, GameStatus.PAUSED.value)))
+            ).all()
+        return [(g, u, dict(meta or {})) for g, u, meta in rows if u is not None]
 
     def ensure_chat(
         self, chat_id: int, title: str | None = None, locale: str | None = None

@@ -210,6 +210,38 @@ class PlayMixin(ServiceBase):
         self._after_commit(row, turn.game)
         return result
 
+    def away(
+        self, game_id: int, user_id: int, *, meta: dict[str, Any] | None = None
+    ) -> ActResult:
+        """The player goes away: a bot plays their seat from now on (at once if it is their
+        move), as :meth:`stand_in` does, and its moves are not missed turns. It lasts until
+        they act or say they are back. ``meta`` as for :meth:`pause` (e.g. when the front
+        end is to end the absence), stored only if the seat is handed over. NOT_SEATED,
+        NOT_ACTIVE (not started, or over) and DUPLICATE (a bot already plays the seat)
+        change nothing."""
+        with self._write() as s:
+            row = self._get(s, game_id)
+            seat = self._seat_row(s, game_id, user_id)
+            if seat is None:
+                return ActResult(ActStatus.NOT_SEATED, game_id, row.version)
+            if row.status not in (_ACTIVE, _PAUSED):
+                return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat)
+            if seat.standin:
+                return ActResult(ActStatus.DUPLICATE, game_id, row.version, seat.seat)
+            _update_meta(row, meta)
+            turn = self._start_turn(s, row)
+            seat_row = turn.seats[seat.seat]
+            seat_row.standin = True
+            data = {"timeouts": seat_row.timeouts, "name": seat_row.name, "away": True}
+            turn.notify(Kind.STAND_IN, data, user_id=user_id, seat=seat.seat)
+            turn.notify(Kind.STAND_IN, data, seat=seat.seat)
+            if row.status == _ACTIVE:
+                turn.run_automatic()
+            self._finish_turn(turn, moved=bool(turn.moves))
+            result = self._result(turn, ActStatus.APPLIED, seat.seat)
+        self._after_commit(row, turn.game)
+        return result
+
     def pause(
         self, game_id: int, by_user: int, force: bool = False, *,
         meta: dict[str, Any] | None = None,

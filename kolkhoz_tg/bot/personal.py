@@ -1,0 +1,233 @@
+"""A player's own settings and absences: ``/settings`` in private (time zone, quiet hours)
+and ``/away`` (a bot plays for them, its moves not counted as missed turns, until
+``/back``, any move of theirs, or the end of the time they gave)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime, timedelta
+from typing import Any
+
+from telegram import Update
+from telegram.ext import Application, ContextTypes, JobQueue
+
+from kolkhoz_tg.bot import commands
+from kolkhoz_tg.bot.commands import command
+from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call, deps, is_group
+from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.service import ActStatus, BadRequest, GameInfo, UserInfo
+from kolkhoz_tg.timeutil import format_clock_time, local_time, parse_duration, zone_label
+
+log = logging.getLogger(__name__)
+
+#: Game statuses in which a seat can be handed to a bot.
+_RUNNING = ("active", "paused")
+_GAME_ARG = re.compile(r"g(\d{1,10})", re.IGNORECASE)
+#: The longest absence a duration may name (a game's turn limit is at most 14 days).
+MAX_AWAY = timedelta(days=60)
+
+
+def away_key(user_id: int) -> str:
+    """The game-meta key holding when the user's absence ends (ISO UTC), if they gave one."""
+    return f"away:{user_id}"
+
+
+def away_job_name(game_id: int, user_id: int) -> str:
+    return f"game:{game_id}:away:{user_id}"
+
+
+# ---------------------------------------------------------------------- /settings in private
+
+
+async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/settings``: in a group the game's (:func:`commands.cmd_settings`), in private the
+    player's own (:func:`settings_in_private`)."""
+    if is_group(update):
+        await commands.cmd_settings(update, context)
+    else:
+        await settings_in_private(update, context)
+
+
+def settings_text(tr: Translator, user: UserInfo | None, now: datetime) -> str:
+    """The user's time zone (with the time on their clock now), quiet hours and how to
+    change them."""
+    _ = tr.gettext
+    tz = user.timezone if user is not None else None
+    if tz:
+        clock = local_time(tz, now).strftime("%H:%M")
+        lines = [_("Your time zone: {zone} (now {time}).", zone=zone_label(tz), time=clock)]
+    else:
+        lines = [_("Your time zone is not set: reminders come at any hour.")]
+    if tz and user is not None and user.quiet_start is not None and user.quiet_end is not None:
+        lines.append(_("Quiet hours: {start}–{end}; a reminder due then waits for the morning.",
+                       start=format_clock_time(user.quiet_start),
+                       end=format_clock_time(user.quiet_end)))
+    else:
+        lines.append(_("Quiet hours: off."))
+    lines.append(settings_usage(tr))
+    return "\n".join(lines)
+
+
+def settings_usage(tr: Translator) -> str:
+    return tr.gettext("Change with: /settings tz Moscow · tz +3 · quiet 23:00-08:00 · "
+                      "quiet off")
+
+
+async def settings_in_private(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/settings`` in private: the user's time zone and quiet hours;
+    ``/settings tz Europe/Moscow`` (or a city, or ``+3``), ``/settings quiet 23:00-08:00``,
+    ``/settings quiet off`` change them. Bad input changes nothing and says why."""
+    c = await command(update, context)
+    d, tr, user, args = c.d, c.tr, c.user, c.args
+    key, value = (args[0].lower(), " ".join(args[1:])) if args else ("", "")
+    _ = tr.gettext
+    try:
+        if not args:
+            pass
+        elif key in ("tz", "timezone") and value:
+            await call(d.service.set_time_zone, user.id,
+                       None if value.lower() == "off" else value)
+        elif key == "quiet" and value:
+            await call(d.service.set_quiet_window, user.id,
+                       None if value.lower() == "off" else value)
+        else:
+            await c.reply(settings_usage(tr))
+            return
+    except BadRequest as e:
+        if e.code == "bad_timezone":
+            text = _("I do not know the time zone «{text}». Name a city (Moscow, Новосибирск), "
+                     "a zone (Europe/Moscow) or an offset from UTC (+3, UTC-05:00).",
+                     text=value)
+        elif e.code == "no_timezone":
+            text = _("Set your time zone first (/settings tz Moscow): quiet hours are read on "
+                     "your clock.")
+        else:
+            text = _("«{text}» is not a quiet window: give two times, like 23:00-08:00, or "
+                     "off.", text=value)
+        await c.reply(text)
+        return
+    info = await call(d.service.user, user.id)
+    await c.reply(settings_text(tr, info, d.service.clock.now()))
+
+
+# ---------------------------------------------------------------------- /away
+
+
+def away_args(args: list[str]) -> tuple[timedelta | None, set[int]]:
+    """``/away 3d g12`` → (3 days, {12}). Raises :class:`ValueError` for anything else."""
+    duration: timedelta | None = None
+    games: set[int] = set()
+    for arg in args:
+        m = _GAME_ARG.fullmatch(arg)
+        if m is not None:
+            games.add(int(m.group(1)))
+        elif duration is None:
+            duration = parse_duration(arg)
+            if duration > MAX_AWAY:
+                raise ValueError(f"too long an absence: {arg!r}")
+        else:
+            raise ValueError(f"unexpected {arg!r}")
+    return duration, games
+
+
+async def cmd_away(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/away [3d] [g<id>]``: a bot plays the sender's seats right away — in a group, in
+    its game; in private, in all their running games (or game ``g<id>``) — without counting
+    missed turns, until ``/back``, any move of theirs, or the time given runs out."""
+    c = await command(update, context)
+    d, tr, user = c.d, c.tr, c.user
+    _ = tr.gettext
+    try:
+        duration, wanted = away_args(c.args)
+    except ValueError:
+        await c.reply(_("Usage: /away, or /away 3d for three days (12h, 2d …); in private, "
+                        "/away g12 for game 12 only."))
+        return
+    games = [g for g in await call(d.service.games_of_user, user.id) if g.status in _RUNNING]
+    if c.in_group:
+        games = [g for g in games if g.chat_id == c.chat.id]
+    if wanted:
+        games = [g for g in games if g.id in wanted]
+    if not games:
+        await c.reply(_("You have no game in play here."))
+        return
+    now = d.service.clock.now()
+    until = None if duration is None else now + duration
+    meta = {away_key(user.id): None if until is None else until.isoformat()}
+    gone = already = 0
+    for game in games:
+        result = await call(d.service.away, game.id, user.id, meta=meta)
+        if result.status is ActStatus.APPLIED:
+            gone += 1
+            await d.deliverer.deliver(result.notifications, scene=result.scene)
+            if until is not None and duration is not None and context.job_queue is not None:
+                schedule_away_end(context.job_queue, game.id, user.id, until, duration)
+        elif result.status is ActStatus.DUPLICATE:
+            already += 1
+    if not gone:
+        await c.reply(_("A bot already plays for you. Send /back to take your seat back.")
+                      if already else _("You have no game in play here."))
+        return
+    text = tr.ngettext(
+        "A bot plays for you in {n} game now; its moves do not count as missed turns. "
+        "Send /back or make any move to take your seat back.",
+        "A bot plays for you in {n} games now; its moves do not count as missed turns. "
+        "Send /back or make any move to take your seat back.", gone)
+    if until is not None:
+        text += "\n" + _("It gives your seat back by itself {when}.",
+                         when=tr.relative(until, now))
+    await c.reply(text)
+
+
+def schedule_away_end(
+    job_queue: JobQueue[Any], game_id: int, user_id: int, until: datetime, delay: timedelta
+) -> None:
+    """Give the seat back after ``delay`` unless the absence changed meanwhile (one job per
+    game and player: a new ``/away`` replaces it)."""
+    name = away_job_name(game_id, user_id)
+    for job in job_queue.get_jobs_by_name(name):
+        job.schedule_removal()
+    job_queue.run_once(end_away, max(delay, timedelta(0)), name=name,
+                       data=(game_id, user_id, until.isoformat()))
+
+
+async def end_away(context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The job at the end of an absence: the seat goes back to its player, if it is still
+    the same absence (not ended by a move or ``/back``, not replaced by another ``/away``)."""
+    assert context.job is not None
+    data: tuple[int, int, str] = context.job.data  # type: ignore[assignment]
+    game_id, user_id, until = data
+    d = deps(context)
+    info = await call(d.service.game_info, game_id)
+    if not still_away(info, user_id, until):
+        return
+    result = await call(d.service.back, game_id, user_id)
+    if result.status is ActStatus.APPLIED:
+        await d.deliverer.deliver(result.notifications)
+
+
+def still_away(info: GameInfo, user_id: int, until: str) -> bool:
+    """Whether the user's absence that ends at ``until`` still goes on in this game."""
+    seat = info.seat_of(user_id)
+    return (info.status in _RUNNING and seat is not None
+            and info.meta.get(away_key(user_id)) == until
+            and any(s.seat == seat and s.standin for s in info.seats))
+
+
+async def restore_away_ends(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
+    """Schedule again the ends of absences stored in running games (after a restart the
+    job queue has forgotten them; the games' meta keeps the times). For start-up; returns
+    how many it scheduled."""
+    d: Deps = app.bot_data[DEPS_KEY]
+    if app.job_queue is None:
+        return 0
+    now = d.service.clock.now()
+    count = 0
+    for game_id, user_id, meta in await call(d.service.stood_in):
+        until = meta.get(away_key(user_id))
+        if isinstance(until, str):
+            when = datetime.fromisoformat(until)
+            schedule_away_end(app.job_queue, game_id, user_id, when, when - now)
+            count += 1
+    return count
