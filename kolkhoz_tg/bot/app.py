@@ -62,7 +62,7 @@ from kolkhoz_tg.bot.commands import (
 )
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps
 from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name
-from kolkhoz_tg.bot.personal import cmd_away, cmd_settings
+from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
@@ -156,6 +156,8 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             d.relay.tick, interval=d.settings.relay_interval.total_seconds(), first=0,
             name=RELAY_JOB, job_kwargs={"max_instances": 2, "coalesce": True},
         )
+        # Timed absences (/away 3d) end by a job: put those jobs back after a restart.
+        await restore_away_ends(app)
 
 
 async def shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:

@@ -72,7 +72,7 @@ async def test_a_command_without_its_game_says_so_in_the_right_language(
     group = fake.create_group("Preamble", users[:2])
     async with fake.running(make_app(fake, service)):
         await anna.start_bot()
-        for text in ("/kick 1", "/settings", "/pause", "/join"):  # the group's game only
+        for text in ("/kick 1", "/pause", "/join"):  # the group's game only
             await anna.send(None, text)
             assert anna.last_message().text == NO_GAME[0], text  # type: ignore[union-attr]
         await anna.send(None, "/board")  # in private: the game waiting for her
