@@ -199,16 +199,23 @@ class PlayMixin(ServiceBase):
                 raise BadRequest(f"seat {seat} is empty", "bad_seat")
             if seat_row.is_bot or seat_row.standin:
                 return ActResult(ActStatus.DUPLICATE, game_id, row.version, seat)
-            seat_row.standin = True
-            data = {"timeouts": seat_row.timeouts, "name": seat_row.name}
-            turn.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat)
-            turn.notify(Kind.STAND_IN, data, seat=seat)
-            if row.status == _ACTIVE:
-                turn.run_automatic()
-            self._finish_turn(turn, moved=bool(turn.moves))
-            result = self._result(turn, ActStatus.APPLIED, seat)
+            result = self._hand_over(turn, seat_row)
         self._after_commit(row, turn.game)
         return result
+
+    def _hand_over(self, turn: Turn, seat_row: SeatRow, *, away: bool = False) -> ActResult:
+        """A bot takes ``seat_row`` (told to its player and to the group) and plays at once
+        if the game is running and waits for it."""
+        seat_row.standin = True
+        data: dict[str, Any] = {"timeouts": seat_row.timeouts, "name": seat_row.name}
+        if away:
+            data["away"] = True
+        turn.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat_row.seat)
+        turn.notify(Kind.STAND_IN, data, seat=seat_row.seat)
+        if turn.row.status == _ACTIVE:
+            turn.run_automatic()
+        self._finish_turn(turn, moved=bool(turn.moves))
+        return self._result(turn, ActStatus.APPLIED, seat_row.seat)
 
     def away(
         self, game_id: int, user_id: int, *, meta: dict[str, Any] | None = None
@@ -230,15 +237,7 @@ class PlayMixin(ServiceBase):
                 return ActResult(ActStatus.DUPLICATE, game_id, row.version, seat.seat)
             _update_meta(row, meta)
             turn = self._start_turn(s, row)
-            seat_row = turn.seats[seat.seat]
-            seat_row.standin = True
-            data = {"timeouts": seat_row.timeouts, "name": seat_row.name, "away": True}
-            turn.notify(Kind.STAND_IN, data, user_id=user_id, seat=seat.seat)
-            turn.notify(Kind.STAND_IN, data, seat=seat.seat)
-            if row.status == _ACTIVE:
-                turn.run_automatic()
-            self._finish_turn(turn, moved=bool(turn.moves))
-            result = self._result(turn, ActStatus.APPLIED, seat.seat)
+            result = self._hand_over(turn, turn.seats[seat.seat], away=True)
         self._after_commit(row, turn.game)
         return result
 

@@ -207,19 +207,13 @@ def _two_sweepers(services: list[GameService], clock: FakeClock, games: int) -> 
         assert [e["seq"] for e in log] == list(range(len(log)))
 
 
-def test_two_sweepers_in_batches_sqlite(sqlite_url: str, clock: FakeClock) -> None:
-    dbs = [Database(sqlite_url, run_migrations=False) for _ in range(2)]
-    services = [GameService(db, clock=clock, settings=make_settings()) for db in dbs]
-    try:
-        _two_sweepers(services, clock, 40)
-    finally:
-        for db in dbs:
-            db.dispose()
-
-
-def test_two_sweepers_in_batches_postgres(pg_url: str, clock: FakeClock) -> None:
-    Database(pg_url).dispose()
-    dbs = [Database(pg_url, run_migrations=False) for _ in range(2)]
+@pytest.mark.parametrize("url_fixture", ["sqlite_url", "pg_url"])
+def test_two_sweepers_in_batches(
+    url_fixture: str, request: pytest.FixtureRequest, clock: FakeClock
+) -> None:
+    url = request.getfixturevalue(url_fixture)  # pg_url skips where PostgreSQL is absent
+    Database(url).dispose()  # the schema, once
+    dbs = [Database(url, run_migrations=False) for _ in range(2)]
     services = [GameService(db, clock=clock, settings=make_settings()) for db in dbs]
     try:
         _two_sweepers(services, clock, 40)
