@@ -197,6 +197,9 @@ async def shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         log.exception("could not release the outbox claims of %s", d.relay.owner)
 
 
+#: Updates handled at the same time (PTB's default pool for concurrent updates is 256).
+CONCURRENT_UPDATES = 64
+
 #: How long shutdown waits for the sweep's deliveries still under way (seconds).
 SHUTDOWN_WAIT = 10.0
 
@@ -226,15 +229,20 @@ def build_application(
     service's notifications are from now on claimed by this application's outbox relay."""
     settings = settings or service.settings
     builder = builder.rate_limiter(RetryingLimiter(throttle=rate_limiter, delays=retry_delays))
+    # Updates are handled concurrently: a tap in one chat never waits for the Bot API calls
+    # of another chat's move. Games keep their order on their own (versions in the service,
+    # one delivery at a time per game in the deliverer).
+    builder = builder.concurrent_updates(CONCURRENT_UPDATES)
     app = builder.post_init(startup).post_stop(stopped).post_shutdown(shutdown).build()
     deliverer = Deliverer(app.bot, service, lambda: app.bot.username)
     relay = Relay(deliverer, relay_name())
     service.outbox_owner = relay.owner
     app.bot_data[DEPS_KEY] = Deps(service, settings, deliverer, relay, schedule=schedule)
+    # Taps first: PTB tries the handlers in order, and a tap is the hot path.
+    app.add_handler(CallbackQueryHandler(on_callback))
     for name, handler in COMMANDS:
         app.add_handler(CommandHandler(name, handler))
     app.add_handler(CommandHandler(list(TYPED), cmd_typed))
-    app.add_handler(CallbackQueryHandler(on_callback))
     app.add_handler(InlineQueryHandler(on_inline_query))
     app.add_handler(ChosenInlineResultHandler(on_chosen_inline))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
