@@ -286,7 +286,8 @@ class Deliverer:
         async with self._locks[game_id]:
             scene = await self.call(self.service.scene, game_id)
             tr = translator(scene.chat_locale)
-            msg = render.board(tr, scene.board, self.now(), self._username())
+            msg = render.board(tr, scene.board, self.now(), self._username(),
+                               zone=scene.group_zone())
             step = Board(scene.game.chat_id, scene.game.meta.get(BOARD_KEY), msg.text,
                          msg.keyboard, resend=resend)
             outcome = await self._carry_out(scene, Plan(game_id, [step]))
