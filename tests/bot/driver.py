@@ -73,7 +73,13 @@ class LeakScanner:
             if text in RULES_TEXTS:
                 continue  # the players' rules: their worked examples name cards
             chat = call.params.get("chat_id")
-            if call.params.get("inline_message_id") or str(chat) == str(self.group.id):
+            inline_id = call.params.get("inline_message_id")
+            posted = self.fake.inline_messages.get(str(inline_id)) if inline_id else None
+            if posted is not None and posted.history and posted.history[0][0]:
+                # An edit of a move chosen inline (a ✅): what the player's choice posted
+                # was public when Telegram posted it, before the move could end the year.
+                text = text.removeprefix(posted.history[0][0])
+            if inline_id or str(chat) == str(self.group.id):
                 reader: int | None = None
             else:
                 reader = seat_of.get(int(chat)) if chat is not None else None
