@@ -316,7 +316,8 @@ async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     d = c.d
     if c.in_group:
-        await d.deliverer.refresh_board(game.id, resend=True)
+        # A board sent anew is pinned like the first one (a lobby is not: it is not a board).
+        await d.deliverer.refresh_board(game.id, resend=True, pin=game.status != "lobby")
     else:
         bv = await call(d.service.board, game.id)
         msg = render.board(c.tr, bv, d.service.clock.now(), context.bot.username)
