@@ -323,6 +323,43 @@ def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> lis
     return parts
 
 
+def log_payload(game_id: int) -> str:
+    """The ``/start`` payload that opens a game's full log in private."""
+    return f"log{game_id}"
+
+
+def log_summary(
+    tr: Translator, game: GameInfo, view: dict[str, Any] | None, bot_username: str
+) -> Message:
+    """``/log`` in a group: a finished (or called-off) game in a few lines (rules, years,
+    winner, final score) with a button that opens its full log in private, never the
+    hundreds of lines of the log itself."""
+    from telegram.helpers import create_deep_linked_url
+
+    _ = tr.gettext
+    names = [texts.seat_name(tr, game, s) for s in range(game.players)]
+    lines = ["📜 " + _("Game {id}: «{rules}»", id=game.id,
+                      rules=texts.preset_title(tr, game.preset))]
+    years = view["year"] if view is not None else 0
+    if game.status == "aborted":
+        lines.append(_("Called off in year {year}.", year=years) if years
+                     else _("The game was called off."))
+    elif years:
+        lines.append(tr.ngettext("{n} year played", "{n} years played", years))
+    if game.result is not None:
+        scores = game.result["scores"]
+        order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
+        lines.append(_("Score: {scores}", scores=" · ".join(
+            f"{names[s]} {scores[s]}" for s in order)))
+        winners = texts.winners_line(tr, game, names)
+        if winners:
+            lines.append(winners)
+    url = create_deep_linked_url(bot_username, log_payload(game.id))
+    keyboard = [[Button("📜 " + _("The full log"), url=url)]]
+    lines.append(_("The full log, move by move, opens in our private chat."))
+    return Message("\n".join(lines), keyboard)
+
+
 def full_rules(locale: str) -> list[str] | None:
     """The players' rules (docs/RULES.md, docs/RULES.ru.md) as plain-text messages of at most
     4096 characters; None where the docs are not installed."""

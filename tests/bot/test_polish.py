@@ -120,3 +120,70 @@ async def test_score_tables_have_no_padding_that_a_phone_would_misalign(
         assert any(f"{name} — {points}" in line for line in score.splitlines()), score
         assert any(f". {name}: " in line for line in stats.splitlines()), stats
     assert "🏆" in final
+
+
+async def test_log_in_a_group_is_a_summary_with_the_full_log_in_private(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=5500)
+    stranger = fake.user(5599, "Stranger", language_code="en")
+    group = fake.create_group("Log", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        while await tap_any_action(users):
+            pass
+        info = service.game_info(game_id)
+        assert info.result is not None
+        before = len(fake.bot_messages(group))
+        await users[2].send(group, "/log")
+        # One short message in the group: rules, years, the winner, the scores, a button.
+        new = fake.bot_messages(group)[before:]
+        assert len(new) == 1
+        summary = new[0]
+        text = summary.text or ""
+        assert len(text.splitlines()) <= 6, text
+        assert "Classic" in text and "5 years played" in text and "🏆" in text
+        for seat, name in enumerate(info.names):
+            assert f"{name} {info.result['scores'][seat]}" in text
+        button = summary.buttons[0][0]
+        assert button.url is not None and button.url.endswith(f"start=log{game_id}")
+        # The button opens the whole game, move by move, in private.
+        reader = users[2]
+        seen = len(fake.messages(reader))
+        await reader.open_link(button.url)
+        log = "\n".join(m.text or "" for m in fake.messages(reader)[seen:])
+        assert "The log of game" in log and "Year 5 is over" in log
+        # /log in private sends it too (the player's last finished game).
+        seen = len(fake.messages(users[3]))
+        await users[3].send(None, "/log")
+        log = "\n".join(m.text or "" for m in fake.messages(users[3])[seen:])
+        assert "The log of game" in log and "Year 5 is over" in log
+        # Someone outside the group gets no log by the link.
+        await stranger.open_link(button.url)
+        got = "\n".join(m.text or "" for m in fake.messages(stranger))
+        assert "The log of game" not in got and "not in" in got
+
+
+async def test_log_of_a_game_called_off_is_a_summary_too(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, lang="ru", base=5600)
+    group = fake.create_group("Отмена", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        for _ in range(6):
+            assert await tap_any_action(users)
+        await users[0].send(group, "/abort")
+        confirm = fake.last_message(group)
+        if confirm is not None and confirm.buttons:  # a confirmation, when asked for
+            await users[0].tap(confirm, confirm.buttons[0][0].text)
+        assert service.game_info(game_id).status == "aborted"
+        await users[1].send(group, "/log")
+        summary = fake.last_message(group)
+        assert summary is not None
+        assert "Партию отменили на 1-м году пятилетки." in (summary.text or "")
+        assert summary.buttons[0][0].text == "📜 Полный журнал"
+        seen = len(fake.messages(users[1]))
+        await users[1].open_button(summary, "📜 Полный журнал")
+        log = "\n".join(m.text or "" for m in fake.messages(users[1])[seen:])
+        assert "Журнал партии" in log and "Начинается год 1." in log
