@@ -5,14 +5,20 @@ were, and a player the bot cannot write to hears of the deadline in the group.""
 
 from __future__ import annotations
 
+import asyncio
+from datetime import timedelta
+from typing import Any
+
 import pytest
 
 from kolkhoz_tg import texts
+from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
+from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
-from tests.bot.driver import open_game, players, tap_any_action
-from tests.faketg import FakeTelegram
+from tests.bot.driver import action_buttons, open_game, players, tap_any_action
+from tests.faketg import FakeTelegram, FakeUser, StoredMessage
 
 
 async def test_board_sent_anew_is_pinned_where_the_bot_may_pin(
@@ -187,3 +193,67 @@ async def test_log_of_a_game_called_off_is_a_summary_too(
         await users[1].open_button(summary, "📜 Полный журнал")
         log = "\n".join(m.text or "" for m in fake.messages(users[1])[seen:])
         assert "Журнал партии" in log and "Начинается год 1." in log
+
+
+async def due(app: Any, service: GameService) -> None:
+    """Run the clock's sweep and deliver what it wrote, as the bot's jobs do."""
+    result = await asyncio.to_thread(service.sweep)
+    await app.bot_data[DEPS_KEY].deliverer.deliver(result.notifications)
+
+
+async def test_unreachable_player_is_mentioned_once_near_the_deadline(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    users = players(fake, base=5700)
+    group = fake.create_group("Near the deadline", users)
+    shy = users[3]  # never opens the private chat
+    app = make_app(fake, service)
+    async with fake.running(app):
+        for u in users[:3]:
+            await u.start_bot()
+        await users[0].send(group, "/newgame")
+        lobby = fake.last_message(group)
+        assert lobby is not None
+        for u in users[1:]:
+            await u.tap(fake.message(group, lobby.message_id), "Join")
+        await users[0].tap(fake.message(group, lobby.message_id), "Start ▶")
+        game_id = service.games_in_chat(group.id)[0].id
+        reachable = users[:3]
+
+        def mentions_of(user: FakeUser) -> list[StoredMessage]:
+            return [m for m in fake.bot_messages(group)
+                    if "time runs out" in (m.text or "") and str(user.id) in str(m.entities)]
+
+        # The others play until the shy player must move (the bot mentions them once when
+        # their turn comes, as before: that is not a reminder).
+        while not service.seat_view(game_id, shy.id).to_act:
+            assert await tap_any_action(reachable)
+        deadline = service.game_info(game_id).deadline
+        assert deadline is not None
+        # Half time: the first reminder fails privately; the group hears nothing yet.
+        clock.set(deadline - timedelta(hours=12) + timedelta(minutes=1))
+        await due(app, service)
+        assert not mentions_of(shy)
+        # The last reminder, near the deadline: one mention with the button to the bot, and
+        # only one however often the clock and the relay run.
+        clock.set(deadline - timedelta(minutes=59))
+        await due(app, service)
+        await due(app, service)
+        await app.bot_data[DEPS_KEY].relay.drain()
+        mentions = mentions_of(shy)
+        assert len(mentions) == 1, [m.text for m in fake.bot_messages(group)]
+        link = next(b.url for row in mentions[0].buttons for b in row if b.url)
+        assert link.endswith(f"start=g{game_id}")
+        await shy.open_link(link)  # the button opens their cards
+        assert action_buttons(shy.last_message())
+        # A reachable player's last reminder goes out privately: nobody is mentioned.
+        while not any(service.seat_view(game_id, u.id).to_act for u in reachable):
+            clock.set((service.game_info(game_id).deadline or deadline) + timedelta(minutes=1))
+            await due(app, service)
+        waiting = next(u for u in reachable if service.seat_view(game_id, u.id).to_act)
+        deadline = service.game_info(game_id).deadline
+        assert deadline is not None
+        clock.set(deadline - timedelta(minutes=30))
+        await due(app, service)
+        assert "Reminder" in (waiting.last_message().text or "")  # type: ignore[union-attr]
+        assert not [m for m in fake.bot_messages(group) if str(waiting.id) in str(m.entities)]
