@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from babel.numbers import format_decimal
+
 from engine import Action, Card
 from engine.cards import SUITS
 from engine.views import View
@@ -296,7 +298,9 @@ def chat_stats(tr: Translator, stats: list[PlayerStats]) -> str:
             tr.ngettext("{n} win", "{n} wins", p.wins),
         ]
         if p.average_score is not None:
-            parts.append(_("{points} points on average", points=f"{p.average_score:.1f}"))
+            # 41.5 in English, 41,5 in Russian.
+            average = format_decimal(p.average_score, format="0.0", locale=tr.locale)
+            parts.append(_("{points} points on average", points=average))
         if p.timeouts:
             parts.append(tr.ngettext("{n} missed deadline", "{n} missed deadlines", p.timeouts))
         lines.append(f"{rank}. {p.name}: " + " · ".join(parts))

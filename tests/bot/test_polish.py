@@ -6,6 +6,7 @@ were, and a player the bot cannot write to hears of the deadline in the group.""
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -126,6 +127,9 @@ async def test_score_tables_have_no_padding_that_a_phone_would_misalign(
         assert any(f"{name} — {points}" in line for line in score.splitlines()), score
         assert any(f". {name}: " in line for line in stats.splitlines()), stats
     assert "🏆" in final
+    # Averages in the reader's notation: 33.0 in English, 33,0 in Russian.
+    average = r"в среднем \d+,\d очка" if lang == "ru" else r"\d+\.\d points on average"
+    assert re.search(average, stats), stats
 
 
 async def test_log_in_a_group_is_a_summary_with_the_full_log_in_private(
