@@ -342,14 +342,14 @@ def log_summary(
 
     _ = tr.gettext
     names = [texts.seat_name(tr, game, s) for s in range(game.players)]
-    lines = ["📜 " + _("Game {id}: «{rules}»", id=game.id,
-                      rules=texts.preset_title(tr, game.preset))]
+    head = _("Game {id}: «{rules}»", id=game.id, rules=texts.preset_title(tr, game.preset))
     years = view["year"] if view is not None else 0
+    if game.status != "aborted" and years:
+        head += ", " + tr.ngettext("{n} year played", "{n} years played", years)
+    lines = ["📜 " + head]
     if game.status == "aborted":
         lines.append(_("Called off in year {year}.", year=years) if years
                      else _("The game was called off."))
-    elif years:
-        lines.append(tr.ngettext("{n} year played", "{n} years played", years))
     if game.result is not None:
         scores = game.result["scores"]
         order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
