@@ -344,11 +344,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--postgres", default=os.environ.get("KOLKHOZ_TEST_POSTGRES_URL"))
     parser.add_argument("--sqlite-only", action="store_true")
+    parser.add_argument("--act-only", action="store_true",
+                        help="only act() on SQLite and PostgreSQL in turn (about a minute)")
     parser.add_argument("--batch", type=int, default=None,
                         help="games per sweep transaction (default: the service's)")
     args = parser.parse_args()
     if args.games < 1300:
         parser.error("--games: at least 1300 (1,224 of them become due)")
+    if args.act_only:
+        paired(args.postgres or LOCAL_POSTGRES, args.acts, args.live)
+        return
     size, enc, dec, count = bench_snapshot()
     print(f"snapshot: {size:.0f} bytes mean over {count} mid-game states; "
           f"to_json {enc:.1f} µs, from_json {dec:.1f} µs", flush=True)
@@ -367,23 +372,39 @@ def main() -> None:
     pg_url = f"{normalize_url(url)}{sep}options=-csearch_path%3D{schema}"
     try:
         pg_mean = run("postgres", pg_url, args.acts, args.live, args.games, args.batch)
-        with tempfile.TemporaryDirectory() as tmp:
-            lite = _service(f"sqlite:///{Path(tmp) / 'paired.sqlite3'}", FakeClock())
-            pg = _service(pg_url, FakeClock())
-            sa_, sb_ = paired_act(lite, pg, args.acts, args.live)
-            lite.db.dispose()
-            pg.db.dispose()
-        print(f"act() in turn on both, {args.acts} calls each on {args.live} live games: "
-              f"SQLite p50 {_pct(sa_, 0.5):.2f} ms, mean {statistics.fmean(sa_):.2f} ms; "
-              f"PostgreSQL p50 {_pct(sb_, 0.5):.2f} ms, mean {statistics.fmean(sb_):.2f} ms; "
-              f"PostgreSQL / SQLite: {statistics.fmean(sb_) / statistics.fmean(sa_):.2f} "
-              f"(means), {_pct(sb_, 0.5) / _pct(sa_, 0.5):.2f} (p50)")
     finally:
         with admin.begin() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
         admin.dispose()
     print(f"act() mean, PostgreSQL / SQLite, one after the other: "
           f"{pg_mean / sqlite_mean:.2f}")
+    paired(url, args.acts, args.live)
+
+
+def paired(url: str, acts: int, live: int) -> None:
+    """act() on a SQLite file and on PostgreSQL in turn; prints both and the ratio."""
+    schema = f"bench_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(normalize_url(url))
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in url else "?"
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            lite = _service(f"sqlite:///{Path(tmp) / 'paired.sqlite3'}", FakeClock())
+            pg = _service(f"{normalize_url(url)}{sep}options=-csearch_path%3D{schema}",
+                          FakeClock())
+            on_lite, on_pg = paired_act(lite, pg, acts, live)
+            lite.db.dispose()
+            pg.db.dispose()
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+    print(f"act() in turn on both, {acts} calls each on {live} live games: "
+          f"SQLite p50 {_pct(on_lite, 0.5):.2f} ms, mean {statistics.fmean(on_lite):.2f} ms; "
+          f"PostgreSQL p50 {_pct(on_pg, 0.5):.2f} ms, mean {statistics.fmean(on_pg):.2f} ms; "
+          f"PostgreSQL / SQLite: {statistics.fmean(on_pg) / statistics.fmean(on_lite):.2f} "
+          f"(means), {_pct(on_pg, 0.5) / _pct(on_lite, 0.5):.2f} (p50)")
 
 
 if __name__ == "__main__":
