@@ -50,7 +50,8 @@ def game_info(players: int, locale: str, version: int = 1) -> dict[str, Any]:
 
 
 def states(name: str, players: int, seed: int) -> Iterator[Game]:
-    """Every state of a seeded game the heuristic plays against itself, the end included."""
+    """Every state of a seeded game the heuristic plays against itself, the end included
+    (one game object, moved on after each: copy what you keep)."""
     g = Game.new(preset(name), players, seed)
     yield g
     while not g.is_over:
@@ -122,7 +123,8 @@ def bench(boards: int) -> None:
     cache.board(tr, info[4], views[0][1])
     hits = cpu_times(lambda _i: cache.board(tr, info[4], views[0][1]), 1000)
     seat_views = [(g.view(0), [str(a) for a in g.legal_actions(0)])
-                  for g in list(states("classic", 4, 4))[::15] if g.phase is not Phase.OVER]
+                  for i, g in enumerate(states("classic", 4, 4))
+                  if i % 15 == 0 and g.phase is not Phase.OVER]
     hands = cpu_times(lambda i: hand_png(tr, *seat_views[i % len(seat_views)]),
                       max(50, boards // 4))
     print(f"picture_bench: {len(views)} boards of {len(PRESETS)} presets x 3-5 players, "
@@ -168,7 +170,7 @@ def samples(folder: Path) -> None:
     path = folder / "board-classic-en.png"
     path.write_bytes(board_png(translator("en"), game_info(5, "en"), g.view(None)))
     written.append(path)
-    over = list(states("kolkhoz", 4, seed=3))[-1]
+    over = list(states("kolkhoz", 4, seed=3))[-1]  # the same game, at its end
     path = folder / "board-over.png"
     path.write_bytes(board_png(translator("ru"), game_info(4, "ru"), over.view(None)))
     written.append(path)

@@ -253,11 +253,11 @@ def _last_trick(c: Canvas, b: _Board, y: float) -> None:
         c.text(cx, top + 5, c.fit(b.names[seat], 11, width - 4), 11,
                INK if seat == v.last_trick_winner else MUTED, anchor="mm")
         job = placed.get(card) if card is not None else None
-        shift = 8 if job is not None else 0
+        shift = 9 if job is not None else 0
         rank, suit = b.card(card)
         c.card(cx - MINI.w / 2 - shift, top + 12, rank, suit, MINI)
         if job is not None:
-            c.suit_badge(cx + MINI.w / 2 - shift + 2, top + 12 + MINI.h - 14, job, 13)
+            c.suit_badge(cx + MINI.w / 2 - shift + 2, top + 12 + MINI.h - 15, job, 15)
         if seat == v.last_trick_winner:
             c.star(cx - c.length(b.names[seat], 11) / 2 - 8, top + 5, 5.5, GOLD)
     bottom = y + _last_height(b) - 1
