@@ -36,6 +36,7 @@ from kolkhoz_tg.picture.draw import (
     inline_cards,
     inline_suit,
     marks,
+    measure,
     printable,
     rich,
 )
@@ -89,7 +90,7 @@ def render(tr: Translator, game: GameInfo | dict[str, Any], view: dict[str, Any]
     b = _Board(tr, typed, view, names_of(tr, game, typed.players_count),
                typed.rules.theme.value)
     heights = [_header_height(b), 4 * JOB_ROW + 6, _trick_height(b), _last_height(b),
-               _players_height(b), _north_height(b), 40]
+               _players_height(b), _north_height(b), _footer_height(b)]
     c = Canvas(sum(heights), scale)
     y: float = 0
     for height, paint in zip(heights, (_header, _jobs, _trick, _last_trick, _players, _north,
@@ -361,34 +362,54 @@ def _north(c: Canvas, b: _Board, y: float) -> None:
 # ---------------------------------------------------------------------- footer
 
 
-def _footer(c: Canvas, b: _Board, y: float) -> None:
+def _footer_text(b: _Board) -> tuple[str, bool]:
+    """What the footer says: who the game waits for, or who won (then True)."""
     v = b.view
-    c.rect(0, y + 4, 360, y + 40, fill=TURN if v.to_act else (235, 225, 205))
     if v.over and v.scores is not None and v.winners:
         who = ", ".join(b.names[s] for s in v.winners)
         points = v.scores[v.winners[0]]
         if len(v.winners) == 1:
-            text = b.tr.ngettext("{name} wins with {n} point", "{name} wins with {n} points",
-                                 points, name=who)
+            return b.tr.ngettext("{name} wins with {n} point", "{name} wins with {n} points",
+                                 points, name=who), True
+        return b.tr.ngettext("Shared win: {names}, {n} point each",
+                             "Shared win: {names}, {n} points each", points, names=who), True
+    return texts.waiting_text(b.tr, b.raw, b.names), False
+
+
+FOOTER_SIZE = 15
+FOOTER_LINE = 22
+
+
+def _footer_lines(b: _Board) -> list[str]:
+    """The footer's text in at most two lines of :data:`FOOTER_SIZE` (the second cut with
+    an ellipsis if need be)."""
+    text, won = _footer_text(b)
+    width = 360 - 2 * MARGIN - (24 if won else 0)
+    words, lines = text.split(), [""]
+    for word in words:
+        line = f"{lines[-1]} {word}".strip()
+        if lines[-1] and measure(line, FOOTER_SIZE, True) > width and len(lines) < 2:
+            lines.append(word)
         else:
-            text = b.tr.ngettext("Shared win: {names}, {n} point each",
-                                 "Shared win: {names}, {n} points each", points, names=who)
-        size = _size_to_fit(c, text, 360 - 2 * MARGIN - 24)
-        text = c.fit(text, size, 360 - 2 * MARGIN - 24, True)
-        width = c.length(text, size, True)
-        c.star(180 - width / 2 - 2, y + 22, 8, RED)
-        c.text(180 + 10, y + 22, text, size, INK, True, anchor="mm")
-        return
-    text = texts.waiting_text(b.tr, b.raw, b.names)
-    if text:
-        size = _size_to_fit(c, text, 360 - 2 * MARGIN)
-        c.text(180, y + 22, c.fit(text, size, 360 - 2 * MARGIN, True), size, INK, True,
-               anchor="mm")
+            lines[-1] = line
+    return [line for line in lines if line]
 
 
-def _size_to_fit(c: Canvas, text: str, width: float) -> float:
-    """15 dp when ``text`` fits in ``width`` so, else down to 12 (then it is cut)."""
-    for size in (15, 14, 13):
-        if c.length(text, size, True) <= width:
-            return size
-    return 12
+def _footer_height(b: _Board) -> float:
+    return 14 + FOOTER_LINE * max(1, len(_footer_lines(b)))
+
+
+def _footer(c: Canvas, b: _Board, y: float) -> None:
+    v = b.view
+    height = _footer_height(b)
+    c.rect(0, y + 4, 360, y + height, fill=TURN if v.to_act else (235, 225, 205))
+    _text, won = _footer_text(b)
+    lines = _footer_lines(b)
+    width = 360 - 2 * MARGIN - (24 if won else 0)
+    mid = y + 4 + (height - 4) / 2 - FOOTER_LINE * (len(lines) - 1) / 2
+    for i, line in enumerate(lines):
+        line = c.fit(line, FOOTER_SIZE, width, True)
+        shift = 12 if won else 0
+        c.text(180 + shift, mid + i * FOOTER_LINE, line, FOOTER_SIZE, INK, True, anchor="mm")
+        if won and i == 0:
+            c.star(180 + shift - c.length(line, FOOTER_SIZE, True) / 2 - 14, mid, 8, RED)

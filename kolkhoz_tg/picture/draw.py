@@ -62,6 +62,12 @@ def font(px: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONTS / name), px)
 
 
+def measure(text: str, size: float, bold: bool = False) -> float:
+    """The width of ``text`` in dp at ``size`` dp (measured at 2x), for layout decisions
+    taken before there is a canvas."""
+    return font(round(size * 2), bold).getlength(text) / 2
+
+
 def _glyph(ch: str) -> bytes:
     img = Image.new("L", (40, 40))
     ImageDraw.Draw(img).text((4, 4), ch, font=font(24), fill=255)
