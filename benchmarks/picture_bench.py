@@ -33,7 +33,7 @@ from engine import PRESETS, Game, Phase, preset
 from engine.ai import default_action
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.picture import PictureCache, board_png, hand_png
-from kolkhoz_tg.picture.draw import font
+from kolkhoz_tg.picture.draw import encode, font
 
 NAMES = {
     "ru": ["Анна", "Борис", "Вера", "Глеб", "Дарья"],
@@ -91,9 +91,7 @@ def baseline_png(width: int, height: int) -> bytes:
     img = Image.new("RGB", (width, height), (246, 239, 224))
     ImageDraw.Draw(img).text((20, 20), "Колхоз · год 2 из 5 · козырь ♠", font=font(30),
                              fill=(38, 34, 30))
-    out = io.BytesIO()
-    img.save(out, "PNG", compress_level=1)
-    return out.getvalue()
+    return encode(img)
 
 
 def bench(boards: int) -> None:
@@ -174,14 +172,17 @@ def samples(folder: Path) -> None:
     path = folder / "board-over.png"
     path.write_bytes(board_png(translator("ru"), game_info(4, "ru"), over.view(None)))
     written.append(path)
-    g = pick("classic", 4, seed=3)
+    g = next(g for g in states("classic", 4, seed=3)
+             if g.year == 2 and g.tricks_done == 0 and len(g.trick) == 1)
     seat = g.to_act[0]
     path = folder / "hand.png"
     path.write_bytes(hand_png(translator("ru"), g.view(seat),
                               [str(a) for a in g.legal_actions(seat)]))
     written.append(path)
     for path in written:
-        print(path)
+        # The same pixels, compressed harder for the repository than the bot bothers to.
+        Image.open(path).save(path, "PNG", optimize=True)
+        print(path, f"{path.stat().st_size / 1024:.0f} KiB")
 
 
 def main() -> None:

@@ -73,7 +73,7 @@ def test_every_preset_and_player_count_at_every_moment(name: str, players: int) 
     for i, (moment, g) in enumerate(moments(name, players, seed=players)):
         tr = translator(("ru", "en")[i % 2])
         img = image_of(board_png(tr, info(players), g.view(None)))
-        assert img.format == "PNG" and img.mode == "RGB"
+        assert img.format == "PNG" and img.mode == "P"
         assert img.width == 720 and 700 < img.height < 2000, (moment, img.size)
         seen.append(moment)
     assert seen[0] == "start" and seen[-1] == "game over"
