@@ -21,6 +21,7 @@ from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.picture import PictureCache, board_png, hand_png
 from kolkhoz_tg.picture import draw as draw_module
 from kolkhoz_tg.picture.draw import FONTS, printable
+from kolkhoz_tg.service import GameService
 
 REPO = Path(__file__).resolve().parent.parent
 MOMENTS = ("start", "mid-trick", "assignment", "year's last move", "new year", "game over")
@@ -259,3 +260,28 @@ def test_the_fonts_ship_with_the_package() -> None:
     patterns = data["tool"]["setuptools"]["package-data"]["kolkhoz_tg.picture"]
     for name in files:
         assert any(fnmatch(f"fonts/{name}", p) for p in patterns), name
+
+
+# ---------------------------------------------------------------------- from the service
+
+
+def test_from_the_services_records(service: GameService) -> None:
+    """What a handler will pass: the service's BoardView (GameInfo, public view) for the
+    board, its SeatView (view, legal) for the hand; the cache follows the game's version."""
+    from tests.service.helpers import new_game, step
+
+    game, users = new_game(service, humans=2, players=4)
+    cache = PictureCache()
+    tr = translator("ru")
+    board = service.board(game.id)
+    first = cache.board(tr, board.game, board.view)
+    assert image_of(first).width == 720
+    assert cache.board(tr, service.board(game.id).game, service.board(game.id).view) is first
+    for _ in range(3):
+        assert step(service, game.id)
+    board = service.board(game.id)
+    assert board.game.version > game.version
+    assert cache.board(tr, board.game, board.view) == board_png(tr, board.game, board.view)
+    assert cache.misses == 2
+    seat = service.seat_view(game.id, users[0])
+    assert image_of(hand_png(tr, seat.view, seat.legal)).width == 720
