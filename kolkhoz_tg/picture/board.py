@@ -3,8 +3,9 @@
 Top to bottom: the header (year, planner, trump), the four jobs (hours as bars against the
 threshold, ✅ and who completed it, the visible rewards as cards), the trick on the table
 (who played what, whose turn it is), the last complete trick (who took it, where each card
-went), one row per player (medals, face-up plot cards, how many face down, Колхозик stacks;
-the score once the game is over), the cards sent north, and who the game waits for.
+went), one row per player (medals, face-up plot cards, how many face down — a Колхозик
+stack's top card among the first, the rest among the second; the score once the game is
+over), the cards sent north, and who the game waits for (or who won).
 
 No clock: the deadline changes every minute while the board does not, so it stays in the
 caption and the picture can be cached per game version (:mod:`kolkhoz_tg.picture`).
@@ -46,7 +47,6 @@ MARGIN = 10
 HEADER = 54
 JOB_ROW = 38
 SLOT_NAME = 14  # the name line above a card in a trick
-CARD_STEP = MINI.w + 2
 PLAYER_LINE = MINI.h + 6
 
 
