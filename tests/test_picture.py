@@ -70,12 +70,16 @@ def image_of(png: bytes) -> Image.Image:
 @pytest.mark.parametrize("players", [3, 4, 5])
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_and_player_count_at_every_moment(name: str, players: int) -> None:
+    """The board, and the hand of the seat to act, at each of MOMENTS."""
     seen = []
     for i, (moment, g) in enumerate(moments(name, players, seed=players)):
         tr = translator(("ru", "en")[i % 2])
         img = image_of(board_png(tr, info(players), g.view(None)))
         assert img.format == "PNG" and img.mode == "P"
         assert img.width == 720 and 700 < img.height < 2000, (moment, img.size)
+        seat = g.to_act[0] if g.to_act else i % players
+        hand = image_of(hand_png(tr, g.view(seat), [str(a) for a in g.legal_actions(seat)]))
+        assert hand.width == 720 and 150 < hand.height < 800, (moment, hand.size)
         seen.append(moment)
     assert seen[0] == "start" and seen[-1] == "game over"
     assert {"mid-trick", "assignment", "year's last move"} <= set(seen), seen
