@@ -222,7 +222,7 @@ def _trick(c: Canvas, b: _Board, y: float) -> None:
         if seat in by_seat:
             card = by_seat[seat]
             rank, suit = b.card(card)
-            c.card(card_x, top + SLOT_NAME, rank, suit, SMALL)
+            c.card(card_x, top + SLOT_NAME, rank, suit, SMALL, trump=suit is v.trump)
             job = placed.get(card)
             if job is not None:
                 c.text(cx, top + SLOT_NAME + SMALL.h + 9, "→", 12, MUTED, anchor="rm")

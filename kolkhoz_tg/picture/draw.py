@@ -216,17 +216,19 @@ class Canvas:
         return text.rstrip() + "…"
 
     def card(self, x: float, y: float, rank: str | None, suit: Suit | None,
-             size: CardSize, dim: bool = False) -> None:
+             size: CardSize, dim: bool = False, trump: bool = False) -> None:
         """A card with its top-left corner at (x, y): face up, or its back when ``rank`` is
-        None (a card the table may not see)."""
+        None (a card the table may not see); a trump in a gold frame."""
         if rank is None or suit is None:
             tile = back_tile(size, self.scale)
         else:
             tile = card_tile(rank, suit, size, self.scale, dim)
+        if trump and not dim:
+            self.rect(x - 2, y - 2, x + size.w + 2, y + size.h + 2, fill=GOLD, radius=4.5)
         self.image.paste(tile, (self.px(x), self.px(y)), tile)
 
     def empty_slot(self, x: float, y: float, size: CardSize, outline: Color = RULE) -> None:
-        """Where a card will go: a dashed outline."""
+        """Where a card will go: an outline."""
         self.rect(x, y, x + size.w, y + size.h, outline=outline, radius=3, width=1)
 
     def suit_badge(self, x: float, y: float, suit: Suit, side: float) -> None:

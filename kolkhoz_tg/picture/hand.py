@@ -1,9 +1,9 @@
 """A player's own hand as a picture, for their private chat: drawn from that player's view.
 
 The header (year, trump, the player's medals), the jobs in one strip, the trick on the table,
-the hand in large cards (those that may not be played now dimmed), and the plot: face-down
-cards (only the owner sees them, and only this picture, sent in private, shows them) and
-face-up ones.
+the hand in large cards (those that may not be played now dimmed, trumps framed in gold),
+and the plot: face-down cards (only the owner sees them, and only this picture, sent in
+private, shows them) and face-up ones.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def render(tr: Translator, view: dict[str, Any], legal: tuple[str, ...],
         rank, suit = _parts(tr, card)
         dim = playable is not None and card not in playable
         c.card(MARGIN + col * (LARGE.w + CARD_GAP), y + row * (LARGE.h + 6), rank, suit, LARGE,
-               dim)
+               dim, trump=suit is v.trump)
     if not hand:
         c.text(MARGIN, y + LARGE.h / 2, "—", 15, MUTED)
     y += hand_rows * (LARGE.h + 6)
