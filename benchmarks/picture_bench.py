@@ -5,7 +5,8 @@ Renders the public boards of seeded games the heuristic plays against itself (ev
 prints p50 / p99 of the CPU time per board; the glyph and card caches are warm, as in a
 running bot, but nothing of the board itself is cached. A baseline measured in the same run
 puts the figures in proportion: an image of the same size with one line of text on it,
-encoded the same way (what any picture at all would cost). Then a cached board (the same game
+encoded the same way (what any picture at all would cost), timed in turn with the boards so
+that both meet the same load. Then a cached board (the same game
 version again) and a hand.
 
 Run: ``python benchmarks/picture_bench.py [--boards 600]`` (about 30 s; pinned to one CPU when
@@ -113,10 +114,16 @@ def bench(boards: int) -> None:
         if len(sizes) < len(views):
             sizes.append((len(png), Image.open(io.BytesIO(png)).size))
 
-    times = cpu_times(board, boards)
+    cpu_times(board, len(views))  # one round to learn the sizes
     heights = [size[1] for _bytes, size in sizes]
     height = int(statistics.median(heights))
-    base = cpu_times(lambda _i: baseline_png(720, height), max(50, boards // 4))
+    # Boards and baselines in turn, so that both meet the same load on a shared machine.
+    times: list[float] = []
+    base: list[float] = []
+    for i in range(boards):
+        times += cpu_times(lambda _i, i=i: board(i), 1)
+        if i % 2:
+            base += cpu_times(lambda _i: baseline_png(720, height), 1)
     cache = PictureCache()
     cache.board(tr, info[4], views[0][1])
     hits = cpu_times(lambda _i: cache.board(tr, info[4], views[0][1]), 1000)
