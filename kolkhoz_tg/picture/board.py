@@ -184,7 +184,8 @@ def _trick_height(b: _Board) -> float:
     v = b.view
     if v.phase not in (Phase.PLAY, Phase.ASSIGN) or not v.tricks_total:
         return 0
-    return 26 + SLOT_NAME + SMALL.h + 22
+    # room under the cards for the badge of the job each card went to, while assigning
+    return 26 + SLOT_NAME + SMALL.h + (22 if v.phase is Phase.ASSIGN else 10)
 
 
 def _slots(n: int) -> tuple[float, float]:
