@@ -25,6 +25,7 @@ from kolkhoz_tg.picture.draw import (
     SMALL,
     SUIT_INK,
     Canvas,
+    Inline,
     card_parts,
     inline_cards,
     inline_suit,
@@ -39,6 +40,14 @@ TRICK = 40
 PLOT_ROW = SMALL.h + 6
 PER_ROW = 7  # large cards in a row of the hand
 CARD_GAP = (360 - 2 * MARGIN - PER_ROW * LARGE.w) / (PER_ROW - 1)
+
+
+def _dash(c: Canvas, x: float, mid: float) -> None:
+    c.text(x, mid, "—", 13, MUTED)
+
+
+#: An empty group of cards, inline: a dash.
+_NONE: Inline = (12, _dash)
 
 
 def _parts(tr: Translator, card: Card) -> tuple[str | None, Suit | None]:
@@ -113,7 +122,7 @@ def render(tr: Translator, view: dict[str, Any], legal: tuple[str, ...],
         hidden = [_parts(tr, card) for card in me.plot_hidden]
         shown = [_parts(tr, card) for card in me.plot_revealed]
         rich(c, MARGIN, y + PLOT_ROW / 2, _("Face down: {cards}", **marks("cards")),
-             [inline_cards(hidden, SMALL) if hidden else (0, lambda *_a: None)], 13, MUTED)
+             [inline_cards(hidden, SMALL) if hidden else _NONE], 13, MUTED)
         rich(c, MARGIN, y + PLOT_ROW * 1.5, _("Face up: {plots}", **marks("plots")),
-             [inline_cards(shown, SMALL) if shown else (0, lambda *_a: None)], 13, MUTED)
+             [inline_cards(shown, SMALL) if shown else _NONE], 13, MUTED)
     return c
