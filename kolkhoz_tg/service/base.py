@@ -450,6 +450,7 @@ class ServiceBase:
             chat_locale=chat_locale,
             chat_title=chat.title if chat is not None else None,
             zones={u: tz for u in humans if u in users and (tz := users[u].timezone) is not None},
+            board_style=str((chat.settings if chat is not None else {}).get("board", "text")),
         )
 
     def _users(self, s: Session, ids: list[int]) -> dict[int, UserRow]:
