@@ -47,7 +47,6 @@ from kolkhoz_tg.bot.commands import (
     cmd_board,
     cmd_hand,
     cmd_help,
-    cmd_kick,
     cmd_lang,
     cmd_last,
     cmd_log,
@@ -62,6 +61,7 @@ from kolkhoz_tg.bot.commands import (
 )
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps
 from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name
+from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.config import LOCALES, Settings
@@ -89,7 +89,7 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     ("back", cmd_back), ("away", cmd_away),
     ("pause", partial(creator_command, what="pause")),
     ("resume", partial(creator_command, what="resume")),
-    ("abort", partial(creator_command, what="abort")),
+    ("abort", cmd_abort),
     ("kick", cmd_kick), ("lang", cmd_lang), ("settings", cmd_settings),
     ("stats", cmd_stats), ("log", cmd_log),
 ]

@@ -129,6 +129,9 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await cmd_rules(update, context)
         return
     games = await call(d.service.games_of_user, user.id)
+    for game in games:
+        if game.status == "lobby":  # the lobby stops naming them as out of reach
+            await d.deliverer.refresh_board(game.id)
     wanted = [g for g in games if payload == f"g{g.id}"] or games
     if not wanted:
         await c.reply(c.tr.gettext(
@@ -138,7 +141,9 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     for game in wanted[:5]:
         if game.status == "lobby":
-            await c.reply(c.tr.gettext("You are in a game that has not started yet."))
+            await c.reply(c.tr.gettext(
+                "You are in a game that has not started yet. I will send your cards here "
+                "when it starts."))
             continue
         await d.deliverer.refresh_private(game.id, user.id, new=True)
 
@@ -384,12 +389,12 @@ async def creator_command(
         return
     d, tr, user = c.d, c.tr, c.user
     admin = await is_admin(update, context)
-    method = {"pause": d.service.pause, "resume": d.service.resume, "abort": d.service.abort}
+    method = {"pause": d.service.pause, "resume": d.service.resume}
     # A pause or resume by hand is the creator's: the game no longer waits for the bot's
     # return to the group (if it ever did) to go on by itself.
-    extra = {} if what == "abort" else {"meta": {ABSENT_KEY: None}}
     try:
-        result = await call(method[what], game.id, user.id, admin, **extra)
+        result = await call(method[what], game.id, user.id, admin,
+                            meta={ABSENT_KEY: None})
     except ServiceError as e:
         await c.reply(service_error_text(tr, e))
         return
@@ -398,38 +403,8 @@ async def creator_command(
     done = {
         "pause": tr.gettext("The game is paused; the clock has stopped."),
         "resume": tr.gettext("The game goes on; the clock runs again."),
-        "abort": tr.gettext("The game was called off."),
     }
     await c.reply(done[what])
-
-
-async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/kick N``: in the lobby, free seat N; in a running game, a bot stands in for it."""
-    c = await command(update, context, group_language=True, remember=False)
-    game = await c.open_game()
-    if game is None:
-        return
-    d, tr, user, args = c.d, c.tr, c.user, c.args
-    if len(args) != 1 or not args[0].isdigit() or not 1 <= int(args[0]) <= game.players:
-        await c.reply(tr.gettext("Usage: /kick N, where N is the seat number (1-{n}).",
-                                 n=game.players))
-        return
-    admin = await is_admin(update, context)
-    if user.id != game.creator_id and not admin:
-        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
-        return
-    seat = int(args[0]) - 1
-    try:
-        if game.status == "lobby":
-            await call(d.service.remove_seat, game.id, game.creator_id or user.id, seat)
-        else:
-            result = await call(d.service.stand_in, game.id, seat)
-            await d.deliverer.deliver(result.notifications)
-    except ServiceError as e:
-        await c.reply(service_error_text(tr, e))
-        return
-    await d.deliverer.refresh_board(game.id)
-    await c.reply(tr.gettext("Done."))
 
 
 async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -286,7 +286,12 @@ class Deliverer:
         async with self._locks[game_id]:
             scene = await self.call(self.service.scene, game_id)
             tr = translator(scene.chat_locale)
-            msg = render.board(tr, scene.board, self.now(), self._username())
+            if scene.board.view is None:  # the lobby, naming whom the bot cannot reach
+                unreachable = [s.name for s in scene.game.seats
+                               if s.user_id is not None and not scene.can_pm.get(s.user_id)]
+                msg = render.lobby(tr, scene.game, unreachable, self._username())
+            else:
+                msg = render.board(tr, scene.board, self.now(), self._username())
             step = Board(scene.game.chat_id, scene.game.meta.get(BOARD_KEY), msg.text,
                          msg.keyboard, resend=resend)
             outcome = await self._carry_out(scene, Plan(game_id, [step]))

@@ -73,7 +73,47 @@ def rules_line(tr: Translator, game: GameInfo) -> str:
 # ---------------------------------------------------------------------- lobby
 
 
-def lobby(tr: Translator, game: GameInfo) -> Message:
+#: The presets in the order the lobby lists them.
+PRESET_ORDER = ("classic", "original", "kolkhoz", "kolkhoznik", "zone")
+
+
+def preset_description(tr: Translator, preset: str | None) -> str:
+    """One line that tells a preset's rules apart from the others (empty for custom rules)."""
+    _ = tr.gettext
+    lines = {
+        "classic": _("52 cards, jobs of 40 hours; the highest trump takes the trick; the "
+                     "Brigadier wins the rewards."),
+        "original": _("The original text: jobs of 36 hours, trump never takes a trick, a "
+                      "short last year; a failed job exposes the whole plot."),
+        "kolkhoz": _("52 cards, the Planner leads; swaps with your plot, rewards pile up, "
+                     "famine years."),
+        "kolkhoznik": _("36 cards, swaps with your plot; the Brigadier keeps the workers "
+                        "as the reward."),
+        "zone": _("36 cards, no rewards; everyone is searched for a failed job, and only "
+                  "the single highest card goes north."),
+    }
+    return lines.get(preset or "", "")
+
+
+def preset_button(tr: Translator, preset: str) -> str:
+    """A preset's name short enough for a button (the message carries the full title)."""
+    _ = tr.gettext
+    labels = {
+        "classic": _("Classic"),
+        "original": _("Original"),
+        "kolkhoz": _("Kolkhoz+"),
+        "kolkhoznik": _("Kolkhoznik · 36"),
+        "zone": _("Zone · 36"),
+    }
+    return labels.get(preset, preset)
+
+
+def lobby(
+    tr: Translator, game: GameInfo, unreachable: list[str] | None = None,
+    bot_username: str | None = None,
+) -> Message:
+    """The lobby message: rules (with a line on the chosen preset), seats, who the bot
+    cannot write to yet (with the button that opens the private chat), and the buttons."""
     _ = tr.gettext
     seats = "  ".join(
         f"{i + 1}. {texts.seat_name(tr, game, i) if i not in game.free_seats else '—'}"
@@ -82,11 +122,18 @@ def lobby(tr: Translator, game: GameInfo) -> Message:
     lines = [
         "🌾 " + _("Kolkhoz — a new five-year plan"),
         rules_line(tr, game),
-        _("Seats: {seats}", seats=seats),
     ]
+    about = preset_description(tr, game.preset)
+    if about:
+        lines.append("📜 " + about)
+    lines.append(_("Seats: {seats}", seats=seats))
     if game.status == "aborted":
         lines.append(_("The game was called off."))
         return Message("\n".join(lines), [])
+    if unreachable:
+        lines.append("✉️ " + _("I cannot write to {names} yet: open a private chat with me "
+                              "(the button below), or your cards cannot reach you.",
+                              names=", ".join(unreachable)))
     lines.append(_("Join, add bots, then start. Your cards come to you in a private chat."))
     gid, ver = game.id, game.version
     keyboard = [
@@ -96,7 +143,7 @@ def lobby(tr: Translator, game: GameInfo) -> Message:
             Button(_("+ Bot"), lobby_button(gid, ver, "bot")),
         ],
         [
-            Button(_("Rules ▾"), lobby_button(gid, ver, "preset")),
+            Button(_("Rules ▾"), lobby_button(gid, ver, "rules")),
             Button(_("Players: {n}", n=game.players), lobby_button(gid, ver, "players")),
             Button(_("Turn: {time}", time=tr.duration(game.turn_timeout)),
                    lobby_button(gid, ver, "timeout")),
@@ -107,7 +154,23 @@ def lobby(tr: Translator, game: GameInfo) -> Message:
             Button(_("Start ▶"), lobby_button(gid, ver, "start")),
         ],
     ]
+    if unreachable and bot_username:
+        keyboard.append([Button("✉️ " + _("Private chat"),
+                                url=deep_link(bot_username, gid))])
     return Message("\n".join(lines), keyboard)
+
+
+def lobby_rules_menu(tr: Translator, game: GameInfo) -> Keyboard:
+    """The lobby's keyboard while "Rules ▾" is open: the five presets (the chosen one
+    ticked), two a row, and the way back."""
+    gid, ver = game.id, game.version
+    buttons = [
+        Button(("✅ " if name == game.preset else "") + preset_button(tr, name),
+               lobby_button(gid, ver, f"set.{name}"))
+        for name in PRESET_ORDER
+    ]
+    buttons.append(Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu")))
+    return [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
 
 
 # ---------------------------------------------------------------------- board
