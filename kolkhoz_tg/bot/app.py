@@ -64,6 +64,7 @@ from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name
 from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
+from kolkhoz_tg.bot.thinking import install_thinker, start_thinker, stop_thinker
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.scheduler import DeadlineScheduler
@@ -158,12 +159,15 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         )
         # Timed absences (/away 3d) end by a job: put those jobs back after a restart.
         await restore_away_ends(app)
+    # Games left waiting for a search bot (a restart, a lost wake-up) think again.
+    await start_thinker(app)
 
 
 async def shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Detach the deadline jobs from the service (PTB stops the job queue itself) and give
     back this process's outbox claims, so the next process delivers them at once."""
     d: Deps = app.bot_data[DEPS_KEY]
+    stop_thinker(app)
     if d.scheduler is not None:
         d.scheduler.detach()
         d.scheduler = None
@@ -187,12 +191,17 @@ def build_application(
     rate_limiter: bool = True,
     schedule: bool = True,
     retry_delays: Sequence[float] = DELAYS,
+    bot_workers: int | None = None,
+    bot_iterations: int | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot on ``service``; ``builder`` carries the token and the transport (the real
     Bot API, a self-hosted one via ``base_url``, or a test's fake). ``rate_limiter`` keeps
     to Telegram's pace (calls that meet a 5xx or a timeout are retried either way, after
     ``retry_delays``); ``schedule`` starts the deadline jobs on PTB's job queue. The
-    service's notifications are from now on claimed by this application's outbox relay."""
+    service's notifications are from now on claimed by this application's outbox relay,
+    and its search bots think in this application's workers (``bot_workers`` processes,
+    0 for a thread; ``bot_iterations`` fixes the playouts of a decision, for tests: see
+    :mod:`kolkhoz_tg.bot.thinking`)."""
     settings = settings or service.settings
     builder = builder.rate_limiter(RetryingLimiter(throttle=rate_limiter, delays=retry_delays))
     app = builder.post_init(startup).post_shutdown(shutdown).build()
@@ -200,6 +209,8 @@ def build_application(
     relay = Relay(deliverer, relay_name())
     service.outbox_owner = relay.owner
     app.bot_data[DEPS_KEY] = Deps(service, settings, deliverer, relay, schedule=schedule)
+    install_thinker(app, service, deliverer, settings, workers=bot_workers,
+                    iterations=bot_iterations)
     for name, handler in COMMANDS:
         app.add_handler(CommandHandler(name, handler))
     app.add_handler(CommandHandler(list(TYPED), cmd_typed))

@@ -29,6 +29,7 @@ from kolkhoz_tg.bot.context import (
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, Acting, pm_key
 from kolkhoz_tg.bot.typed import TypedError, parse_typed
+from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import (
@@ -167,6 +168,8 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         "/back — " + _("take your seat back from the bot"),
         "/lang ru|en — " + _("language"),
         "/rules — " + _("the rules"),
+        "",
+        render.levels_help(c.tr),
     ]
     await c.reply("\n".join(lines))
 
@@ -437,13 +440,20 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     d, tr, user = c.d, c.tr, c.user
     args = [a.lower() for a in c.args]
+    usage = tr.gettext(
+        "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
+        "medals on|off · reminders 50%,1h · bots normal|strong|hard"
+    )
     if not args:
+        level = await call(d.service.chat_bot_level, c.chat.id)
         await c.reply(render.rules_line(tr, game) + "\n" + tr.gettext(
-            "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
-            "medals on|off · reminders 50%,1h"
-        ))
+            "Stand-ins and the bots that fill empty seats play at the level: {level}.",
+            level=render.level_name(tr, level)) + "\n" + usage)
         return
     key, values = args[0], args[1:]
+    if key == "bots":
+        await _set_bot_level(c, game, values)
+        return
     try:
         if key == "timeout" and len(values) == 1:
             await call(d.service.configure, game.id, user.id, turn_timeout=values[0])
@@ -459,10 +469,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
             await call(d.service.configure_lobby, game.id, user.id,
                        options={"medals_score": values[0] == "on"})
         else:
-            await c.reply(tr.gettext(
-                "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
-                "medals on|off · reminders 50%,1h"
-            ))
+            await c.reply(usage)
             return
     except ServiceError as e:
         await c.reply(service_error_text(tr, e))
@@ -470,6 +477,25 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     await d.deliverer.refresh_board(game.id)
     info = await call(d.service.game_info, game.id)
     await c.reply(render.rules_line(tr, info))
+
+
+async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
+    """``/settings bots hard``: the chat's level for stand-ins and for the bots that fill
+    empty seats (the game's creator or an admin)."""
+    tr = c.tr
+    if len(values) != 1 or values[0] not in PLAYER_LEVELS:
+        await c.reply(tr.gettext("Usage: /settings bots normal|strong|hard") + "\n"
+                      + render.levels_help(tr))
+        return
+    if c.user.id != game.creator_id and not await is_admin(c.update, c.context):
+        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+        return
+    await call(c.d.service.set_chat_bot_level, c.chat.id, values[0])
+    if game.status == "lobby":
+        await c.d.deliverer.refresh_board(game.id)
+    await c.reply(tr.gettext(
+        "Stand-ins and the bots that fill empty seats play at the level: {level}.",
+        level=render.level_name(tr, values[0])))
 
 
 TYPED = ("play", "assign", "trump", "swap")

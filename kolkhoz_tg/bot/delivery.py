@@ -289,7 +289,8 @@ class Deliverer:
             if scene.board.view is None:  # the lobby, naming whom the bot cannot reach
                 unreachable = [s.name for s in scene.game.seats
                                if s.user_id is not None and not scene.can_pm.get(s.user_id)]
-                msg = render.lobby(tr, scene.game, unreachable, self._username())
+                level = await self.call(self.service.chat_bot_level, scene.game.chat_id)
+                msg = render.lobby(tr, scene.game, unreachable, self._username(), level)
             else:
                 msg = render.board(tr, scene.board, self.now(), self._username())
             step = Board(scene.game.chat_id, scene.game.meta.get(BOARD_KEY), msg.text,

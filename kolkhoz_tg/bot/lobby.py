@@ -33,6 +33,7 @@ from kolkhoz_tg.bot.context import (
     service_error_text,
 )
 from kolkhoz_tg.bot.delivery import is_not_modified, markup
+from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import GameInfo, ServiceError
 
@@ -54,7 +55,20 @@ async def lobby_tap(tap: Tap) -> None:
     """``l``: a lobby button, a confirmation of /abort, or a seat tapped after /kick."""
     op = tap.cb.payload
     if op in ("rules", "preset"):  # "preset": the cycling button of older lobby messages
-        await _open_menu(tap, render.lobby_rules_menu)
+        await _open_menu(tap, render.lobby_rules_menu, who="creator")
+    elif op == "bot":
+        await _open_menu(tap, lambda tr, game: render.lobby_level_menu(tr, game, "bot"))
+    elif op.startswith("bot."):
+        await _add_bot(tap, op.removeprefix("bot."))
+    elif op == "standin":
+        game = await _game(tap)
+        if game is None:
+            return
+        level = await call(tap.d.service.chat_bot_level, game.chat_id)
+        await _open_menu(tap, lambda tr, game: render.lobby_level_menu(
+            tr, game, "standin", level), who="admin")
+    elif op.startswith("standin."):
+        await _set_standin_level(tap, op.removeprefix("standin."))
     elif op.startswith("set."):
         await _choose_preset(tap, op.removeprefix("set."))
     elif op == "menu":
@@ -83,8 +97,9 @@ async def _game(tap: Tap) -> GameInfo | None:
 Menu = Callable[[Translator, GameInfo], render.Keyboard]
 
 
-async def _open_menu(tap: Tap, menu: Menu) -> None:
-    """Show one of the lobby's menus on the tapped message (the creator's only)."""
+async def _open_menu(tap: Tap, menu: Menu, who: str = "anyone") -> None:
+    """Show one of the lobby's menus on the tapped message; ``who`` may open it: the
+    ``creator``, the creator or an ``admin``, or ``anyone`` (the service decides)."""
     game = await _game(tap)
     if game is None:
         return
@@ -92,9 +107,11 @@ async def _open_menu(tap: Tap, menu: Menu) -> None:
         await answer_quietly(tap.query, tap.tr.gettext("The game has already started."),
                              show_alert=True)
         return
-    if game.creator_id != tap.user_id:
+    if who == "creator" and game.creator_id != tap.user_id:
         await answer_quietly(tap.query, tap.tr.gettext(
             "Only the game's creator may change the rules."), show_alert=True)
+        return
+    if who == "admin" and not await _creator_or_admin(tap, game):
         return
     keyboard = menu(await _lobby_tr(tap), game)
     await answer_quietly(tap.query)
@@ -132,6 +149,44 @@ async def _choose_preset(tap: Tap, name: str) -> None:
     except ServiceError as e:
         await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
         return
+    await answer_quietly(tap.query)
+    await tap.d.deliverer.refresh_board(game.id)
+
+
+async def _creator_or_admin(tap: Tap, game: GameInfo) -> bool:
+    """Whether the tapper is the game's creator or an admin of the chat (else says so)."""
+    if tap.user_id == game.creator_id or await is_admin(tap.update, tap.context):
+        return True
+    await answer_quietly(tap.query, tap.tr.gettext(
+        "Only the game's creator and the chat's admins may do that."), show_alert=True)
+    return False
+
+
+async def _add_bot(tap: Tap, level: str) -> None:
+    if level not in PLAYER_LEVELS:
+        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+                             show_alert=True)
+        return
+    try:
+        await call(tap.d.service.add_bot, tap.cb.game_id, tap.user_id, None, level)
+    except ServiceError as e:
+        await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
+        return
+    await answer_quietly(tap.query)
+    await tap.d.deliverer.refresh_board(tap.cb.game_id)
+
+
+async def _set_standin_level(tap: Tap, level: str) -> None:
+    """The chat's level for stand-ins and for the bots that fill empty seats at the start
+    (the creator or an admin)."""
+    game = await _game(tap)
+    if game is None or not await _creator_or_admin(tap, game):
+        return
+    if level not in PLAYER_LEVELS:
+        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+                             show_alert=True)
+        return
+    await call(tap.d.service.set_chat_bot_level, game.chat_id, level)
     await answer_quietly(tap.query)
     await tap.d.deliverer.refresh_board(game.id)
 

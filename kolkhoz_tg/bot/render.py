@@ -21,6 +21,7 @@ from engine.cards import SUITS
 from engine.views import View
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.callbacks import action_button, explain_button, lobby_button, view_button
+from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.rules_doc import plain_rules
 from kolkhoz_tg.service import BoardView, GameInfo, PlayerStats, SeatView
@@ -108,17 +109,53 @@ def preset_button(tr: Translator, preset: str) -> str:
     return labels.get(preset, preset)
 
 
+def level_name(tr: Translator, level: str | None) -> str:
+    """A bot level's name for players (None: ``normal``, a bot seated before levels)."""
+    _ = tr.gettext
+    names = {
+        "random": _("Random"),
+        "normal": _("Normal"),
+        "strong": _("Strong"),
+        "hard": _("Hard"),
+    }
+    return names.get(level or "normal", level or "")
+
+
+def levels_help(tr: Translator) -> str:
+    """What the bot levels mean, in one line each (for /help and the level menus)."""
+    _ = tr.gettext
+    return "\n".join([
+        "🤖 " + _("Bots:"),
+        "• " + _("{level} — plays by rules of thumb, at once.", level=level_name(tr, "normal")),
+        "• " + _("{level} — thinks each move over, trying many ways the unseen cards may "
+                 "lie (a fraction of a second).", level=level_name(tr, "strong")),
+        "• " + _("{level} — thinks five times longer and plays best.",
+                 level=level_name(tr, "hard")),
+        _("Bots see only what their seat sees. Stand-ins for silent players play at the "
+          "chat's level: /settings bots strong."),
+    ])
+
+
+def lobby_seat(tr: Translator, game: GameInfo, seat: int) -> str:
+    """A seat in the lobby: the player, a bot with its level, or a dash."""
+    if seat in game.free_seats:
+        return "—"
+    name = texts.seat_name(tr, game, seat)
+    info = next((s for s in game.seats if s.seat == seat), None)
+    if info is not None and info.is_bot:
+        name += f" ({level_name(tr, info.level).lower()})"
+    return name
+
+
 def lobby(
     tr: Translator, game: GameInfo, unreachable: list[str] | None = None,
-    bot_username: str | None = None,
+    bot_username: str | None = None, standin_level: str | None = None,
 ) -> Message:
-    """The lobby message: rules (with a line on the chosen preset), seats, who the bot
-    cannot write to yet (with the button that opens the private chat), and the buttons."""
+    """The lobby message: rules (with a line on the chosen preset), seats (bots with their
+    level), who the bot cannot write to yet (with the button that opens the private chat),
+    and the buttons (``standin_level``: the chat's level for stand-ins, when known)."""
     _ = tr.gettext
-    seats = "  ".join(
-        f"{i + 1}. {texts.seat_name(tr, game, i) if i not in game.free_seats else '—'}"
-        for i in range(game.players)
-    )
+    seats = "  ".join(f"{i + 1}. {lobby_seat(tr, game, i)}" for i in range(game.players))
     lines = [
         "🌾 " + _("Kolkhoz — a new five-year plan"),
         rules_line(tr, game),
@@ -154,6 +191,10 @@ def lobby(
             Button(_("Start ▶"), lobby_button(gid, ver, "start")),
         ],
     ]
+    if standin_level is not None:
+        keyboard[2].insert(1, Button(
+            "🤖 " + _("Stand-in: {level}", level=level_name(tr, standin_level)),
+            lobby_button(gid, ver, "standin")))
     if unreachable and bot_username:
         keyboard.append([Button("✉️ " + _("Private chat"),
                                 url=deep_link(bot_username, gid))])
@@ -171,6 +212,19 @@ def lobby_rules_menu(tr: Translator, game: GameInfo) -> Keyboard:
     ]
     buttons.append(Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu")))
     return [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
+
+
+def lobby_level_menu(
+    tr: Translator, game: GameInfo, op: str, chosen: str | None = None
+) -> Keyboard:
+    """The levels to pick after "+ Bot" (``op`` ``bot``) or "Stand-in" (``standin``, the
+    chat's level ticked), and the way back."""
+    gid, ver = game.id, game.version
+    return [
+        [Button(("✅ " if level == chosen else "") + level_name(tr, level),
+                lobby_button(gid, ver, f"{op}.{level}")) for level in PLAYER_LEVELS],
+        [Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))],
+    ]
 
 
 # ---------------------------------------------------------------------- board

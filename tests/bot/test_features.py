@@ -43,8 +43,9 @@ async def test_lobby_buttons_set_rules_seats_time_and_medals(
         await users[1].tap(fake.message(group, lobby.message_id), "Join")
         msg = fake.message(group, lobby.message_id)
         await users[1].tap(msg, "+ Bot")
+        await users[1].tap(fake.message(group, lobby.message_id), "Strong")
         msg = fake.message(group, lobby.message_id)
-        assert "Boris" in (msg.text or "") and "Bot 1" in (msg.text or "")
+        assert "Boris" in (msg.text or "") and "Bot 1 (strong)" in (msg.text or "")
         await users[0].send(group, "/settings players 3")  # three seats taken: fine
         assert service.game_info(game_id).players == 3
         await users[0].start_bot()
