@@ -313,6 +313,13 @@ async def group_game_command(
     error = await lobby_op(update, context, game.id, op)
     if error:
         await c.reply(error)
+    elif op == "join":
+        user = await call(c.d.service.user, c.user.id)
+        if user is None or not user.can_pm:  # as a tap on Join: the way to the cards
+            await c.reply(c.tr.gettext(
+                "You are in. Open a private chat with me, or your cards cannot reach you:"),
+                [[render.Button("✉️ " + c.tr.gettext("Private chat"),
+                                url=render.deep_link(context.bot.username, game.id))]])
 
 
 async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

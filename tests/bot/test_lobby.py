@@ -193,3 +193,12 @@ async def test_joining_without_a_private_chat_opens_it_at_once(
         assert "cannot write" not in (lobby.text or "")
         assert not any(b.url for row in lobby.buttons for b in row)
         assert "not started yet" in (users[1].last_message().text or "")  # type: ignore[union-attr]
+        # Typed, /join says the same with the button.
+        await users[3].send(group, "/join")
+        reply = fake.last_message(group)
+        assert reply is not None and "Open a private chat" in (reply.text or "")
+        assert any(b.url == answer_url(game_id, fake) for row in reply.buttons for b in row)
+
+
+def answer_url(game_id: int, fake: FakeTelegram) -> str:
+    return f"https://t.me/{fake.bot_username}?start=g{game_id}"
