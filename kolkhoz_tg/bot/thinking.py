@@ -15,7 +15,9 @@ stored meanwhile as usual, and the deadline sweep never waits for a bot.
 **The cap.** All the bots' thinking between two human moves shares a budget
 (:data:`THINK_BUDGET`, 3 s): each decision gets at most its level's own time and at most
 the budget left divided by the game's search seats, never below :data:`MIN_SECONDS`. So a
-table of three ``hard`` bots answers a human within a few seconds, each thinking less.
+table of three ``hard`` bots answers a human within a few seconds, each thinking less. The
+budget counts wall time, waiting for a busy worker included: under load bots play faster
+rather than keep players waiting.
 
 **Restarts.** At start-up and every sweep interval, every game still waiting (a worker
 that died, a process that stopped mid-thought, a wake-up lost) gets its task again.
@@ -30,6 +32,8 @@ import multiprocessing
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures.thread import BrokenThreadPool
 from typing import Any
 
 from telegram.ext import Application, Job
@@ -51,6 +55,7 @@ LEVEL_SECONDS = {"strong": 0.2, "hard": 1.0}
 #: Bot moves one task plays before it yields to a fresh one (a guard against a loop).
 _MAX_MOVES = 1000
 
+BrokenExecutor = (BrokenProcessPool, BrokenThreadPool)
 Spawn = Callable[[Coroutine[Any, Any, None]], Any]
 Deliver = Callable[[ActResult], Coroutine[Any, Any, None]]
 App = Application[Any, Any, Any, Any, Any, Any]
@@ -129,7 +134,8 @@ class Thinker:
             self._again.add(game_id)
             return
         self._running.add(game_id)
-        self.spawn(self._run(game_id))
+        if self.spawn(self._run(game_id)) is None:
+            self._running.discard(game_id)  # not started (the application has stopped)
 
     async def look(self, _context: object = None) -> int:
         """Wake every game that waits for a bot (start-up, and every sweep interval);
@@ -161,6 +167,12 @@ class Thinker:
                 start = time.monotonic()
                 try:
                     action = await self._think(turn.level, turn.seed, turn.view, seconds)
+                except BrokenExecutor:
+                    # A worker died (killed, out of memory): a fresh pool next time; the
+                    # periodic look wakes this game again.
+                    log.exception("game %s: the bot workers broke down", game_id)
+                    self._executor = None
+                    return
                 except Exception:
                     log.exception("game %s: the bot of seat %s could not think", game_id,
                                   turn.seat)
