@@ -5,7 +5,8 @@ One run prints, each next to its baseline and the ratio where there is one:
 
 1. tap -> answer latency of card taps (from pushing the callback update until the fake gets
    the ``answerCallbackQuery`` for it), p50 and p99, next to a bare PTB bot that only answers
-   the query (no database) on the same fake, polled the same way, with as many taps;
+   the query (no database) on the same fake, polled the same way, with as many taps on a
+   copy of a player's private game message (the same update for PTB to parse);
 2. Bot API calls per card played in a normal turn (the trick goes on), by method, and the new
    group messages per card;
 3. database transactions and statements per card tap (SQLAlchemy events on the service's
@@ -18,7 +19,8 @@ Every application is started as ``run_polling`` starts it: ``initialize``, ``pos
 bot's ``startup``), the updater, ``start``. PTB's rate limiter is off: it would measure
 Telegram's pace (20 messages a minute per group), not this code. Nothing here asserts a time.
 
-Run: ``python benchmarks/path_bench.py [--games 200] [--taps 300] [--seed 1]``.
+Run: ``python benchmarks/path_bench.py [--games 200] [--taps 300] [--seed 1] [--http]``
+(``--http``: the fake on a socket on 127.0.0.1, PTB talking HTTP to it as to a Bot API server).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -49,6 +51,10 @@ from kolkhoz_tg.service import GameService
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.storage.models import NotificationRow
 from tests.faketg import FakeTelegram, FakeUser, Params, StoredMessage, inprocess_builder
+from tests.faketg.transport import FakeBotApiServer
+
+if TYPE_CHECKING:
+    from telegram.ext import ApplicationBuilder
 
 App = Any  # telegram.ext.Application[...]
 WRITES = ("INSERT", "UPDATE", "DELETE")
@@ -181,12 +187,21 @@ def open_service(url: str) -> GameService:
     return GameService(Database(url, run_migrations=False), settings=settings)
 
 
+#: Set by ``--http``: the fake served on 127.0.0.1, the bots talking HTTP to it.
+SERVER: FakeBotApiServer | None = None
+
+
+def builder(fake: FakeTelegram) -> ApplicationBuilder[Any, Any, Any, Any, Any, Any]:
+    """How every bot of the run reaches the fake: in-process, or over HTTP (``--http``)."""
+    return SERVER.builder() if SERVER is not None else inprocess_builder(fake)
+
+
 def make_app(fake: FakeTelegram, service: GameService) -> App:
     try:  # the newer bot retries 5xx and timeouts; no pauses between retries here
-        return build_application(inprocess_builder(fake), service, schedule=False,
+        return build_application(builder(fake), service, schedule=False,
                                  rate_limiter=False, retry_delays=(0.0, 0.0, 0.0))
     except TypeError:
-        return build_application(inprocess_builder(fake), service, schedule=False,
+        return build_application(builder(fake), service, schedule=False,
                                  rate_limiter=False)
 
 
@@ -333,28 +348,30 @@ async def kolkhoz_taps(fake: TimedFake, app: App, service: GameService, counter:
     return {"latencies": latencies, "calls": calls, "group_posts": group_posts, "sql": sql}
 
 
-async def bare_taps(fake: TimedFake, taps: int) -> list[float]:
-    """A minimal PTB bot that only answers the query, on the same fake, same polling."""
-    from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+async def bare_taps(fake: TimedFake, taps: int, like: StoredMessage) -> list[float]:
+    """A minimal PTB bot that only answers the query, on the same fake, same polling; the
+    message it taps is a copy of ``like`` (a player's private game message, with its text
+    and keyboard), so that PTB parses the same update as for a move."""
+    from telegram import InlineKeyboardMarkup, Update
     from telegram.ext import CallbackQueryHandler, ContextTypes
 
     async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         assert update.callback_query is not None
         await update.callback_query.answer()
 
-    app = inprocess_builder(fake).build()
+    app = builder(fake).build()
     app.add_handler(CallbackQueryHandler(answer))
     user = fake.user(9, "Bare", language_code="en")
     user.started = True
     latencies = []
+    data = next(b.data for row in like.buttons for b in row if b.data)
     async with serving(fake, app):
-        button = InlineKeyboardButton("card", callback_data="a:1:1:play:7S")
-        keyboard = InlineKeyboardMarkup([[button]])
-        await app.bot.send_message(user.id, "bare", reply_markup=keyboard)
+        keyboard = InlineKeyboardMarkup.de_json(like.reply_markup, app.bot)
+        await app.bot.send_message(user.id, like.text or "bare", reply_markup=keyboard)
         msg = fake.last_message(user)
         assert msg is not None
         for _ in range(taps):
-            _, latency = await fake.tap_and_time(user, msg, "a:1:1:play:7S")
+            _, latency = await fake.tap_and_time(user, msg, data)
             await fake.wait_idle(timeout=60)
             latencies.append(latency)
     return latencies
@@ -423,7 +440,19 @@ def mean_counter(counters: list[collections.Counter[str]]) -> dict[str, float]:
     return {k: v / len(counters) for k, v in sorted(total.items())} if counters else {}
 
 
-async def main(games: int, taps: int, seed: int) -> None:
+async def main(games: int, taps: int, seed: int, http: bool = False) -> None:
+    global SERVER
+    fake = TimedFake()
+    if http:
+        SERVER = await FakeBotApiServer(fake).start()
+    try:
+        await run(fake, games, taps, seed)
+    finally:
+        if SERVER is not None:
+            await SERVER.stop()
+
+
+async def run(fake: TimedFake, games: int, taps: int, seed: int) -> None:
     rng = random.Random(seed)
     tmp = Path(tempfile.mkdtemp())
     url = f"sqlite:///{tmp / 'bench.sqlite3'}"
@@ -431,7 +460,6 @@ async def main(games: int, taps: int, seed: int) -> None:
     print(f"code under test: {Path(kolkhoz_tg.__file__).resolve().parent.parent}")
     print(f"setting up {games} games of 4 players on SQLite ...", flush=True)
     t = time.perf_counter()
-    fake = TimedFake()
     service = open_service(url)
     players = create_games(service, fake, games)
     pending = pending_counter(url)
@@ -450,8 +478,10 @@ async def main(games: int, taps: int, seed: int) -> None:
     errors = len(fake.app_errors)
     card_labels = [k for k in res["latencies"] if k.startswith("card")]
     card_lat = [x for k in card_labels for x in res["latencies"][k]]
+    like = next_tap(open_service(url), keep, players[keep], rng)
+    assert like is not None, "the kept game has no move to tap"
     print(f"bare PTB bot: {len(card_lat)} taps ...", flush=True)
-    bare = await bare_taps(fake, len(card_lat))
+    bare = await bare_taps(fake, len(card_lat), like[1])
 
     # start-up: no backlog, then a backlog in every other game
     tap_for_start = next_tap(open_service(url), keep, players[keep], rng)
@@ -475,8 +505,9 @@ async def main(games: int, taps: int, seed: int) -> None:
     # ------------------------------------------------------------------ print
     bare_p50, bare_p99 = statistics.median(bare), pct(bare, 0.99)
     k_p50, k_p99 = statistics.median(card_lat), pct(card_lat, 0.99)
+    where = "fake Telegram over HTTP on 127.0.0.1" if SERVER else "in-process fake Telegram"
     print(f"\n== 1. tap -> answer, {len(card_lat)} card taps among {games} live games "
-          "(SQLite file, in-process fake Telegram, long polling)")
+          f"(SQLite file, {where}, long polling)")
     table([("", "kolkhoz", "bare PTB", "ratio"),
            ("p50", ms(k_p50), ms(bare_p50), ratio(k_p50, bare_p50)),
            ("p99", ms(k_p99), ms(bare_p99), ratio(k_p99, bare_p99)),
@@ -537,5 +568,8 @@ if __name__ == "__main__":
     parser.add_argument("--games", type=int, default=200, help="live games (default 200)")
     parser.add_argument("--taps", type=int, default=300, help="card taps (default 300)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--http", action="store_true",
+                        help="serve the fake on 127.0.0.1 and talk HTTP to it, as to a real "
+                             "Bot API server (default: in-process, no sockets)")
     args = parser.parse_args()
-    asyncio.run(main(args.games, args.taps, args.seed))
+    asyncio.run(main(args.games, args.taps, args.seed, args.http))

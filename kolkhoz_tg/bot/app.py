@@ -9,6 +9,7 @@ No game rule lives here. Deadlines run on PTB's job queue (APScheduler) through
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
@@ -145,7 +146,11 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         loop = asyncio.get_running_loop()
 
         def sink(notes: list[Notification]) -> None:
-            asyncio.run_coroutine_threadsafe(d.deliverer.deliver(notes), loop)
+            # From the scheduler's thread: deliver on the loop, log a failure (what did not
+            # go out stays in the outbox for the relay), and let shutdown wait for it.
+            future = asyncio.run_coroutine_threadsafe(d.deliverer.deliver(notes), loop)
+            d.deliveries.add(future)
+            future.add_done_callback(_delivered(d))
 
         d.scheduler = DeadlineScheduler(d.service, app.job_queue.scheduler, sink,
                                         d.settings.sweep_interval)
@@ -163,14 +168,27 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     await start_thinker(app)
 
 
-async def shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Detach the deadline jobs from the service (PTB stops the job queue itself) and give
-    back this process's outbox claims, so the next process delivers them at once."""
+async def stopped(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Once no update is handled any more (PTB's ``post_stop``, the bot still connected):
+    detach the deadline jobs from the service and let the deliveries they started finish,
+    or time out, before :func:`shutdown` gives their claims back."""
     d: Deps = app.bot_data[DEPS_KEY]
     stop_thinker(app)
     if d.scheduler is not None:
         d.scheduler.detach()
         d.scheduler = None
+    if d.deliveries:
+        pending = [asyncio.wrap_future(f) for f in d.deliveries]
+        _, late = await asyncio.wait(pending, timeout=SHUTDOWN_WAIT)
+        if late:
+            log.warning("%d deliveries after deadlines still running at shutdown", len(late))
+
+
+async def shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Stop the relay (PTB stops the job queue itself) and give back this process's outbox
+    claims, so the next process delivers them at once."""
+    await stopped(app)  # done already under run_polling and run_webhook; not by every embedding
+    d: Deps = app.bot_data[DEPS_KEY]
     if d.relay_job is not None:
         with contextlib.suppress(Exception):  # the job queue may have stopped already
             d.relay_job.schedule_removal()
@@ -181,6 +199,22 @@ async def shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await asyncio.to_thread(d.service.release_claims, d.relay.owner)
     except Exception:  # the database may be gone already: the leases lapse by themselves
         log.exception("could not release the outbox claims of %s", d.relay.owner)
+
+
+#: Updates handled at the same time (PTB's default pool for concurrent updates is 256).
+CONCURRENT_UPDATES = 64
+
+#: How long shutdown waits for the sweep's deliveries still under way (seconds).
+SHUTDOWN_WAIT = 10.0
+
+
+def _delivered(d: Deps) -> Callable[[concurrent.futures.Future[Any]], None]:
+    def done(future: concurrent.futures.Future[Any]) -> None:
+        d.deliveries.discard(future)
+        if not future.cancelled() and future.exception() is not None:
+            log.error("a delivery after a deadline failed; the outbox keeps what did not go "
+                      "out", exc_info=future.exception())
+    return done
 
 
 def build_application(
@@ -204,17 +238,22 @@ def build_application(
     :mod:`kolkhoz_tg.bot.thinking`)."""
     settings = settings or service.settings
     builder = builder.rate_limiter(RetryingLimiter(throttle=rate_limiter, delays=retry_delays))
-    app = builder.post_init(startup).post_shutdown(shutdown).build()
+    # Updates are handled concurrently: a tap in one chat never waits for the Bot API calls
+    # of another chat's move. Games keep their order on their own (versions in the service,
+    # one delivery at a time per game in the deliverer).
+    builder = builder.concurrent_updates(CONCURRENT_UPDATES)
+    app = builder.post_init(startup).post_stop(stopped).post_shutdown(shutdown).build()
     deliverer = Deliverer(app.bot, service, lambda: app.bot.username)
     relay = Relay(deliverer, relay_name())
     service.outbox_owner = relay.owner
     app.bot_data[DEPS_KEY] = Deps(service, settings, deliverer, relay, schedule=schedule)
     install_thinker(app, service, deliverer, settings, workers=bot_workers,
                     iterations=bot_iterations)
+    # Taps first: PTB tries the handlers in order, and a tap is the hot path.
+    app.add_handler(CallbackQueryHandler(on_callback))
     for name, handler in COMMANDS:
         app.add_handler(CommandHandler(name, handler))
     app.add_handler(CommandHandler(list(TYPED), cmd_typed))
-    app.add_handler(CallbackQueryHandler(on_callback))
     app.add_handler(InlineQueryHandler(on_inline_query))
     app.add_handler(ChosenInlineResultHandler(on_chosen_inline))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

@@ -163,40 +163,60 @@ async def _lobby_tap(tap: Tap) -> None:
 async def _action_tap(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback
 ) -> None:
-    """``a``: make the move (for the tapper's own seat, wherever the button was: the
-    service refuses a tapper who holds no seat). The tap is answered as soon as the move is
-    stored, in the language the service returned; the board and the private messages go
-    out after, so the button stops spinning at once."""
+    """``a``: make the move for the tapper's own seat (the service refuses a tapper with
+    none). The tap is answered before the move is stored when this process foresaw it
+    (:meth:`~kolkhoz_tg.service.GameService.foresee`), else once it is stored; the board
+    and the private messages go out after (:func:`_tell_outcome`)."""
+    d = deps(context)
     message = query.message
     acting = None
     if message is not None and message.chat.type == ChatType.PRIVATE:
         acting = Acting(query.from_user.id, message.chat.id, message.message_id)
+    early = d.service.foresee(cb.game_id, query.from_user.id, cb.payload, cb.version)
+    if early:
+        await answer_quietly(query)
     try:
         result = await act_for(update, context, cb.game_id, cb.payload, cb.version)
     except Busy:
-        await _move_later(update, context, query, cb, acting)
+        await _move_later(update, context, query, cb, acting, answered=early)
         return
     except ServiceError:
-        tr = await remember_user(update, deps(context))
-        await answer_quietly(query, tr.gettext("There is no such game."), show_alert=True)
+        tr = await remember_user(update, d)
+        if not early:
+            await answer_quietly(query, tr.gettext("There is no such game."), show_alert=True)
         return
-    tr = translator(result.locale or deps(context).settings.locale)
+    await _tell_outcome(d, query, result, early)
+    await deliver_result(context, result, cb.game_id, acting)
+
+
+async def _tell_outcome(d: Deps, query: CallbackQuery, result: ActResult, early: bool) -> None:
+    """Answer a move's tap with its outcome (a refusal in an alert); when the tap was
+    answered before the move was stored, a refusal goes to the player in private."""
+    tr = translator(result.locale or d.settings.locale)
     if result.status is ActStatus.APPLIED:
-        await answer_quietly(query)
-    else:
+        if not early:
+            await answer_quietly(query)
+    elif not early:
         await answer_quietly(query, result_text(tr, result), show_alert=result.status in (
             ActStatus.ILLEGAL, ActStatus.INVALID))
-    await deliver_result(context, result, cb.game_id, acting)
+    elif result.status is not ActStatus.DUPLICATE:
+        await d.deliverer.say_privately(query.from_user.id, tr.gettext(
+            "Your last move was not made. {reason}", reason=result_text(tr, result)))
 
 
 async def _move_later(
     update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback,
-    acting: Acting | None,
+    acting: Acting | None, *, answered: bool = False,
 ) -> None:
-    """Another process holds the database: say so once, make the move in the background."""
-    tr = translator(query.from_user.language_code or deps(context).settings.locale)
-    await answer_quietly(query, tr.gettext(
-        "Saving is slow right now: your move will be made in a moment."))
+    """Another process holds the database: say so once (in the answer, or in private when
+    the tap was answered already), make the move in the background."""
+    d = deps(context)
+    tr = translator(query.from_user.language_code or d.settings.locale)
+    text = tr.gettext("Saving is slow right now: your move will be made in a moment.")
+    if answered:
+        await d.deliverer.say_privately(query.from_user.id, text)
+    else:
+        await answer_quietly(query, text)
     context.application.create_task(
         act_later(update, context, cb.game_id, cb.payload, cb.version, acting), update=update)
 

@@ -15,6 +15,7 @@ from engine import PRESETS
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.context import (
     Deps,
+    act_later,
     call,
     current_game,
     deps,
@@ -34,6 +35,7 @@ from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import (
     ActStatus,
+    Busy,
     GameInfo,
     ServiceError,
 )
@@ -547,7 +549,15 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if not c.in_group and pm:
         # The private game message shows the new state, as after a tap.
         acting = Acting(user.id, user.id, int(pm))
-    result = await perform(update, context, game.id, action, None, acting)
+    try:
+        result = await perform(update, context, game.id, action, None, acting)
+    except Busy:
+        # Another process holds the database: as for a tap, say so once and make the move
+        # in the background (at the version current then).
+        await c.reply(_("Saving is slow right now: your move will be made in a moment."))
+        context.application.create_task(
+            act_later(update, context, game.id, action, None, acting), update=update)
+        return
     if not result.ok:
         await c.reply(result_text(c.tr, result))
 

@@ -4,9 +4,11 @@ translator, which game an update is about, and acting through the service."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from telegram import CallbackQuery, Update
@@ -45,6 +47,8 @@ class Deps:
     schedule: bool = True
     scheduler: DeadlineScheduler | None = None
     relay_job: Job[Any] | None = None
+    #: The sweep's deliveries under way (futures on the event loop, from its thread).
+    deliveries: set[concurrent.futures.Future[Any]] = field(default_factory=set)
 
 
 def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:
@@ -65,7 +69,9 @@ async def remember_user(update: Update, d: Deps) -> Translator:
     """Record the user (name, Telegram language) and return their translator."""
     user = update.effective_user
     assert user is not None
-    await call(d.service.ensure_user, user.id, user.full_name, user.language_code)
+    # When another process holds the database, the name and language wait for next time.
+    with contextlib.suppress(Busy):
+        await call(d.service.ensure_user, user.id, user.full_name, user.language_code)
     chat = update.effective_chat
     chat_id = chat.id if chat is not None and chat.type != ChatType.PRIVATE else None
     locale = await call(d.service.locale_for, user.id, chat_id, user.language_code)

@@ -326,6 +326,15 @@ class Deliverer:
         except _Passing:
             return None
 
+    async def say_privately(self, user_id: int, text: str) -> bool:
+        """A plain private message to one user; False if it could not go out."""
+        try:
+            await self.bot.send_message(user_id, text)
+        except TelegramError as e:
+            log.info("could not write to user %s: %s", user_id, e)
+            return False
+        return True
+
     async def tell_players(
         self, game_id: int, say: Callable[[Translator, str], str]
     ) -> list[int]:

@@ -148,7 +148,7 @@ async def serve(
     webhook, take updates, then shut down gracefully (no new updates, the queued ones
     handled, jobs detached, connections closed).
 
-    The application's own ``post_init`` and ``post_shutdown`` hooks (those PTB's
+    The application's own ``post_init``, ``post_stop`` and ``post_shutdown`` hooks (those PTB's
     ``run_polling`` runs) start and stop what the bot needs around the updates, so this
     module knows nothing of how the application is built."""
     stop = stop or asyncio.Event()
@@ -171,6 +171,8 @@ async def serve(
         # Stop first (handlers finish, the job queue stops), then release the outbox claims:
         # released earlier, another replica's relay would send what is still in flight.
         await app.stop()
+        if app.post_stop is not None:
+            await app.post_stop(app)
         if app.post_shutdown is not None:
             await app.post_shutdown(app)
     log.info("stopped")

@@ -85,6 +85,15 @@ class ChatInfo:
     settings: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class _Foresight:
+    """The moves an active game offered its human players at ``version``: (user id, action
+    text) pairs."""
+
+    version: int
+    moves: frozenset[tuple[int, str]]
+
+
 class ServiceBase:
     """The state and plumbing :class:`~kolkhoz_tg.service.GameService`'s parts share."""
 
@@ -110,6 +119,11 @@ class ServiceBase:
         # Engine states of recently committed versions: saves a JSON decode per act().
         self._cache: dict[int, tuple[int, Game]] = {}
         self._cache_lock = threading.Lock()
+        # What each active game offers its human players at the version this process last
+        # committed (see :meth:`foresee`), and the newest version each game was bumped to
+        # here, so that a slower thread's older foresight never replaces a newer commit's.
+        self._foresight: dict[int, _Foresight] = {}
+        self._bumped: dict[int, int] = {}
 
     def add_schedule_listener(self, listener: ScheduleListener) -> None:
         """``listener(game_id, deadline, next_reminder)`` runs after every commit that changed
@@ -185,7 +199,24 @@ class ServiceBase:
         one (the mapper's version counter), the backstop against lost updates behind the row
         lock or SQLite's write lock; a lost race surfaces as :class:`_Conflict`."""
         row.version = row.version + 1
+        assert row.id is not None
+        with self._cache_lock:
+            self._foresight.pop(row.id, None)
+            if len(self._bumped) > 5000:
+                self._bumped.clear()
+            self._bumped[row.id] = max(row.version, self._bumped.get(row.id, 0))
         return row.version
+
+    def foresee(self, game_id: int, user_id: int, action: str, version: int) -> bool:
+        """Whether :meth:`act` would make this move (``action`` in its canonical text, as
+        the buttons carry it), judged from what this process committed last for the game,
+        with no database: True when the version is the one committed here last and the
+        action was legal then for the user's own seat (not played by a bot). The bot then
+        answers the tap before storing the move. It is a forecast, not a check: another
+        process may have moved the game since, and :meth:`act` still decides."""
+        with self._cache_lock:
+            sight = self._foresight.get(game_id)
+        return sight is not None and sight.version == version and (user_id, action) in sight.moves
 
     def _start_turn(
         self, s: Session, row: GameRow, seats: dict[int, SeatRow] | None = None
@@ -312,8 +343,23 @@ class ServiceBase:
             select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.user_id == user_id)
         ).first()
 
-    def _after_commit(self, row: GameRow, game: Game) -> None:
+    def _after_commit(self, turn: Turn) -> None:
+        """After a turn's transaction committed: keep its engine state for the next request,
+        note what the game now offers its players (:meth:`foresee`), move the clock's jobs."""
+        row, game = turn.row, turn.game
         assert row.id is not None
+        if row.status == _ACTIVE:
+            # Read before the state goes back to the cache, where the next turn mutates it.
+            moves = frozenset(
+                (r.user_id, a.text)
+                for seat in game.to_act
+                if (r := turn.seats.get(seat)) is not None and r.user_id is not None
+                and not r.is_bot and not r.standin
+                for a in game.legal_actions(seat)
+            )
+            with self._cache_lock:
+                if self._bumped.get(row.id, 0) <= row.version:
+                    self._foresight[row.id] = _Foresight(row.version, moves)
         if row.status in (_ACTIVE, _PAUSED):
             self._remember(row.id, row.version, game)
         self._fire_listeners([row])

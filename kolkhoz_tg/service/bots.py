@@ -196,5 +196,5 @@ class BotsMixin(ServiceBase):
         except _Conflict:
             return ActResult(ActStatus.STALE, game_id, self._version(game_id), seat,
                              reason="conflict")
-        self._after_commit(row, turn.game)
+        self._after_commit(turn)
         return result

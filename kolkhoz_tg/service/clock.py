@@ -74,7 +74,7 @@ class ClockMixin(ServiceBase):
         for turn in turns:
             row = turn.row
             assert row.id is not None
-            self._after_commit(row, turn.game)
+            self._after_commit(turn)
             out.append((row.id, [_to_record(n) for n in turn.notes]))
         return out
 

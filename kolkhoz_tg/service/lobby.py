@@ -276,7 +276,7 @@ class LobbyMixin(ServiceBase):
             turn.run_automatic()
             self._finish_turn(turn, moved=True, announce=True)
             result = self._result(turn, ActStatus.APPLIED, None)
-        self._after_commit(row, game)
+        self._after_commit(turn)
         return result
 
     def abort(self, game_id: int, by_user: int, force: bool = False) -> ActResult:

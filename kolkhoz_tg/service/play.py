@@ -103,7 +103,7 @@ class PlayMixin(ServiceBase):
         except _Conflict:
             return ActResult(ActStatus.STALE, game_id, self._version(game_id),
                              reason="conflict")
-        self._after_commit(row, turn.game)
+        self._after_commit(turn)
         return result
 
     def _no_move_since(self, s: Session, row: GameRow, version: int) -> bool:
@@ -182,7 +182,7 @@ class PlayMixin(ServiceBase):
             self._take_back(turn, turn.seats[seat.seat])
             self._finish_turn(turn, moved=False)
             result = self._result(turn, ActStatus.APPLIED, seat.seat)
-        self._after_commit(row, turn.game)
+        self._after_commit(turn)
         return result
 
     def stand_in(self, game_id: int, seat: int) -> ActResult:
@@ -200,7 +200,7 @@ class PlayMixin(ServiceBase):
             if seat_row.is_bot or seat_row.standin:
                 return ActResult(ActStatus.DUPLICATE, game_id, row.version, seat)
             result = self._hand_over(turn, seat_row)
-        self._after_commit(row, turn.game)
+        self._after_commit(turn)
         return result
 
     def _hand_over(self, turn: Turn, seat_row: SeatRow, *, away: bool = False) -> ActResult:
@@ -238,7 +238,7 @@ class PlayMixin(ServiceBase):
             _update_meta(row, meta)
             turn = self._start_turn(s, row)
             result = self._hand_over(turn, turn.seats[seat.seat], away=True)
-        self._after_commit(row, turn.game)
+        self._after_commit(turn)
         return result
 
     def pause(
@@ -266,7 +266,7 @@ class PlayMixin(ServiceBase):
             turn.notify(Kind.PAUSED, {"by": by_user, "remaining": remaining})
             self._finish_turn(turn, moved=False)
             result = self._result(turn, ActStatus.APPLIED, None)
-        self._after_commit(row, turn.game)
+        self._after_commit(turn)
         return result
 
     def resume(
@@ -295,7 +295,7 @@ class PlayMixin(ServiceBase):
             self._bump(s, row)
             self._store_notes(s, turn.notes)
             result = self._result(turn, ActStatus.APPLIED, None)
-        self._after_commit(row, turn.game)
+        self._after_commit(turn)
         return result
 
     def set_meta(self, game_id: int, key: str, value: Any) -> None:

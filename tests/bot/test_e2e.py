@@ -4,6 +4,7 @@ and in Russian; every message the bot sends is scanned for cards its reader may 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from engine import Action, ActionKind
 from kolkhoz_tg.service import GameService
@@ -132,4 +133,71 @@ async def test_a_tap_is_answered_before_the_messages_go_out(
                 assert after[0] == "answerCallbackQuery", after
                 checked += 1
         assert checked >= 10
+        fake.assert_all_callbacks_answered()
+
+
+async def test_a_move_this_process_foresaw_is_answered_before_it_is_stored(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """When the tapped version is the one this process committed last and the move was
+    legal then, the tap is answered before the move is stored: at the answer the game still
+    has the tapped version, and the move is made right after."""
+    from kolkhoz_tg.bot.callbacks import Callback
+
+    users = [fake.user(720 + i, n, language_code="en") for i, n in enumerate(NAMES)]
+    group = fake.create_group("Answer early", users)
+    seen: list[tuple[int, int]] = []  # (tapped version, stored version at the answer)
+    answer = fake._handlers["answercallbackquery"]
+
+    def spy(p: Any) -> Any:
+        record = fake.callback_queries.get(p.req_str("callback_query_id"))
+        if record is not None and record.data:
+            cb = Callback.decode(record.data)
+            if cb.kind == "a":
+                seen.append((cb.version, service.game_info(cb.game_id).version))
+        return answer(p)
+
+    fake._handlers["answercallbackquery"] = spy
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        for _ in range(12):
+            assert await tap_any_action(users)
+            await fake.settle()
+        fake.assert_all_callbacks_answered()
+    assert len(seen) == 12
+    assert all(tapped == stored for tapped, stored in seen), seen
+    assert service.game_info(game_id).version > seen[-1][0]
+
+
+async def test_a_move_answered_early_but_refused_is_explained_in_private(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """Another process moved the game after this one last saw it (here: the service alone,
+    behind the application's back, and a stale foresight kept on purpose): the tap was
+    answered early, the move is refused as stale, and the player hears so in private with
+    their message brought up to date."""
+    users = [fake.user(740 + i, n, language_code="en") for i, n in enumerate(NAMES)]
+    group = fake.create_group("Answer early, refused", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        user = next(u for u in users if action_buttons(u.last_message()))
+        msg = user.last_message()
+        assert msg is not None
+        sight = service._foresight[game_id]
+        # Someone else's move in another process: here the same service, whose foresight
+        # is then put back as that other process would have left it.
+        info = service.game_info(game_id)
+        seat = info.seat_of(user.id)
+        assert seat is not None
+        legal = service.seat_view(game_id, user.id).legal
+        service.act(game_id, user.id, legal[-1], info.version)
+        service._foresight[game_id] = sight
+        before = len(fake.calls())
+        await user.tap(msg, action_buttons(msg)[0])
+        await fake.settle()
+        methods = [c.method for c in fake.calls()[before:] if c.method != "getUpdates"]
+        assert methods[0] == "answerCallbackQuery", methods
+        notes = [m.text or "" for m in user.private_messages()
+                 if "not made" in (m.text or "")]
+        assert notes and "moved on" in notes[-1], notes
         fake.assert_all_callbacks_answered()

@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
-from kolkhoz_tg.bot.app import DEPS_KEY, Deps, shutdown, startup
+from kolkhoz_tg.bot.app import DEPS_KEY, Deps, shutdown, startup, stopped
 from kolkhoz_tg.bot.callbacks import action_button, lobby_button, to_base36, view_button
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
@@ -380,3 +381,52 @@ async def test_forged_buttons_do_not_cross_chats(fake: FakeTelegram, service: Ga
         answer = await watcher.tap(board, view_button(game_id, version, "last"), force=True)
         assert answer is not None and "trick" in (answer.text or "")
         assert service.game_info(game_id).version == version
+
+
+async def test_deliveries_after_a_deadline_are_logged_when_they_fail_and_awaited_at_stop(
+    fake: FakeTelegram, service: GameService, clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The deadline jobs run in the scheduler's thread and hand their notifications to the
+    event loop: a delivery that fails there is logged (its notifications stay owed in the
+    outbox), and stopping the bot waits for one still under way before the claims are
+    given back."""
+    users = players(fake, base=560)
+    group = fake.create_group("Late deliveries", users)
+    clock.set(datetime.now(UTC) + timedelta(days=365))
+    app = make_app(fake, service, schedule=True)
+    async with fake.running(app):
+        await startup(app)
+        game_id = await open_game(fake, users, group)
+        d: Deps = app.bot_data[DEPS_KEY]
+        assert d.scheduler is not None
+        real = d.deliverer.deliver
+        finished: list[str] = []
+
+        async def broken(*args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("the network fell over")
+
+        d.deliverer.deliver = broken  # type: ignore[method-assign]
+        clock.advance(timedelta(days=2))
+        with caplog.at_level(logging.ERROR):
+            await asyncio.to_thread(d.scheduler.fire, game_id)
+            for _ in range(200):
+                if not d.deliveries:
+                    break
+                await asyncio.sleep(0.01)
+        assert not d.deliveries
+        assert any("delivery after a deadline failed" in r.getMessage() for r in caplog.records)
+        assert service.pending_notifications(), "what failed stays owed"
+
+        async def slow(*args: Any, **kwargs: Any) -> None:
+            await asyncio.sleep(0.3)
+            await real(*args, **kwargs)
+            finished.append("done")
+
+        d.deliverer.deliver = slow  # type: ignore[method-assign]
+        clock.advance(timedelta(days=2))
+        await asyncio.to_thread(d.scheduler.fire, game_id)
+        assert d.deliveries
+        await stopped(app)
+        assert finished == ["done"] and not d.deliveries
+        await shutdown(app)
