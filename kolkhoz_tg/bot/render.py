@@ -192,9 +192,12 @@ def lobby(
         ],
     ]
     if standin_level is not None:
-        keyboard[2].insert(1, Button(
-            "🤖 " + _("Stand-in: {level}", level=level_name(tr, standin_level)),
+        # Three buttons of this width do not fit a phone's row: Start gets a row of its own.
+        start = keyboard[2].pop()
+        keyboard[2].append(Button(
+            "🤖 " + _("Stand-in: {level}", level=level_name(tr, standin_level).lower()),
             lobby_button(gid, ver, "standin")))
+        keyboard.append([start])
     if unreachable and bot_username:
         keyboard.append([Button("✉️ " + _("Private chat"),
                                 url=deep_link(bot_username, gid))])

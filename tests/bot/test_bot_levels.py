@@ -82,16 +82,16 @@ async def test_the_chat_sets_the_stand_in_level_and_a_stand_in_thinks_off_the_sw
         lobby = fake.last_message(group)
         assert lobby is not None
         game_id = service.games_in_chat(group.id)[0].id
-        assert "🤖 Stand-in: Strong" in lobby.button_texts  # the default
+        assert "🤖 Stand-in: strong" in lobby.button_texts  # the default
         # Only the creator or an admin sets it; an admin may.
-        answer = await boris.tap(lobby, "🤖 Stand-in: Strong")
+        answer = await boris.tap(lobby, "🤖 Stand-in: strong")
         assert answer is not None and answer.show_alert
-        await vera.tap(lobby, "🤖 Stand-in: Strong")
+        await vera.tap(lobby, "🤖 Stand-in: strong")
         menu = fake.message(group, lobby.message_id)
         assert menu.button_texts[:3] == ["Normal", "✅ Strong", "Hard"]
         await vera.tap(menu, "Hard")
         assert service.chat_bot_level(group.id) == "hard"
-        assert "🤖 Stand-in: Hard" in fake.message(group, lobby.message_id).button_texts
+        assert "🤖 Stand-in: hard" in fake.message(group, lobby.message_id).button_texts
         await boris.send(group, "/settings bots normal")  # neither creator nor admin
         assert service.chat_bot_level(group.id) == "hard"
         await anna.send(group, "/settings bots strong")
@@ -199,3 +199,26 @@ async def test_a_worker_process_thinks_on_the_view_alone() -> None:
         pool.shutdown()
     assert Action.parse(text) in game.legal_actions(seat)
     assert text == think("strong", "1:0:0", game.view(seat), None, 4)  # same seed, same move
+
+
+async def test_a_game_against_bots_thinking_in_worker_processes(
+    fake: FakeTelegram, service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The production path: a spawned process pool thinks, the bot plays what it chose."""
+    no_thinking_in_transactions(monkeypatch)
+    [anna] = players(fake, base=4400)[:1]
+    group = fake.create_group("Processes", [anna])
+    app = make_app(fake, service, bot_workers=1, bot_iterations=4)
+    async with fake.running(app):
+        await anna.start_bot()
+        await anna.send(group, "/newgame 3")
+        game_id = service.games_in_chat(group.id)[0].id
+        lobby = fake.message(group, service.game_info(game_id).meta["board"])
+        await anna.tap(lobby, "Start ▶")  # two bots at the chat's level: strong
+        assert [s.level for s in service.game_info(game_id).seats] == [None, "strong",
+                                                                        "strong"]
+        for _ in range(15):
+            assert await tap_any_action([anna])
+        bots = [m for m in service.action_log(game_id) if m["actor"] == Actor.BOT.value]
+        assert len(bots) >= 10
+    app.bot_data[THINKER_KEY].close()
