@@ -72,7 +72,7 @@ async def lobby_tap(tap: Tap) -> None:
     elif op.startswith("set."):
         await _choose_preset(tap, op.removeprefix("set."))
     elif op == "menu":
-        await tap.query.answer()
+        await answer_quietly(tap.query)
         await tap.d.deliverer.refresh_board(tap.cb.game_id)
     elif op == "join":
         await _join(tap)
