@@ -19,8 +19,10 @@ table of three ``hard`` bots answers a human within a few seconds, each thinking
 budget counts wall time, waiting for a busy worker included: under load bots play faster
 rather than keep players waiting.
 
-**Restarts.** At start-up and every sweep interval, every game still waiting (a worker
-that died, a process that stopped mid-thought, a wake-up lost) gets its task again.
+**Restarts.** At start-up every game still waiting gets its task again, and every sweep
+interval so does every game that waited :data:`STUCK_AFTER` with no bot move (a worker that
+died, a process that stopped mid-thought, a wake-up lost); a game another replica is
+thinking for moves on meanwhile, and is left to it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from concurrent.futures.thread import BrokenThreadPool
+from datetime import timedelta
 from typing import Any
 
 from telegram.ext import Application, Job
@@ -52,6 +55,8 @@ THINK_BUDGET = 3.0
 MIN_SECONDS = 0.05
 #: The nominal time of a decision per level (``engine.ai``; the budget scales with it).
 LEVEL_SECONDS = {"strong": 0.2, "hard": 1.0}
+#: A game that waited this long with no bot move has nobody thinking for it.
+STUCK_AFTER = timedelta(seconds=30)
 #: Bot moves one task plays before it yields to a fresh one (a guard against a loop).
 _MAX_MOVES = 1000
 
@@ -137,10 +142,11 @@ class Thinker:
         if self.spawn(self._run(game_id)) is None:
             self._running.discard(game_id)  # not started (the application has stopped)
 
-    async def look(self, _context: object = None) -> int:
-        """Wake every game that waits for a bot (start-up, and every sweep interval);
-        returns how many."""
-        ids = await asyncio.to_thread(self.service.games_waiting_for_bots)
+    async def look(self, _context: object = None, *, idle_for: timedelta | None = None) -> int:
+        """Wake every game that waits for a bot (at start-up), or with ``idle_for`` only
+        those where no bot moved for that long (every sweep interval: a game another
+        replica is thinking for is left to it); returns how many."""
+        ids = await asyncio.to_thread(self.service.games_waiting_for_bots, 200, idle_for)
         for game_id in ids:
             self.wake(game_id)
         return len(ids)
@@ -253,8 +259,12 @@ async def start_thinker(app: App) -> None:
     await thinker.look()
     if app.job_queue is not None and thinker.job is None:
         every = thinker.service.settings.sweep_interval.total_seconds()
-        thinker.job = app.job_queue.run_repeating(thinker.look, interval=every, first=every,
-                                                  name=LOOK_JOB)
+
+        async def look_for_stuck(context: object) -> None:
+            await thinker.look(context, idle_for=STUCK_AFTER)
+
+        thinker.job = app.job_queue.run_repeating(look_for_stuck, interval=every,
+                                                  first=every, name=LOOK_JOB)
 
 
 def stop_thinker(app: App) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any
 
 from sqlmodel import Session, select
@@ -120,8 +121,12 @@ class BotsMixin(ServiceBase):
 
     # ------------------------------------------------------------------ thinking
 
-    def games_waiting_for_bots(self, limit: int = 200) -> list[int]:
-        """Running games that wait for a search bot, the longest waiting first."""
+    def games_waiting_for_bots(
+        self, limit: int = 200, idle_for: timedelta | None = None
+    ) -> list[int]:
+        """Running games that wait for a search bot, the longest waiting first; with
+        ``idle_for``, only those where no move was made for that long (nobody is thinking
+        for them: a worker that died, a process that stopped)."""
         with self.db.read() as s:
             stmt = (
                 select(GameRow.id)
@@ -130,6 +135,8 @@ class BotsMixin(ServiceBase):
                 .order_by(GameRow.bot_due)  # type: ignore[arg-type]
                 .limit(limit)
             )
+            if idle_for is not None:
+                stmt = stmt.where(GameRow.bot_due <= self.clock.now() - idle_for)  # type: ignore[operator]
             return [i for i in s.exec(stmt).all() if i is not None]
 
     def bot_turn(self, game_id: int) -> BotTurn | None:

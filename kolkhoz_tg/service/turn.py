@@ -289,11 +289,12 @@ class Turn:
         self.update_bot_due()
 
     def update_bot_due(self) -> None:
-        """``bot_due``: since when the game waits for a search bot (kept while it still
-        waits), or None."""
+        """``bot_due``: since when the game waits for a search bot with no move made (a
+        wait that outlasts a worker's thinking means the worker is gone), or None."""
         row = self.row
         if self.thinking_seats():
-            row.bot_due = row.bot_due or self.now
+            if row.bot_due is None or self.moves:
+                row.bot_due = self.now
         elif row.bot_due is not None:
             row.bot_due = None
 

@@ -54,7 +54,7 @@ def worker(service: GameService, game_id: int, limit: int = 400) -> int:
 
 
 def test_search_bots_wait_for_a_worker_and_play_at_their_version(
-    any_service: GameService, no_search_inside: None
+    any_service: GameService, clock: FakeClock, no_search_inside: None
 ) -> None:
     service = any_service
     service.bot_policy = BotPolicy(default_level="strong", defer=True)
@@ -70,6 +70,11 @@ def test_search_bots_wait_for_a_worker_and_play_at_their_version(
         if service.bot_turn(game.id) is not None:
             waited += 1
             assert service.games_waiting_for_bots() == [game.id]
+            # Nobody thought for it for 30 s: a worker is gone (the periodic look).
+            idle = timedelta(seconds=30)
+            assert service.games_waiting_for_bots(idle_for=idle) == []
+            clock.advance(timedelta(seconds=31))
+            assert service.games_waiting_for_bots(idle_for=idle) == [game.id]
             turn = service.bot_turn(game.id)
             assert turn is not None and turn.seat in (1, 2) and turn.searchers == 2
             assert turn.view["viewer"] == turn.seat  # the seat's own view, nothing more
