@@ -5,6 +5,7 @@ game left waiting for a bot, and the thinking between two human moves is capped.
 from __future__ import annotations
 
 import asyncio
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -222,3 +223,69 @@ async def test_a_game_against_bots_thinking_in_worker_processes(
         bots = [m for m in service.action_log(game_id) if m["actor"] == Actor.BOT.value]
         assert len(bots) >= 10
     app.bot_data[THINKER_KEY].close()
+
+
+class _Gated(ThreadPoolExecutor):
+    """A worker that thinks only once the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1)
+        self.gate = threading.Event()
+        self.asked = threading.Event()
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        def gated() -> Any:
+            self.asked.set()
+            assert self.gate.wait(10), "the test never opened the gate"
+            return fn(*args, **kwargs)
+
+        return super().submit(gated)
+
+
+async def test_a_thinking_bot_never_holds_a_tap_or_a_command(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=4500)
+    anna, boris = users[:2]
+    group = fake.create_group("Not held", users[:2])
+    app = make_app(fake, service)
+    async with fake.running(app):
+        gated = _Gated()
+        thinker: Thinker = app.bot_data[THINKER_KEY]
+        thinker._make_executor = lambda: gated
+        for u in (anna, boris):
+            await u.start_bot()
+        await anna.send(group, "/newgame 3")
+        game_id = service.games_in_chat(group.id)[0].id
+        lobby = fake.message(group, service.game_info(game_id).meta["board"])
+        await boris.tap(lobby, "Join")
+        await anna.tap(lobby, "Start ▶")  # the third seat: a strong bot
+        # The humans play until the bot must think; each tap is answered at once.
+        for _ in range(40):
+            if gated.asked.is_set():
+                break
+            mover = next(u for u in (anna, boris) if action_buttons(u.last_message()))
+            msg = mover.last_message()
+            assert msg is not None
+            queries = len(fake.callback_queries)
+            await mover.tap(msg, action_buttons(msg)[0], wait=False)
+            for _ in range(200):  # answered while the bot may be thinking
+                record = list(fake.callback_queries.values())[queries]
+                if record.answered:
+                    break
+                await asyncio.sleep(0.01)
+            assert record.answered, "a tap waited for a bot"
+        assert gated.asked.is_set(), "the bot never had to think"
+        assert service.bot_turn(game_id) is not None  # it waits, the game is saved
+        # A command is answered meanwhile too.
+        await asyncio.wait_for(boris.send(group, "/score", wait=False), 5)
+        for _ in range(200):
+            if "face-down" in (fake.last_message(group).text or ""):  # type: ignore[union-attr]
+                break
+            await asyncio.sleep(0.01)
+        assert "face-down" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        gated.gate.set()
+        await fake.wait_idle()
+        assert service.bot_turn(game_id) is None
+        assert any(m["actor"] == Actor.BOT.value for m in service.action_log(game_id))
+    gated.shutdown()
