@@ -277,13 +277,6 @@ async def lobby_op(
             result = await call(svc.start, game_id, user.id, True)
             await d.deliverer.deliver(result.notifications)
             return None
-        elif op == "preset":
-            info = await call(svc.game_info, game_id)
-            names = list(PRESETS)
-            nxt = names[(names.index(info.preset) + 1) % len(names)] if info.preset in names \
-                else names[0]
-            await call(svc.configure_lobby, game_id, user.id, preset=nxt,
-                       options={"medals_score": bool(info.rules.get("medals_score"))})
         elif op == "players":
             info = await call(svc.game_info, game_id)
             await call(svc.configure_lobby, game_id, user.id,
