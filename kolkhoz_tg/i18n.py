@@ -12,8 +12,9 @@ import gettext as _gettext
 from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
+from zoneinfo import ZoneInfo
 
-from babel.dates import format_timedelta
+from babel.dates import format_skeleton, format_time, format_timedelta
 
 from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.i18n_compile import LOCALES_DIR, compile_catalogs
@@ -56,6 +57,21 @@ class Translator:
         if abs(delta) < timedelta(minutes=1):
             return self.gettext("now")
         return format_timedelta(delta, add_direction=True, threshold=1.1, locale=self.locale)
+
+    def clock(self, when: datetime, now: datetime, zone: str) -> str:
+        """When ``when`` falls on the reader's clock in ``zone``, as a phrase that follows a
+        verb: ``at 21:30`` / ``в 21:30`` today, ``tomorrow at 21:30`` / ``завтра в 21:30``,
+        else ``on Nov 28 at 21:30`` / ``28 нояб. в 21:30``."""
+        tz = ZoneInfo(zone)
+        local, today = when.astimezone(tz), now.astimezone(tz).date()
+        time = format_time(local, "HH:mm", locale=self.locale)
+        days = (local.date() - today).days
+        if days == 0:
+            return self.gettext("at {time}", time=time)
+        if days == 1:
+            return self.gettext("tomorrow at {time}", time=time)
+        return self.gettext("on {date} at {time}", time=time,
+                            date=format_skeleton("MMMd", local, locale=self.locale))
 
     def duration(self, seconds: int) -> str:
         """``24 часа`` / ``24 hours``."""

@@ -81,9 +81,11 @@ def board_text(
     now: datetime,
     deadline: datetime | None,
     viewer: int | None = None,
+    zone: str | None = None,
 ) -> str:
     """The group board: year, planner, trump, jobs, the trick, whose turn, medals, face-up
-    plot cards. ``viewer`` marks the reader's own seat as "you"."""
+    plot cards. ``viewer`` marks the reader's own seat as "you"; with the readers' time
+    ``zone`` the deadline is also given on their clock."""
     _ = tr.gettext
     n = view["players_count"]
     names = _names(tr, game, n)
@@ -122,7 +124,10 @@ def board_text(
     if viewer is not None and view["to_act"] == [viewer]:
         waiting = _("Your move")
     if waiting:
-        if deadline is not None:
+        if deadline is not None and zone is not None:
+            waiting += " " + _("(ends {time}, {left})", time=tr.clock(deadline, now, zone),
+                               left=tr.relative(deadline, now))
+        elif deadline is not None:
             waiting += " " + _("({left})", left=tr.relative(deadline, now))
         lines.append(waiting)
     medals = " · ".join(f"{names[p['seat']]} {p['medals']}" for p in view["players"])
@@ -264,6 +269,80 @@ def action_label(tr: Translator, view: View | dict[str, Any], action: Action | s
         if job.completes(a.card):
             effect += " " + _("completes!")
     return _("{card} to {job} ({effect})", card=card(tr, str(a.card)), job=name, effect=effect)
+
+
+#: The widest an assignment button may be (characters): two fit a row on a phone.
+BUTTON_WIDTH = 20
+
+
+def assign_button(tr: Translator, view: View, action: Action | str) -> str:
+    """An assignment as a phone-sized button (at most :data:`BUTTON_WIDTH` characters; the
+    card is named above the buttons): the job, its hours before and after, ✅ when the card
+    completes it and the rewards the Brigadier takes then; the job's name goes first when it
+    fits, e.g. ``♦ Harvest 39→51 ✅+3♦``."""
+    a = Action.parse(action)
+    assert a.card is not None and a.suit is not None
+    job = view.job(a.suit)
+    symbol = SUIT_SYMBOLS[a.suit.letter]
+    if job.complete:
+        effect = "✅"
+    else:
+        effect = f"{job.hours}→{job.hours_after(a.card)}"
+        if job.completes(a.card):
+            won = job.rewards_won(a.card)
+            effect += " ✅" + ("+" + "".join(card(tr, str(c)) for c in won) if won else "")
+    named = f"{symbol} {job_name(tr, view.rules.theme.value, a.suit.letter)} {effect}"
+    return named if len(named) <= BUTTON_WIDTH else f"{symbol} {effect}"
+
+
+def jobs_line(tr: Translator, view: View) -> str:
+    """The jobs in one short line for the private message: hours of the threshold (✅ when
+    done) and the rewards in sight, e.g. ``♥ 27/40 3♥ · ♦ ✅ · ♣ 8/40 A♣4♣``."""
+    parts = []
+    for suit in SUITS:
+        job = view.job(suit)
+        text = f"{suit.symbol} " + ("✅" if job.complete else f"{job.hours}/{job.threshold}")
+        if job.rewards and not job.complete:
+            text += " " + "".join(card(tr, str(c)) for c in job.rewards)
+        parts.append(text)
+    return " · ".join(parts)
+
+
+#: The marks of the trump Jack, Queen and King on card buttons (``nomenklatura``).
+TRUMP_MARKS = {"J": "🍺", "Q": "👂", "K": "💼"}
+
+
+def trump_mark(view: View, text: str) -> str:
+    """The mark of a trump Jack, Queen or King (``nomenklatura``) for its button, else ""."""
+    if view.trump is None or not view.rules.nomenklatura or text[-1] != view.trump.letter:
+        return ""
+    return TRUMP_MARKS.get(text[:-1], "")
+
+
+def trump_hints(tr: Translator, view: View, shown: Sequence[str]) -> list[str]:
+    """One line for each trump Jack, Queen or King among ``shown`` (the reader's hand, or
+    the card they are placing), saying what it does on a job (``nomenklatura``)."""
+    _ = tr.gettext
+    trump = view.trump
+    if trump is None or not view.rules.nomenklatura:
+        return []
+    lines = []
+    for rank in ("J", "Q", "K"):
+        text = f"{rank}{trump.letter}"
+        if text not in shown:
+            continue
+        name = card(tr, text)
+        if rank == "J":
+            hint = _("{card} is the Drunkard: it adds no hours; on a failed job it goes "
+                     "north alone and nobody loses a card for that job.", card=name)
+        elif rank == "Q":
+            hint = _("{card} is the Informer: on a failed job everyone is searched.",
+                     card=name)
+        else:
+            hint = _("{card} is the Party official: on a failed job twice as many cards "
+                     "go north.", card=name)
+        lines.append(TRUMP_MARKS[rank] + " " + hint)
+    return lines
 
 
 def phase_prompt(tr: Translator, view: dict[str, Any]) -> str:
@@ -464,7 +543,9 @@ def final_table(tr: Translator, data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def notification_text(tr: Translator, note: Notification, now: datetime) -> str:
+def notification_text(
+    tr: Translator, note: Notification, now: datetime, zone: str | None = None
+) -> str:
     """A short text for any notification (what the terminal prints; the bot's messages use
     the same sentences). BOARD and YOUR_TURN are usually rendered as the board / the hand."""
     _ = tr.gettext
@@ -479,6 +560,9 @@ def notification_text(tr: Translator, note: Notification, now: datetime) -> str:
         return _("Your turn.")
     if note.kind is Kind.REMINDER:
         deadline = datetime.fromisoformat(data["deadline"])
+        if zone is not None:
+            return _("Reminder: it is your move; time runs out {time} ({when}).",
+                     time=tr.clock(deadline, now, zone), when=tr.relative(deadline, now))
         return _("Reminder: it is your move; time runs out {when}.",
                  when=tr.relative(deadline, now))
     if note.kind is Kind.TIMED_OUT:

@@ -292,7 +292,8 @@ class Deliverer:
                 level = await self.call(self.service.chat_bot_level, scene.game.chat_id)
                 msg = render.lobby(tr, scene.game, unreachable, self._username(), level)
             else:
-                msg = render.board(tr, scene.board, self.now(), self._username())
+                msg = render.board(tr, scene.board, self.now(), self._username(),
+                                   zone=scene.group_zone())
             step = Board(scene.game.chat_id, scene.game.meta.get(BOARD_KEY), msg.text,
                          msg.keyboard, resend=resend)
             outcome = await self._carry_out(scene, Plan(game_id, [step]))

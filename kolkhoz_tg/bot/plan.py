@@ -144,9 +144,13 @@ def plan(
     chat_tr = translator(scene.chat_locale)
     group = [n for n in notes if n.user_id is None]
     board_notes = tuple(n.id for n in group if n.kind in GROUP_KINDS)
-    if board_notes:
+    # A reminder also brings the deadline on the board and in the reminded player's game
+    # message up to date ("in 3 hours" was right when they were written).
+    reminded = [n.user_id for n in notes if n.kind is Kind.REMINDER and n.user_id is not None]
+    if board_notes or (reminded and game.meta.get(BOARD_KEY)):
         recent = recent_lines(chat_tr, group)
-        msg = render.board(chat_tr, scene.board, now, bot_username, recent)
+        msg = render.board(chat_tr, scene.board, now, bot_username, recent,
+                           zone=scene.group_zone())
         out.steps.append(Board(
             game.chat_id, game.meta.get(BOARD_KEY), msg.text, msg.keyboard,
             pin=any(n.kind is Kind.GAME_STARTED for n in group), notes=board_notes,
@@ -204,6 +208,9 @@ def plan(
             if seat_user is not None and seat_user not in turn_users + edit_users and (
                     scene.can_pm.get(seat_user, True)):
                 edit_users.append(seat_user)
+    for user_id in reminded:
+        if user_id not in turn_users + edit_users and game.meta.get(pm_key(user_id)):
+            edit_users.append(user_id)
     if board_notes:
         for user_id in humans:
             if user_id in turn_users or user_id in edit_users or not scene.can_pm.get(
@@ -229,7 +236,7 @@ def private_step(
     if sv is None:
         return None
     tr = translator(scene.locales.get(user_id, scene.chat_locale))
-    msg = render.private(tr, sv, scene.chat_title, now)
+    msg = render.private(tr, sv, scene.chat_title, now, scene.zones.get(user_id))
     old = scene.game.meta.get(pm_key(user_id))
     target = acting.message_id if acting is not None and acting.user_id == user_id else old
     mention = group_mention(scene, user_id, bot_username) if sv.to_act else None
@@ -246,7 +253,7 @@ def _private_note(
 ) -> PrivateNote:
     assert note.user_id is not None
     tr = translator(scene.locales.get(note.user_id, scene.chat_locale))
-    text = texts.notification_text(tr, note, now)
+    text = texts.notification_text(tr, note, now, scene.zones.get(note.user_id))
     if note.kind is Kind.TIMED_OUT:
         text += "\n" + tr.gettext("Take your seat back with /back or any button.")
     title = scene.chat_title or str(scene.game.chat_id)

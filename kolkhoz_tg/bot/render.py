@@ -188,19 +188,22 @@ def lobby(
         [
             Button(("✅ " if game.rules.get("medals_score") else "▫️ ") + _("Medals score"),
                    lobby_button(gid, ver, "medals")),
-            Button(_("Start ▶"), lobby_button(gid, ver, "start")),
         ],
     ]
+    start = Button(_("Start ▶"), lobby_button(gid, ver, "start"))
     if standin_level is not None:
-        # Three buttons of this width do not fit a phone's row: Start gets a row of its own.
-        start = keyboard[2].pop()
         keyboard[2].append(Button(
             "🤖 " + _("Stand-in: {level}", level=level_name(tr, standin_level).lower()),
             lobby_button(gid, ver, "standin")))
-        keyboard.append([start])
     if unreachable and bot_username:
         keyboard.append([Button("✉️ " + _("Private chat"),
                                 url=deep_link(bot_username, gid))])
+    # Start last, on a row of its own when the row above is full (two wide buttons are
+    # what a phone's row holds).
+    if standin_level is not None or unreachable:
+        keyboard.append([start])
+    else:
+        keyboard[2].append(start)
     return Message("\n".join(lines), keyboard)
 
 
@@ -235,15 +238,17 @@ def lobby_level_menu(
 
 def board(
     tr: Translator, bv: BoardView, now: datetime, bot_username: str,
-    recent: list[str] | None = None,
+    recent: list[str] | None = None, *, zone: str | None = None,
 ) -> Message:
-    """The group's living board (edited in place); ``recent`` lines tell the last moves."""
+    """The group's living board (edited in place); ``recent`` lines tell the last moves;
+    with the group's time ``zone`` (:meth:`Scene.group_zone`) the deadline is on its clock
+    too."""
     _ = tr.gettext
     game, view = bv.game, bv.view
     if view is None:
         return lobby(tr, game)
     deadline = bv.deadline if game.status == "active" else None
-    lines = ["🌾 " + texts.board_text(tr, game, view, now, deadline)]
+    lines = ["🌾 " + texts.board_text(tr, game, view, now, deadline, zone=zone)]
     if recent:
         lines.append("🕘 " + " ".join(recent))
     standins = [texts.seat_name(tr, game, s.seat) for s in game.seats if s.standin]
@@ -268,8 +273,12 @@ def board(
 # ---------------------------------------------------------------------- private
 
 
-def private(tr: Translator, sv: SeatView, chat_title: str | None, now: datetime) -> Message:
-    """The player's own message for one game: where, what is going on, what they may do."""
+def private(
+    tr: Translator, sv: SeatView, chat_title: str | None, now: datetime,
+    zone: str | None = None,
+) -> Message:
+    """The player's own message for one game: where, what is going on, what they may do
+    (the deadline also on their clock when their time ``zone`` is known)."""
     _ = tr.gettext
     view, game = sv.view, sv.game
     head = [_("Kolkhoz in «{chat}»", chat=chat_title or str(game.chat_id)),
@@ -295,13 +304,25 @@ def private(tr: Translator, sv: SeatView, chat_title: str | None, now: datetime)
     elif game.status == "paused":
         lines.append("⏸ " + _("The game is paused; the clock has stopped."))
     elif sv.to_act:
+        typed = View.from_dict(view, sv.legal)
+        lines.append(texts.jobs_line(tr, typed))
         lines.append("👉 " + texts.phase_prompt(tr, view))
         led = Card.parse(view["trick"][0][1]).suit if view["trick"] else None
         if view["phase"] == "play" and led is not None:
             lines.append(_("Led suit: {suit}", suit=led.symbol))
         if view["phase"] == "assign" and view["pending"]:
             lines.append(_("Where does {card} go?", card=texts.card(tr, view["pending"][0])))
-        if sv.deadline is not None:
+        # What the trump Jack, Queen and King do: for the card being placed, and for the
+        # hand when it is new (before the year's first trick is over).
+        shown = view["pending"][:1] if view["phase"] == "assign" else []
+        if not view.get("tricks"):
+            shown += view["players"][sv.seat]["hand"] or []
+        lines += texts.trump_hints(tr, typed, shown)
+        if sv.deadline is not None and zone is not None:
+            lines.append("⏰ " + _("Time runs out {time} ({when}).",
+                                  time=tr.clock(sv.deadline, now, zone),
+                                  when=tr.relative(sv.deadline, now)))
+        elif sv.deadline is not None:
             lines.append("⏰ " + _("Time runs out {when}.", when=tr.relative(sv.deadline, now)))
     else:
         # Not this player's move: this message is not edited as the others play, so it says
@@ -345,7 +366,7 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
                             action_button(gid, ver, Action.swap_pass().text))])
     elif phase == "assign" and sv.to_act and typed.pending:
         options = [
-            Button(texts.action_label(tr, typed, a), action_button(gid, ver, a.text))
+            Button(texts.assign_button(tr, typed, a), action_button(gid, ver, a.text))
             for a in typed.assignments(typed.pending[0])
         ]
         rows.extend(options[i : i + 2] for i in range(0, len(options), 2))
@@ -354,10 +375,11 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
         for c in hand:
             action = Action.play(Card.parse(c))
             text = action.text
+            label = texts.card(tr, c) + texts.trump_mark(typed, c)
             if phase == "play" and sv.to_act and action in legal:
-                buttons.append(Button(texts.card(tr, c), action_button(gid, ver, text)))
+                buttons.append(Button(label, action_button(gid, ver, text)))
             else:
-                buttons.append(Button(f"·{texts.card(tr, c)}·", explain_button(gid, ver, text)))
+                buttons.append(Button(f"·{label}·", explain_button(gid, ver, text)))
         rows.append(buttons)
     rows.append([
         Button("📋 " + _("Board"), view_button(gid, ver, "board")),

@@ -48,7 +48,8 @@ def open_service(
 ) -> GameService:
     """A service on ``url`` (default: the configured database), migrations applied."""
     settings = settings or Settings()
-    return GameService(Database(url or settings.database_url), clock=clock, settings=settings)
+    db = Database(url or settings.database_url, durable_commits=settings.pg_durable_commits)
+    return GameService(db, clock=clock, settings=settings)
 
 
 __all__ = [

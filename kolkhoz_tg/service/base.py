@@ -450,6 +450,7 @@ class ServiceBase:
             can_pm={u: u in users and users[u].can_pm for u in humans},
             chat_locale=chat_locale,
             chat_title=chat.title if chat is not None else None,
+            zones={u: tz for u in humans if u in users and (tz := users[u].timezone) is not None},
         )
 
     def _read_game(self, s: Session, game_id: int) -> tuple[GameRow, Game | None]:

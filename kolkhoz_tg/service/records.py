@@ -173,6 +173,14 @@ class Scene:
     can_pm: dict[int, bool]
     chat_locale: str
     chat_title: str | None
+    #: Each seated person's time zone, where they set one (``/settings``).
+    zones: dict[int, str] = field(default_factory=dict)
+
+    def group_zone(self) -> str | None:
+        """The time zone to show the group its deadlines in: the one zone every seated
+        person who set one shares (friends in one town), else None (relative times only)."""
+        zones = set(self.zones.values())
+        return zones.pop() if len(zones) == 1 else None
 
 
 class ActStatus(StrEnum):

@@ -59,8 +59,13 @@ def normalize_url(url: str) -> str:
 BUSY_TIMEOUT = 2.0
 
 
-def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT, **kwargs: Any) -> Engine:
-    """An engine for ``url`` with the SQLite settings above applied to every connection."""
+def make_engine(
+    url: str, busy_timeout: float = BUSY_TIMEOUT, *, durable_commits: bool = False,
+    **kwargs: Any,
+) -> Engine:
+    """An engine for ``url``: SQLite with the settings above on every connection (WAL,
+    ``synchronous=NORMAL``); PostgreSQL with ``synchronous_commit`` off unless
+    ``durable_commits`` (see ``Settings.pg_durable_commits``): the same durability."""
     url = normalize_url(url)
     if url.startswith("sqlite"):
         connect_args = {"timeout": busy_timeout, "check_same_thread": False}
@@ -68,7 +73,16 @@ def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT, **kwargs: Any) -> 
         _tune_sqlite(engine, busy_timeout)
         return engine
     kwargs.setdefault("pool_pre_ping", True)
-    return sa.create_engine(url, **kwargs)
+    engine = sa.create_engine(url, **kwargs)
+    if not durable_commits and engine.dialect.name == "postgresql":
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+            with dbapi_conn.cursor() as cur:
+                cur.execute("SET synchronous_commit TO off")
+            dbapi_conn.commit()
+
+    return engine
 
 
 def _tune_sqlite(engine: Engine, busy_timeout: float) -> None:
@@ -128,10 +142,11 @@ class Database:
 
     def __init__(
         self, url: str, *, run_migrations: bool = True, busy_timeout: float = BUSY_TIMEOUT,
-        **engine_kwargs: Any,
+        durable_commits: bool = False, **engine_kwargs: Any,
     ) -> None:
         self.url = normalize_url(url)
-        self.engine = make_engine(self.url, busy_timeout, **engine_kwargs)
+        self.engine = make_engine(self.url, busy_timeout, durable_commits=durable_commits,
+                                  **engine_kwargs)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         self.is_postgres = self.engine.dialect.name == "postgresql"
         write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})

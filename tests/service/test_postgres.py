@@ -74,3 +74,16 @@ def test_first_messages_of_a_new_user_at_once(pg_url: str, clock: FakeClock) -> 
     assert user is not None and user.name == "Anna" and user.locale == "ru"
     for db in dbs:
         db.dispose()
+
+
+@pytest.mark.parametrize("durable", [False, True])
+def test_commits_wait_for_the_disk_only_when_asked(pg_url: str, durable: bool) -> None:
+    """``synchronous_commit`` is off by default (SQLite's WAL/NORMAL durability) and on with
+    ``pg_durable_commits``."""
+    db = Database(pg_url, durable_commits=durable)
+    try:
+        with db.write() as s:
+            setting = s.connection().exec_driver_sql("SHOW synchronous_commit").scalar()
+        assert setting == ("on" if durable else "off")
+    finally:
+        db.dispose()

@@ -1,0 +1,103 @@
+"""The private game message as a phone shows it: the jobs next to the hand, assignment
+buttons that say what they do and fit two a row, the trump Jack, Queen and King marked and
+explained, and deadlines on the reader's clock, kept fresh by the reminders."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import timedelta
+
+from kolkhoz_tg.service import GameService
+from kolkhoz_tg.texts import BUTTON_WIDTH, TRUMP_MARKS
+from kolkhoz_tg.timeutil import FakeClock
+from tests.bot.conftest import make_app
+from tests.bot.driver import NAMES, action_buttons, open_game, tap_any_action
+from tests.faketg import FakeTelegram
+
+JOBS_LINE = re.compile(r"^♥ (\d+/\d+|✅).* · ♦ .* · ♣ .* · ♠ ", re.M)
+
+
+async def test_a_whole_game_of_private_messages_phone_sized_and_telling(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = [fake.user(7700 + i, n, language_code="en") for i, n in enumerate(NAMES)]
+    group = fake.create_group("Phones", users)
+    assign_labels: list[str] = []
+    rows: list[int] = []
+    jobs_lines = hints = marks = 0
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        taps = 0
+        while True:
+            for u in users:
+                msg = u.last_message()
+                if msg is None or not action_buttons(msg):
+                    continue
+                text = msg.text or ""
+                jobs_lines += bool(JOBS_LINE.search(text))
+                hints += any(line.startswith(tuple(TRUMP_MARKS.values()))
+                             for line in text.splitlines())
+                labels = [b.text for row in msg.buttons for b in row]
+                marks += any(m in label for label in labels for m in TRUMP_MARKS.values())
+                if "Where does" in text:
+                    moves = [row for row in msg.buttons if any("→" in b.text or "✅" in b.text
+                                                               for b in row)]
+                    assign_labels += [b.text for row in moves for b in row]
+                    rows += [len(row) for row in moves]
+            if not await tap_any_action(users):
+                break
+            taps += 1
+            assert taps < 400
+        assert service.game_info(game_id).status == "finished"
+    assert assign_labels, "no assignment was shown"
+    widest = max(assign_labels, key=len)
+    assert len(widest) <= BUTTON_WIDTH, widest
+    assert max(rows) <= 3
+    assert all(re.search(r"\d+→\d+|✅", label) for label in assign_labels)
+    # a completing card says so, with the rewards the Brigadier then takes
+    assert any(re.search(r"\d+→\d+ ✅\+", label) for label in assign_labels), assign_labels
+    assert any(re.match(r"^[♥♦♣♠] \w+ ", label) for label in assign_labels)  # names fit
+    assert jobs_lines > 20
+    assert marks and hints  # the trump Jack, Queen or King was dealt to someone
+
+
+async def test_deadlines_on_the_readers_clock_and_refreshed_by_reminders(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    """Players with a time zone see the deadline on their clock next to the relative time;
+    the board does too when every seated player who set a zone shares it. A reminder
+    rewrites both, so "in 24 hours" does not stay on the board for a day."""
+    users = [fake.user(7800 + i, n, language_code="en") for i, n in enumerate(NAMES)]
+    group = fake.create_group("Clocks", users)
+    async with fake.running(make_app(fake, service)):
+        for u in users[:2]:
+            service.ensure_user(u.id, u.first_name, "en")
+            service.set_time_zone(u.id, "Europe/Moscow")  # 09:00 UTC is 12:00 there
+        game_id = await open_game(fake, users, group)
+        board_id = service.game_info(game_id).meta["board"]
+        board = fake.message(group, board_id)
+        assert re.search(r"\(ends tomorrow at 12:00, in 24 hours\)", board.text or ""), board.text
+        mover = next(u for u in users if action_buttons(u.last_message()))
+        private = mover.last_message()
+        assert private is not None
+        if mover in users[:2]:
+            assert "Time runs out tomorrow at 12:00 (in 24 hours)." in (private.text or "")
+        else:
+            assert "Time runs out in 24 hours." in (private.text or "")
+        # Half the time later the reminder goes out and both say "in 12 hours".
+        clock.advance(timedelta(hours=12, minutes=1))
+        notes = await asyncio.to_thread(service.process_due, game_id)
+        assert any(n.kind.value == "reminder" for n in notes)
+        app_deliverer = fake._apps[0].bot_data["kolkhoz"].deliverer
+        await app_deliverer.deliver(notes)
+        await fake.wait_idle()
+        board = fake.message(group, board_id)
+        assert "in 11 hours" in (board.text or "") or "in 12 hours" in (board.text or ""), (
+            board.text)
+        private = fake.message(mover, private.message_id)
+        assert "hours" in (private.text or "") and "24 hours" not in (private.text or "")
+        # Another zone at the table: the board keeps to relative times.
+        service.set_time_zone(users[2].id, "Asia/Tokyo")
+        await app_deliverer.refresh_board(game_id)
+        assert "(ends" not in (fake.message(group, board_id).text or "")
