@@ -440,7 +440,16 @@ def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]
     requisition only with ``year_end`` (a YEAR_SUMMARY notification carries it too)."""
     lines: list[str] = []
     for move in moves:
-        for e in move["events"]:
+        events = move["events"]
+        told = [i for i, e in enumerate(events) if e["type"] in _REQUISITION]
+        if year_end and told:
+            # The requisition job by job, each failure said once (as in the year's summary).
+            first, last = told[0], told[-1] + 1
+            lines += event_lines(tr, game, [{**move, "events": events[:first]}], theme, True)
+            lines += requisition_lines(tr, game, events[first:last], theme)
+            lines += event_lines(tr, game, [{**move, "events": events[last:]}], theme, True)
+            continue
+        for e in events:
             if not year_end and e["type"] in YEAR_END_EVENTS:
                 continue
             line = event_text(tr, game, e, theme)
@@ -529,17 +538,27 @@ def final_table(tr: Translator, data: dict[str, Any]) -> str:
     lines = [_("🏁 The five-year plan is complete")]
     if data.get("early"):
         lines.append(_("(the deck ran dry before the last year)"))
+    names: dict[int, str] = {}
     for row in data["table"]:
         who = tr.gettext("Bot {number}", number=row["name"].rsplit(" ", 1)[-1]) if row[
             "is_bot"] else row["name"]
-        line = f"{row['rank']}. {who:<12} {row['score']:>3}"
+        names[row["seat"]] = who
+        # No padding: Telegram shows plain text in a proportional font, where spaces never
+        # line columns up; the score follows the name as in a sentence.
+        line = f"{row['rank']}. {who} — " + tr.ngettext("{n} point", "{n} points", row["score"])
         details = [_("plot: {cards}", cards=cards(tr, row["plot"]))]
         if row["medals"]:
             details.append(tr.ngettext("{n} medal", "{n} medals", row["medals"]))
         if row["auto_moves"]:
             details.append(tr.ngettext("{n} move played automatically",
                                        "{n} moves played automatically", row["auto_moves"]))
-        lines.append(f"{line}  ({' · '.join(details)})")
+        lines.append(f"{line} ({' · '.join(details)})")
+    if data.get("winners"):
+        scores = {row["seat"]: row["score"] for row in data["table"]}
+        result = {"scores": [scores.get(s, 0) for s in range(len(names))],
+                  "winners": data["winners"]}
+        lines.append(winners_line(tr, {"result": result},
+                                  [names.get(s, "?") for s in range(len(names))]))
     return "\n".join(lines)
 
 
@@ -621,12 +640,84 @@ def year_summary(tr: Translator, note: Notification) -> str:
         lines.append(_("The year's last trick: {cards} — won by {name}", cards=played,
                        name=seat_name(tr, game, last["winner"])))
     for done in data["completed"]:
-        lines.append(_("{job}: done by {name}.", job=job_name(tr, theme, done["job"]),
-                       name=seat_name(tr, game, done["seat"])))
-    for e in data["events"]:
-        if e["type"] in ("CardsToPlot", "YearEnded"):
-            continue
-        line = event_text(tr, game, e, theme)
-        if line:
-            lines.append(line)
+        lines.append("✅ " + _("{job}: done by {name}.", job=job_name(tr, theme, done["job"]),
+                              name=seat_name(tr, game, done["seat"])))
+    lines += requisition_lines(tr, game, data["events"], theme)
     return "\n".join(lines)
+
+
+#: The year-end events :func:`requisition_lines` tells job by job.
+_REQUISITION = frozenset({
+    "JobFailed", "DrunkardSentNorth", "CardsRevealed", "CardSentNorth",
+    "NothingRequisitioned", "NobodyExposed",
+})
+
+
+def requisition_lines(
+    tr: Translator, game: dict[str, Any], events: list[dict[str, Any]], theme: str
+) -> list[str]:
+    """The year's requisition, one line per failed job that says it failed once and names
+    each card sent north and whose it was (``Workshop failed (8 h): Boris's K♣ and Vera's 9♣
+    go north.``), then the cards shown that stay face up. Every card here is public: sent
+    north or turned face up for everyone. Other year-end events get their own sentence."""
+    _ = tr.gettext
+    north = {e["card"] for e in events if e["type"] in ("CardSentNorth", "DrunkardSentNorth")}
+    jobs: dict[str, dict[str, Any]] = {}
+    # ("line", text) for other events, ("job", letter) for where a failed job is told.
+    order: list[tuple[str, str]] = []
+    for e in events:
+        kind = e["type"]
+        if kind in ("CardsToPlot", "YearEnded"):
+            continue
+        if kind not in _REQUISITION:
+            line = event_text(tr, game, e, theme)
+            if line:
+                order.append(("line", line))
+            continue
+        if e["job"] not in jobs:
+            jobs[e["job"]] = {"hours": None, "north": [], "drunkard": None, "shown": {}}
+            order.append(("job", e["job"]))
+        job = jobs[e["job"]]
+        if kind == "JobFailed":
+            job["hours"] = e["hours"]
+        elif kind == "DrunkardSentNorth":
+            job["drunkard"] = e["card"]
+        elif kind == "CardSentNorth":
+            job["north"].append(_("{name}'s {card}", name=seat_name(tr, game, e["seat"]),
+                                  card=card(tr, e["card"])))
+        elif kind == "CardsRevealed":
+            stay = [c for c in e["cards"] if c not in north]
+            if stay:
+                job["shown"].setdefault(e["seat"], []).extend(stay)
+    out: list[str] = []
+    for what, value in order:
+        if what == "line":
+            out.append(value)
+            continue
+        job = jobs[value]
+        name = job_name(tr, theme, value)
+        hours = job["hours"] if job["hours"] is not None else 0
+        if job["drunkard"] is not None:
+            text = _("{job} failed ({hours} h): the drunkard {card} goes north instead of "
+                     "anyone's card.", job=name, hours=hours, card=card(tr, job["drunkard"]))
+        elif job["north"]:
+            text = tr.ngettext("{job} failed ({hours} h): {cards} goes north.",
+                               "{job} failed ({hours} h): {cards} go north.",
+                               len(job["north"]), job=name, hours=hours,
+                               cards=and_list(tr, job["north"]))
+        else:
+            text = _("{job} failed ({hours} h), but nobody had a card to lose.", job=name,
+                     hours=hours)
+        out.append("❌ " + text)
+        if job["shown"]:
+            shown = " · ".join(f"{seat_name(tr, game, s)} {cards(tr, cs)}"
+                               for s, cs in job["shown"].items())
+            out.append(_("Face up from now on: {plots}", plots=shown))
+    return out
+
+
+def and_list(tr: Translator, items: Sequence[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C`` in the reader's language."""
+    if len(items) < 2:
+        return "".join(items)
+    return tr.gettext("{items} and {last}", items=", ".join(items[:-1]), last=items[-1])

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from telegram import Chat, Update, User
+from telegram.constants import ChatMemberStatus
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 from telegram.helpers import create_deep_linked_url
 
 from engine import PRESETS
+from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.context import (
     Deps,
@@ -45,6 +49,8 @@ log = logging.getLogger(__name__)
 # ---------------------------------------------------------------------- commands
 
 RULES_PAYLOAD = "rules"
+#: Games whose log would still tell hidden cards (swaps, the cards dealt).
+OPEN_STATUSES = frozenset({"lobby", "active", "paused"})
 TIMEOUT_CHOICES = (3600, 4 * 3600, 12 * 3600, 24 * 3600, 48 * 3600, 72 * 3600)
 
 
@@ -130,6 +136,8 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     payload = c.args[0] if c.args else ""
     if payload == RULES_PAYLOAD:
         await cmd_rules(update, context)
+        return
+    if await _start_log(c, payload):
         return
     games = await call(d.service.games_of_user, user.id)
     for game in games:
@@ -324,7 +332,8 @@ async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     d = c.d
     if c.in_group:
-        await d.deliverer.refresh_board(game.id, resend=True)
+        # A board sent anew is pinned like the first one (a lobby is not: it is not a board).
+        await d.deliverer.refresh_board(game.id, resend=True, pin=game.status != "lobby")
     else:
         bv = await call(d.service.board, game.id)
         msg = render.board(c.tr, bv, d.service.clock.now(), context.bot.username)
@@ -566,20 +575,77 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/log``: the last finished game of the chat, move by move (``/log N`` for game N)."""
+    """``/log``: the last finished game (``/log N`` for game N). In a group, a few lines
+    with a button that opens the full log in private (a log is hundreds of lines); in
+    private, the full log, move by move, of the player's last finished game."""
     c = await command(update, context, group_language=True, remember=False)
-    games = await call(c.d.service.games_in_chat, c.chat.id, False)
+    if c.in_group:
+        games = await call(c.d.service.games_in_chat, c.chat.id, False)
+    else:
+        games = await call(c.d.service.games_of_user, c.user.id, False)
     if c.args and c.args[0].isdigit():
-        games = [g for g in games if g.id == int(c.args[0])]
+        wanted = int(c.args[0])
+        games = [g for g in games if g.id == wanted]
+        if not games and not c.in_group:
+            # Any finished game of a group the reader belongs to (its log is public there).
+            with contextlib.suppress(ServiceError):
+                games = [await call(c.d.service.game_info, wanted)]
     else:
         games = [g for g in games if g.status in ("finished", "aborted")]
     if not games:
         await c.reply(c.tr.gettext("No finished game here yet."))
         return
+    game = games[0]
+    if game.status in OPEN_STATUSES:
+        await c.reply(texts.error_text(c.tr, "not_over"))
+        return
+    if c.in_group:
+        bv = await call(c.d.service.board, game.id)
+        msg = render.log_summary(c.tr, game, bv.view, context.bot.username)
+        await c.reply(msg.text, msg.keyboard)
+        return
+    await send_full_log(c, game)
+
+
+async def send_full_log(c: Cmd, game: GameInfo) -> None:
+    """The game's full log in private, in messages of at most 4096 characters; only to a
+    player of the game or a member of its group (where its summary was offered)."""
+    if game.seat_of(c.user.id) is None and not await _member_of(c, game.chat_id):
+        await c.reply(c.tr.gettext("That log belongs to a group you are not in."))
+        return
     try:
-        moves = await call(c.d.service.history, games[0].id)
+        moves = await call(c.d.service.history, game.id)
     except ServiceError as e:
         await c.reply(service_error_text(c.tr, e))
         return
-    for part in render.game_log(c.tr, games[0], moves):
+    for part in render.game_log(c.tr, game, moves):
         await c.reply(part)
+
+
+async def _member_of(c: Cmd, chat_id: int) -> bool:
+    """Whether the sender is in that group now (Telegram asked; False if it cannot say)."""
+    try:
+        member = await c.context.bot.get_chat_member(chat_id, c.user.id)
+    except TelegramError:
+        return False
+    return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR,
+                             ChatMemberStatus.MEMBER) or (
+        member.status == ChatMemberStatus.RESTRICTED and bool(getattr(member, "is_member", False)))
+
+
+async def _start_log(c: Cmd, payload: str) -> bool:
+    """``/start log<id>`` (the button under a group's ``/log``): that game's full log.
+    False if the payload is not a log link."""
+    number = payload.removeprefix("log")
+    if not payload.startswith("log") or not number.isdigit():
+        return False
+    try:
+        game = await call(c.d.service.game_info, int(number))
+    except ServiceError:
+        await c.reply(c.tr.gettext("No finished game here yet."))
+        return True
+    if game.status in OPEN_STATUSES:
+        await c.reply(texts.error_text(c.tr, "not_over"))
+        return True
+    await send_full_log(c, game)
+    return True

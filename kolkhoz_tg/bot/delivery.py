@@ -281,8 +281,11 @@ class Deliverer:
             outcome = await self._carry_out(scene, Plan(scene.game.id, [step]))
             await self._settle(scene.game.id, outcome)
 
-    async def refresh_board(self, game_id: int, resend: bool = False) -> int | None:
-        """Edit the game's board message (or send it when there is none, or ``resend``)."""
+    async def refresh_board(
+        self, game_id: int, resend: bool = False, pin: bool = False
+    ) -> int | None:
+        """Edit the game's board message (or send it when there is none, or ``resend``);
+        ``pin`` it, quietly, where the bot may pin (elsewhere it is only sent)."""
         async with self._locks[game_id]:
             scene = await self.call(self.service.scene, game_id)
             tr = translator(scene.chat_locale)
@@ -295,7 +298,7 @@ class Deliverer:
                 msg = render.board(tr, scene.board, self.now(), self._username(),
                                    zone=scene.group_zone())
             step = Board(scene.game.chat_id, scene.game.meta.get(BOARD_KEY), msg.text,
-                         msg.keyboard, resend=resend)
+                         msg.keyboard, pin=pin, resend=resend)
             outcome = await self._carry_out(scene, Plan(game_id, [step]))
             await self._settle(game_id, outcome)
             board = outcome.meta.get(BOARD_KEY, scene.game.meta.get(BOARD_KEY))

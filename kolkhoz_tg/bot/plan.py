@@ -260,8 +260,43 @@ def _private_note(
     text = "🌾 " + tr.gettext("Kolkhoz in «{chat}»", chat=title) + "\n" + text
     mention = None
     if note.kind is Kind.REMINDER and note.data.get("last"):
-        mention = group_mention(scene, note.user_id, bot_username)
+        mention = reminder_mention(scene, note, now, bot_username)
     return PrivateNote(note.user_id, text, mention, (note.id,))
+
+
+def reminder_key(user_id: int) -> str:
+    return f"reminded:{user_id}"
+
+
+def reminder_mention(
+    scene: Scene, note: Notification, now: datetime, bot_username: str
+) -> GroupPost | None:
+    """The last reminder, for a player the bot cannot write to: a mention in the group with
+    the time left and the button that opens the private chat on the game. Once per reminder
+    (its notification id is kept in the game's meta), apart from the "your move" mention
+    their turn began with; None if it went out already or they no longer hold a seat."""
+    game = scene.game
+    assert note.user_id is not None
+    key = reminder_key(note.user_id)
+    if game.meta.get(key) == note.id:
+        return None
+    seat = game.seat_of(note.user_id)
+    if seat is None:
+        return None
+    tr = translator(scene.chat_locale)
+    name = html.escape(texts.seat_name(tr, game, seat), quote=False)
+    link = f'<a href="tg://user?id={note.user_id}">{name}</a>'
+    deadline = note.data.get("deadline")
+    if deadline:
+        when = tr.relative(datetime.fromisoformat(deadline), now)
+        text = tr.gettext("{name}, it is your move and time runs out {when}. Open a private "
+                          "chat with me to see your cards.", name=link, when=html.escape(when))
+    else:
+        text = tr.gettext("{name}, it is your move. Open a private chat with me to see your "
+                          "cards.", name=link)
+    keyboard = [[render.Button("✉️ " + tr.gettext("Open my cards"),
+                               url=render.deep_link(bot_username, game.id))]]
+    return GroupPost(game.chat_id, text, keyboard, html=True, once=(key, note.id))
 
 
 def group_mention(scene: Scene, user_id: int, bot_username: str) -> GroupPost | None:
@@ -337,5 +372,5 @@ def recent_lines(tr: Translator, notes: list[Notification]) -> list[str]:
 __all__ = [
     "BOARD_KEY", "Acting", "Board", "GroupPost", "Plan", "Private", "PrivateNote",
     "Step", "board_events", "group_mention", "has_moves", "live_key", "mention_key", "plan",
-    "pm_key", "private_step", "recent_lines",
+    "pm_key", "private_step", "recent_lines", "reminder_key", "reminder_mention",
 ]

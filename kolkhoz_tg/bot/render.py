@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from babel.numbers import format_decimal
+
 from engine import Action, Card
 from engine.cards import SUITS
 from engine.views import View
@@ -438,7 +440,9 @@ def chat_stats(tr: Translator, stats: list[PlayerStats]) -> str:
             tr.ngettext("{n} win", "{n} wins", p.wins),
         ]
         if p.average_score is not None:
-            parts.append(_("{points} points on average", points=f"{p.average_score:.1f}"))
+            # 41.5 in English, 41,5 in Russian.
+            average = format_decimal(p.average_score, format="0.0", locale=tr.locale)
+            parts.append(_("{points} points on average", points=average))
         if p.timeouts:
             parts.append(tr.ngettext("{n} missed deadline", "{n} missed deadlines", p.timeouts))
         lines.append(f"{rank}. {p.name}: " + " · ".join(parts))
@@ -463,6 +467,43 @@ def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> lis
     if current:
         parts.append(current)
     return parts
+
+
+def log_payload(game_id: int) -> str:
+    """The ``/start`` payload that opens a game's full log in private."""
+    return f"log{game_id}"
+
+
+def log_summary(
+    tr: Translator, game: GameInfo, view: dict[str, Any] | None, bot_username: str
+) -> Message:
+    """``/log`` in a group: a finished (or called-off) game in a few lines (rules, years,
+    winner, final score) with a button that opens its full log in private, never the
+    hundreds of lines of the log itself."""
+    from telegram.helpers import create_deep_linked_url
+
+    _ = tr.gettext
+    names = [texts.seat_name(tr, game, s) for s in range(game.players)]
+    head = _("Game {id}: «{rules}»", id=game.id, rules=texts.preset_title(tr, game.preset))
+    years = view["year"] if view is not None else 0
+    if game.status != "aborted" and years:
+        head += ", " + tr.ngettext("{n} year played", "{n} years played", years)
+    lines = ["📜 " + head]
+    if game.status == "aborted":
+        lines.append(_("Called off in year {year}.", year=years) if years
+                     else _("The game was called off."))
+    if game.result is not None:
+        scores = game.result["scores"]
+        order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
+        lines.append(_("Score: {scores}", scores=" · ".join(
+            f"{names[s]} {scores[s]}" for s in order)))
+        winners = texts.winners_line(tr, game, names)
+        if winners:
+            lines.append(winners)
+    url = create_deep_linked_url(bot_username, log_payload(game.id))
+    keyboard = [[Button("📜 " + _("The full log"), url=url)]]
+    lines.append(_("The full log, move by move, opens in our private chat."))
+    return Message("\n".join(lines), keyboard)
 
 
 def full_rules(locale: str) -> list[str] | None:

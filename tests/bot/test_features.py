@@ -228,9 +228,13 @@ async def test_stats_and_the_log_of_a_finished_game(
         await users[1].send(group, "/stats")
         stats = fake.last_message(group).text or ""  # type: ignore[union-attr]
         assert all(n in stats for n in NAMES) and "1 game" in stats
-        before = len(fake.messages(group))
         await users[1].send(group, "/log")
-        parts = fake.messages(group)[before + 1:]
+        # In the group a short summary; its button opens the full log in private.
+        summary = fake.last_message(group)
+        assert summary is not None and "The full log" in summary.button_texts[0]
+        before = len(fake.messages(users[1]))
+        await users[1].open_button(summary, summary.button_texts[0])
+        parts = fake.messages(users[1])[before:]
         text = "\n".join(m.text or "" for m in parts)
         assert "The log of game" in text and "Year 5 is over" in text
         assert all(len(m.text or "") <= 4096 for m in parts)
@@ -246,7 +250,10 @@ async def test_stats_and_log_in_russian(fake: FakeTelegram, service: GameService
         await users[0].send(group, "/stats")
         stats = fake.last_message(group).text or ""  # type: ignore[union-attr]
         assert "1 партия" in stats and "«Колхоз» в этом чате" in stats
-        before = len(fake.messages(group))
         await users[0].send(group, "/log")
-        text = "\n".join(m.text or "" for m in fake.messages(group)[before + 1:])
+        summary = fake.last_message(group)
+        assert summary is not None and summary.buttons
+        before = len(fake.messages(users[0]))
+        await users[0].open_button(summary, summary.buttons[0][0].text)
+        text = "\n".join(m.text or "" for m in fake.messages(users[0])[before:])
         assert "Журнал партии" in text and "Начинается год 1." in text

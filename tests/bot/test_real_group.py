@@ -24,7 +24,7 @@ from tests.bot.test_rough_edges import every_group_text, stale_buttons
 from tests.faketg import FakeTelegram
 
 NAMES = {"en": ["Anna", "Boris", "Vera", "Gleb"], "ru": ["Анна", "Борис", "Вера", "Глеб"]}
-ROW = re.compile(r"^(\d+)\.\s+(.+?)\s+(-?\d+)(?:\s|$)")
+ROW = re.compile(r"^(\d+)\.\s+(.+?)\s+(?:— )?(-?\d+)(?:\s|$)")
 
 
 @pytest.mark.parametrize(("lang", "preset"), [("en", "classic"), ("ru", "original")])
