@@ -99,31 +99,56 @@ class _Counter:
 # ---------------------------------------------------------------------- act()
 
 
+class Mover:
+    """Makes one timed act() at a time, round-robin over ``live`` running games (a game
+    that ends is replaced by a new one)."""
+
+    def __init__(self, service: GameService, live: int, seed: int = 1000) -> None:
+        self.service = service
+        self.seed = seed + live
+        self.games = [_new_game(service, seed + i) for i in range(live)]
+        self.i = 0
+
+    def one(self) -> float:
+        """One act() on the next game; its latency in ms."""
+        service = self.service
+        while True:
+            slot = self.i % len(self.games)
+            self.i += 1
+            game_id = self.games[slot]
+            board = service.board(game_id)
+            if board.game.status != "active" or board.view is None:
+                self.games[slot] = _new_game(service, self.seed)
+                self.seed += 1
+                continue
+            seat = board.view["to_act"][0]
+            user = next(s.user_id for s in board.game.seats if s.seat == seat)
+            assert user is not None
+            view = service.seat_view(game_id, user)
+            t = time.perf_counter()
+            result = service.act(game_id, user, view.legal[0], view.game.version)
+            elapsed = (time.perf_counter() - t) * 1000
+            assert result.ok, result
+            return elapsed
+
+
 def bench_act(service: GameService, n: int, live: int) -> list[float]:
     """act() latencies (ms) over ``n`` calls, round-robin over ``live`` running games."""
-    seed = 1000
-    games = [_new_game(service, seed + i) for i in range(live)]
-    seed += live
-    samples: list[float] = []
-    i = 0
-    while len(samples) < n:
-        slot = i % live
-        i += 1
-        game_id = games[slot]
-        board = service.board(game_id)
-        if board.game.status != "active" or board.view is None:
-            games[slot] = _new_game(service, seed)
-            seed += 1
-            continue
-        seat = board.view["to_act"][0]
-        user = next(s.user_id for s in board.game.seats if s.seat == seat)
-        assert user is not None
-        view = service.seat_view(game_id, user)
-        t = time.perf_counter()
-        result = service.act(game_id, user, view.legal[0], view.game.version)
-        samples.append((time.perf_counter() - t) * 1000)
-        assert result.ok, result
-    return samples
+    mover = Mover(service, live)
+    return [mover.one() for _ in range(n)]
+
+
+def paired_act(a: GameService, b: GameService, n: int, live: int) -> tuple[
+        list[float], list[float]]:
+    """act() on ``a`` and on ``b`` in turn, ``n`` of each, so that both meet the same load
+    on a noisy machine: the fair ratio of the two."""
+    ma, mb = Mover(a, live), Mover(b, live)
+    sa: list[float] = []
+    sb: list[float] = []
+    for _ in range(n):
+        sa.append(ma.one())
+        sb.append(mb.one())
+    return sa, sb
 
 
 # ---------------------------------------------------------------------- the sweep
@@ -319,11 +344,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--postgres", default=os.environ.get("KOLKHOZ_TEST_POSTGRES_URL"))
     parser.add_argument("--sqlite-only", action="store_true")
+    parser.add_argument("--act-only", action="store_true",
+                        help="only act() on SQLite and PostgreSQL in turn (about a minute)")
     parser.add_argument("--batch", type=int, default=None,
                         help="games per sweep transaction (default: the service's)")
     args = parser.parse_args()
     if args.games < 1300:
         parser.error("--games: at least 1300 (1,224 of them become due)")
+    if args.act_only:
+        paired(args.postgres or LOCAL_POSTGRES, args.acts, args.live)
+        return
     size, enc, dec, count = bench_snapshot()
     print(f"snapshot: {size:.0f} bytes mean over {count} mid-game states; "
           f"to_json {enc:.1f} µs, from_json {dec:.1f} µs", flush=True)
@@ -339,14 +369,42 @@ def main() -> None:
     with admin.begin() as conn:
         conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
     sep = "&" if "?" in url else "?"
+    pg_url = f"{normalize_url(url)}{sep}options=-csearch_path%3D{schema}"
     try:
-        pg_mean = run("postgres", f"{normalize_url(url)}{sep}options=-csearch_path%3D{schema}",
-                      args.acts, args.live, args.games, args.batch)
+        pg_mean = run("postgres", pg_url, args.acts, args.live, args.games, args.batch)
     finally:
         with admin.begin() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
         admin.dispose()
-    print(f"act() mean, PostgreSQL / SQLite: {pg_mean / sqlite_mean:.2f}")
+    print(f"act() mean, PostgreSQL / SQLite, one after the other: "
+          f"{pg_mean / sqlite_mean:.2f}")
+    paired(url, args.acts, args.live)
+
+
+def paired(url: str, acts: int, live: int) -> None:
+    """act() on a SQLite file and on PostgreSQL in turn; prints both and the ratio."""
+    schema = f"bench_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(normalize_url(url))
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in url else "?"
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            lite = _service(f"sqlite:///{Path(tmp) / 'paired.sqlite3'}", FakeClock())
+            pg = _service(f"{normalize_url(url)}{sep}options=-csearch_path%3D{schema}",
+                          FakeClock())
+            on_lite, on_pg = paired_act(lite, pg, acts, live)
+            lite.db.dispose()
+            pg.db.dispose()
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+    print(f"act() in turn on both, {acts} calls each on {live} live games: "
+          f"SQLite p50 {_pct(on_lite, 0.5):.2f} ms, mean {statistics.fmean(on_lite):.2f} ms; "
+          f"PostgreSQL p50 {_pct(on_pg, 0.5):.2f} ms, mean {statistics.fmean(on_pg):.2f} ms; "
+          f"PostgreSQL / SQLite: {statistics.fmean(on_pg) / statistics.fmean(on_lite):.2f} "
+          f"(means), {_pct(on_pg, 0.5) / _pct(on_lite, 0.5):.2f} (p50)")
 
 
 if __name__ == "__main__":

@@ -111,13 +111,14 @@ def board_text(
         j = suit.letter
         job = view["jobs"][j]
         name = job_name(tr, theme, j)
+        # The bar first: its glyphs have one width, so the rows line up on a phone's
+        # proportional font, where padding names with spaces never does.
+        line = f"{SUIT_SYMBOLS[j]} {_bar(job['hours'], job['threshold'])} "
+        line += f"{job['hours']}/{job['threshold']} {name}"
         if job["complete"]:
-            status = _("done ({name})", name=names[job["completed_by"]])
-        else:
-            status = _bar(job["hours"], job["threshold"])
-        line = f"{SUIT_SYMBOLS[j]} {name:<13} {job['hours']:>3}/{job['threshold']} {status}"
-        if job["rewards"]:
-            line += "  " + _("reward {cards}", cards=cards(tr, job["rewards"]))
+            line += " · " + _("done ({name})", name=names[job["completed_by"]])
+        elif job["rewards"]:
+            line += " · " + _("reward {cards}", cards=cards(tr, job["rewards"]))
         lines.append(line)
     lines += trick_lines(tr, view, names)
     waiting = waiting_text(tr, view, names)

@@ -14,6 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm.exc import StaleDataError
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, select
 
 from engine import Game, Rules, preset
@@ -422,16 +423,14 @@ class ServiceBase:
     def _scene(
         self, s: Session, row: GameRow, game: Game | Views | None, seats: dict[int, SeatRow]
     ) -> Scene:
-        """The game as its readers see it now (see :class:`Scene`): two more statements,
-        the chat and the seated users. ``game`` may come with the views its notifications
-        already built (a turn's :class:`Views`)."""
+        """The game as its readers see it now (see :class:`Scene`): at most two more
+        statements, the chat and the seated users the session does not hold yet. ``game``
+        may come with the views its notifications already built (a turn's :class:`Views`)."""
         info = self._info(s, row, seats)
         chat = s.get(ChatRow, row.chat_id)
         chat_locale = (chat.locale if chat is not None else None) or self.settings.locale
         humans = {r.user_id: r.seat for r in seats.values() if r.user_id is not None}
-        users = {u.id: u for u in s.exec(
-            select(UserRow).where(UserRow.id.in_(list(humans)))  # type: ignore[attr-defined]
-        )} if humans else {}
+        users = self._users(s, list(humans))
         active = row.status == _ACTIVE
         seat_views: dict[int, SeatView] = {}
         views = Views(game) if isinstance(game, Game) else game
@@ -452,6 +451,20 @@ class ServiceBase:
             chat_title=chat.title if chat is not None else None,
             zones={u: tz for u in humans if u in users and (tz := users[u].timezone) is not None},
         )
+
+    def _users(self, s: Session, ids: list[int]) -> dict[int, UserRow]:
+        """The users of ``ids`` that exist: those the session holds already without a
+        query, the others in one statement."""
+        found: dict[int, UserRow] = {}
+        for user_id in ids:
+            held = s.identity_map.get(identity_key(UserRow, user_id))
+            if held is not None:
+                found[user_id] = held
+        missing = [u for u in ids if u not in found]
+        if missing:
+            found.update((u.id, u) for u in s.exec(
+                select(UserRow).where(UserRow.id.in_(missing))))  # type: ignore[attr-defined]
+        return found
 
     def _read_game(self, s: Session, game_id: int) -> tuple[GameRow, Game | None]:
         row = s.get(GameRow, game_id) if _possible_id(game_id) else None

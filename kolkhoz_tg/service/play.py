@@ -63,7 +63,13 @@ class PlayMixin(ServiceBase):
                 if row is None:
                     raise NotFound(f"no game {game_id}", "game_not_found")
                 seat = next((r for r in seats.values() if r.user_id == user_id), None)
-                answer = self._answer_locale(s, row, user_id)
+                # Every seated person in one statement: the answer's language, the next
+                # player's quiet hours and the scene then read them without a query (held
+                # here, since the session only keeps weak references to what it loaded).
+                people = self._users(
+                    s, [r.user_id for r in seats.values() if r.user_id is not None])
+                chat = s.get(ChatRow, row.chat_id)
+                answer = self._answer_locale(people.get(user_id), chat)
                 if action is None:
                     return ActResult(ActStatus.INVALID, game_id, row.version, reason="invalid",
                                      message=invalid, locale=answer)
@@ -130,13 +136,10 @@ class PlayMixin(ServiceBase):
             self._remember(row.id, row.version, game)
         return scene
 
-    def _answer_locale(self, s: Session, row: GameRow, user_id: int) -> str:
-        """The language to answer a user acting in this game in (no query when the
-        session already holds the user and the chat)."""
-        user = s.get(UserRow, user_id)
+    def _answer_locale(self, user: UserRow | None, chat: ChatRow | None) -> str:
+        """The language to answer a user acting in this game in: theirs, else the chat's."""
         if user is not None and user.locale:
             return user.locale
-        chat = s.get(ChatRow, row.chat_id)
         return (chat.locale if chat is not None else None) or self.settings.locale
 
     def _stale(

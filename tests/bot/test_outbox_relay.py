@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -229,14 +230,26 @@ async def test_a_card_costs_four_bot_api_calls_and_no_group_message(
     assert all(c["sendMessage"] <= 1 and not c["deleteMessage"] for c in costs)
 
 
-async def test_a_database_locked_by_another_process_holds_no_tap(
-    fake: FakeTelegram, service: GameService, sqlite_url: str
+async def _until(check: Callable[[], bool], tries: int = 100) -> None:
+    for _ in range(tries):
+        if check():
+            return
+        await asyncio.sleep(0.1)
+
+
+@pytest.mark.parametrize("how", ["tap", "typed"])
+async def test_a_database_locked_by_another_process_holds_no_move(
+    fake: FakeTelegram, service: GameService, sqlite_url: str, how: str
 ) -> None:
+    """A move (a tap, or ``/play`` typed) while another process holds SQLite's write lock
+    (say, an operator's backup): the tap is answered at once, the player is told once that
+    the move waits (after SQLite's short busy timeout, not after the lock is gone), and the
+    move is made once the lock is gone; no "try again"."""
     import sqlite3
 
     from kolkhoz_tg.bot import context as bot_context
 
-    users = players(fake, base=7500)
+    users = players(fake, base=7500 if how == "tap" else 7600)
     group = fake.create_group("Locked", users)
     app = make_app(fake, service)
     async with fake.running(app):
@@ -246,83 +259,35 @@ async def test_a_database_locked_by_another_process_holds_no_tap(
         assert mover is not None
         msg = mover.last_message()
         assert msg is not None
-        other = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
-        other.execute("BEGIN IMMEDIATE")  # e.g. an operator's backup holds the write lock
-        saved = bot_context.LATER
-        bot_context.LATER = (0.2,) * 40
-        try:
-            began = time.perf_counter()
-            await mover.tap(msg, action_buttons(msg)[0], wait=False)
-            for _ in range(100):
-                query = list(fake.callback_queries.values())[-1]
-                if query.answered:
-                    break
-                await asyncio.sleep(0.1)
-            # answered at once (this process foresaw the move), and told once that the
-            # move waits, after SQLite's short busy timeout, not after the lock is gone
-            assert query.answered
-            for _ in range(100):
-                if any("moment" in (m.text or "") for m in mover.private_messages()):
-                    break
-                await asyncio.sleep(0.1)
-            assert time.perf_counter() - began < 8
-            told = [m for m in mover.private_messages() if "moment" in (m.text or "")]
-            assert len(told) == 1
-            assert service.game_info(game_id).version == version
-            other.execute("ROLLBACK")
-            for _ in range(100):
-                if service.game_info(game_id).version > version:
-                    break
-                await asyncio.sleep(0.1)
-            await fake.wait_idle()
-        finally:
-            bot_context.LATER = saved
-            other.close()
-        assert service.game_info(game_id).version > version
-        assert buttons_now(service, game_id, users)
-    fake.assert_all_callbacks_answered()
 
+        def told() -> list[str]:
+            return [m.text or "" for m in mover.private_messages() if "moment" in (m.text or "")]
 
-async def test_a_typed_move_on_a_locked_database_is_made_in_the_background(
-    fake: FakeTelegram, service: GameService, sqlite_url: str
-) -> None:
-    """``/play`` while another process holds SQLite's write lock: the player is told once
-    that the move waits, and it is made once the lock is gone (no "try again")."""
-    import sqlite3
-
-    from kolkhoz_tg.bot import context as bot_context
-
-    users = players(fake, base=7600)
-    group = fake.create_group("Locked typing", users)
-    app = make_app(fake, service)
-    async with fake.running(app):
-        game_id = await open_game(fake, users, group)
-        version = service.game_info(game_id).version
-        mover = tapper(users)
-        assert mover is not None
-        action = service.seat_view(game_id, mover.id).legal[0]
-        typed = "/" + action.replace(":", " ").replace(">", " ").replace("<", " ")
         other = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
         other.execute("BEGIN IMMEDIATE")
         saved = bot_context.LATER
         bot_context.LATER = (0.2,) * 40
         try:
-            await mover.send(mover, typed, wait=False)
-            for _ in range(100):
-                if any("moment" in (m.text or "") for m in mover.private_messages()):
-                    break
-                await asyncio.sleep(0.1)
+            began = time.perf_counter()
+            if how == "tap":
+                await mover.tap(msg, action_buttons(msg)[0], wait=False)
+                await _until(lambda: list(fake.callback_queries.values())[-1].answered)
+                assert list(fake.callback_queries.values())[-1].answered
+            else:
+                action = service.seat_view(game_id, mover.id).legal[0]
+                typed = "/" + action.replace(":", " ").replace(">", " ").replace("<", " ")
+                await mover.send(mover, typed, wait=False)
+            await _until(lambda: bool(told()))
+            assert time.perf_counter() - began < 8
             assert service.game_info(game_id).version == version
             other.execute("ROLLBACK")
-            for _ in range(100):
-                if service.game_info(game_id).version > version:
-                    break
-                await asyncio.sleep(0.1)
+            await _until(lambda: service.game_info(game_id).version > version)
             await fake.wait_idle()
         finally:
             bot_context.LATER = saved
             other.close()
-        told = [m for m in mover.private_messages() if "moment" in (m.text or "")]
-        assert len(told) == 1
+        assert len(told()) == 1
         assert service.game_info(game_id).version > version
+        assert buttons_now(service, game_id, users)
         assert not any("again" in (m.text or "") for m in mover.private_messages())
+    fake.assert_all_callbacks_answered()

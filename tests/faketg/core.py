@@ -15,6 +15,7 @@ import logging
 import random
 import re
 import time
+import uuid
 import zlib
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -55,6 +56,7 @@ MAX_INLINE_BUTTONS = 100
 MAX_REPLY_BUTTONS = 300
 MAX_MARKUP_JSON = 10_000
 MAX_CALLBACK_ANSWER = 200
+MAX_CAPTION = 1024
 MAX_INLINE_RESULTS = 50
 DEFAULT_ALLOWED_UPDATES = frozenset(
     {
@@ -282,6 +284,11 @@ class FakeTelegram:
         self.callback_queries: dict[str, CallbackQueryRecord] = {}
         self.inline_queries: dict[str, InlineQueryRecord] = {}
         self.inline_messages: dict[str, StoredMessage] = {}
+        #: Files the bot uploaded (photos), by the file_id the fake gave them.
+        self.files: dict[str, bytes] = {}
+        #: Uploads of requests in flight, by the token their parameter carries
+        #: (``<upload:TOKEN>``; see :meth:`stash_upload`).
+        self._uploads: dict[str, bytes] = {}
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.bot_settings: dict[tuple[str, str], Any] = {}
         self.chat_actions: list[tuple[int, str]] = []
@@ -1554,10 +1561,116 @@ class FakeTelegram:
         msg, inline = self._target_message(p, what="edit")
         if msg.from_id != self.bot_id and not inline:
             raise bad_request("message can't be edited")
+        if msg.text is None and "photo" in msg.extra:
+            raise bad_request("there is no text in the message to edit")
         text, entities = self._text(p, edit=True)
         markup = self.validate_markup(p.get_json("reply_markup"), inline_only=True)
         self._apply_edit(msg, text, entities, markup)
         return True if inline else self.message_json(msg)
+
+    # ------------------------------------------------------------------ photos
+
+    def stash_upload(self, content: bytes) -> str:
+        """Keep an uploaded file's bytes for the request that carries it; returns the
+        parameter value that stands for it (what the transports put on the wire)."""
+        token = uuid.uuid4().hex
+        self._uploads[token] = content
+        return f"<upload:{token}>"
+
+    def _photo(self, value: Any) -> dict[str, Any]:
+        """The photo a parameter names: a new upload (stored under a new file_id) or the
+        file_id of one uploaded before, as Telegram's PhotoSize list."""
+        text = str(value or "")
+        if text.startswith("<upload:") and text.endswith(">"):
+            content = self._uploads.pop(text[8:-1], None)
+            if content is None:
+                raise bad_request("wrong file identifier/HTTP URL specified")
+            file_id = f"photo-{len(self.files) + 1}-{uuid.uuid4().hex[:8]}"
+            self.files[file_id] = content
+        elif text in self.files:
+            file_id = text
+        else:
+            raise bad_request("wrong file identifier/HTTP URL specified")
+        size = len(self.files[file_id])
+        return {"file_id": file_id, "file_unique_id": file_id[-8:], "width": 0, "height": 0,
+                "file_size": size}
+
+    def _caption(self, p: Params, caption: Any = None, mode: Any = None) -> dict[str, Any]:
+        raw = caption if caption is not None else p.get_str("caption")
+        if not raw:
+            return {}
+        text, ents = parse_text(str(raw), mode if mode is not None else p.get_str("parse_mode"),
+                                None)
+        if len(text) > MAX_CAPTION:
+            raise bad_request("message caption is too long")
+        out: dict[str, Any] = {"caption": text}
+        if ents:
+            out["caption_entities"] = self._fill_mentions(ents)
+        return out
+
+    def api_sendPhoto(self, p: Params) -> dict[str, Any]:
+        chat = self._writable_chat(p.data.get("chat_id"))
+        photo = self._photo(p.data.get("photo"))
+        extra = {"photo": [photo], **self._caption(p)}
+        markup = self.validate_markup(p.get_json("reply_markup"))
+        msg = self._store_message(
+            chat, self.bot_id, None, extra=extra,
+            reply_markup=markup if markup and "inline_keyboard" in markup else None,
+            reply_to=self._reply_target(chat, p), params=dict(p.data),
+        )
+        if p.has("message_thread_id"):
+            msg.extra["message_thread_id"] = p.get_int("message_thread_id")
+        return self.message_json(msg)
+
+    def _edit_photo(self, msg: StoredMessage, extra: dict[str, Any],
+                    markup: dict[str, Any] | None) -> None:
+        media = {k: msg.extra.get(k) for k in ("photo", "caption", "caption_entities")}
+        new = {k: extra.get(k) for k in ("photo", "caption", "caption_entities")}
+        same_photo = (media["photo"] or [{}])[0].get("file_id") == (new["photo"] or [{}])[0].get(
+            "file_id")
+        if same_photo and media == new and markup == msg.reply_markup:
+            raise bad_request(
+                "message is not modified: specified new message content and reply markup are "
+                "exactly the same as a current content and reply markup of the message"
+            )
+        msg.history.append((msg.text, list(msg.entities), msg.reply_markup))
+        for key in ("caption", "caption_entities"):
+            msg.extra.pop(key, None)
+        msg.extra.update({k: v for k, v in new.items() if v is not None})
+        msg.reply_markup = markup
+        msg.edit_date = self.now()
+
+    def api_editMessageMedia(self, p: Params) -> dict[str, Any] | bool:
+        msg, inline = self._target_message(p, what="edit")
+        if msg.from_id != self.bot_id and not inline:
+            raise bad_request("message can't be edited")
+        media = p.get_json("media")
+        if not isinstance(media, dict) or media.get("type") != "photo":
+            raise bad_request("media must be a photo here")
+        ref = str(media.get("media", ""))
+        value = p.data.get(ref[9:]) if ref.startswith("attach://") else ref
+        if "photo" not in msg.extra:
+            raise bad_request("there is no media in the message to edit")
+        extra = {"photo": [self._photo(value)],
+                 **self._caption(p, media.get("caption"), media.get("parse_mode"))}
+        markup = self.validate_markup(p.get_json("reply_markup"), inline_only=True)
+        self._edit_photo(msg, extra, markup)
+        return True if inline else self.message_json(msg)
+
+    def api_editMessageCaption(self, p: Params) -> dict[str, Any] | bool:
+        msg, inline = self._target_message(p, what="edit")
+        if msg.from_id != self.bot_id and not inline:
+            raise bad_request("message can't be edited")
+        if "photo" not in msg.extra:
+            raise bad_request("there is no caption in the message to edit")
+        extra = {"photo": msg.extra["photo"], **self._caption(p)}
+        markup = self.validate_markup(p.get_json("reply_markup"), inline_only=True)
+        self._edit_photo(msg, extra, markup)
+        return True if inline else self.message_json(msg)
+
+    def photo_bytes(self, msg: StoredMessage) -> bytes:
+        """The picture a photo message shows now."""
+        return self.files[msg.extra["photo"][-1]["file_id"]]
 
     def api_editMessageReplyMarkup(self, p: Params) -> dict[str, Any] | bool:
         msg, inline = self._target_message(p, what="edit")

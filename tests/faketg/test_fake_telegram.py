@@ -1129,3 +1129,41 @@ async def test_fault_rate_is_reproducible_and_counted(fake: FakeTelegram, bot: B
     await bot.send_message(alice.id, "no fault left")
     with pytest.raises(ValueError, match="unknown fault kinds"):
         fake.fault_rate(0.5, kinds=("418",))
+
+
+async def test_photos_are_sent_with_their_bytes_and_edited_in_place(
+    fake: FakeTelegram, app_factory: AppFactory
+) -> None:
+    """sendPhoto keeps the uploaded bytes (in-process and over HTTP), editMessageMedia
+    replaces the picture and caption, an unchanged edit is "not modified", and a photo has
+    no text to edit."""
+    from telegram import InputMediaPhoto
+    from telegram.error import BadRequest
+
+    app = app_factory()
+    alice = fake.user(111, "Alice")
+    alice.started = True
+    async with fake.running(app):
+        sent = await app.bot.send_photo(alice.id, b"first picture", caption="<b>v1</b>",
+                                        parse_mode="HTML", reply_markup=menu_markup())
+        msg = fake.last_message(alice)
+        assert msg is not None and msg.text is None
+        assert fake.photo_bytes(msg) == b"first picture"
+        assert msg.extra["caption"] == "v1" and msg.buttons
+        assert sent.photo and sent.caption == "v1"
+        await app.bot.edit_message_media(
+            InputMediaPhoto(b"second picture", caption="v2"), alice.id, msg.message_id,
+            reply_markup=menu_markup())
+        assert fake.photo_bytes(msg) == b"second picture" and msg.extra["caption"] == "v2"
+        assert msg.edits == 1
+        file_id = msg.extra["photo"][-1]["file_id"]
+        with pytest.raises(BadRequest, match="not modified"):
+            await app.bot.edit_message_media(InputMediaPhoto(file_id, caption="v2"),
+                                             alice.id, msg.message_id,
+                                             reply_markup=menu_markup())
+        await app.bot.edit_message_caption(alice.id, msg.message_id, caption="v3")
+        assert msg.extra["caption"] == "v3" and not msg.buttons
+        with pytest.raises(BadRequest, match="no text"):
+            await app.bot.edit_message_text("text", alice.id, msg.message_id)
+        with pytest.raises(BadRequest, match=r"(?i)wrong file identifier"):
+            await app.bot.send_photo(alice.id, "no-such-file")

@@ -9,6 +9,7 @@ import email.policy
 import json
 import socket
 import traceback
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
@@ -142,8 +143,8 @@ class FakeRequest(BaseRequest):
         params: dict[str, Any] = dict(request_data.json_parameters) if request_data else {}
         if request_data is not None and request_data.contains_files:
             for name, value in request_data.multipart_data.items():
-                filename = value[0] if isinstance(value, tuple) else name
-                params.setdefault(name, f"<file {filename}>")
+                content = value[1] if isinstance(value, tuple) else value
+                params.setdefault(name, self.fake.stash_upload(bytes(content)))
         await asyncio.sleep(0)  # a network call is never synchronous
         try:
             status, answer = await _dispatch(self.fake, token, api_method, params, "inprocess")
@@ -322,7 +323,8 @@ class FakeBotApiServer:
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
         params: dict[str, Any] = dict(parse_qsl(url.query, keep_blank_values=True))
         try:
-            params.update(parse_body(headers.get("content-type", ""), body))
+            params.update(parse_body(headers.get("content-type", ""), body,
+                                     stash=self.fake.stash_upload))
         except ValueError as exc:
             return 400, {
                 "ok": False,
@@ -339,8 +341,11 @@ class FakeBotApiServer:
             return 504, {"ok": False, "error_code": 504, "description": "Gateway Timeout"}
 
 
-def parse_body(content_type: str, body: bytes) -> dict[str, Any]:
-    """Parameters of a Bot API request body (form, JSON or multipart)."""
+def parse_body(
+    content_type: str, body: bytes, stash: Callable[[bytes], str] | None = None
+) -> dict[str, Any]:
+    """Parameters of a Bot API request body (form, JSON or multipart); an uploaded file
+    becomes what ``stash`` makes of its bytes (``<file NAME>`` without one)."""
     if not body:
         return {}
     kind = content_type.split(";", 1)[0].strip().lower()
@@ -361,7 +366,8 @@ def parse_body(content_type: str, body: bytes) -> dict[str, Any]:
             filename = part.get_filename()
             payload = part.get_payload(decode=True)
             if filename:
-                params[name] = f"<file {filename}>"
+                content = payload if isinstance(payload, bytes) else b""
+                params[name] = stash(content) if stash else f"<file {filename}>"
             else:
                 raw = payload if isinstance(payload, bytes) else b""
                 params[name] = raw.decode(part.get_content_charset() or "utf-8")

@@ -222,7 +222,10 @@ def test_dockerignore_keeps_secrets_out_and_the_build_inputs_in() -> None:
     for needed in ("pyproject.toml", "requirements/tools.txt", "requirements/lock.txt",
                    "README.md", "kolkhoz_tg/cli.py", "engine/state.py",
                    "migrations/env.py", "locales/ru/LC_MESSAGES/messages.po",
-                   "docker/entrypoint.sh", "alembic.ini"):
+                   "docker/entrypoint.sh", "alembic.ini",
+                   "kolkhoz_tg/picture/fonts/DejaVuSans.ttf",
+                   "kolkhoz_tg/picture/fonts/DejaVuSans-Bold.ttf",
+                   "kolkhoz_tg/picture/fonts/LICENSE"):
         assert not ignored(needed), needed
         assert (REPO / needed).exists() or needed.endswith(".po"), needed
 

@@ -89,6 +89,7 @@ def test_quick_start_from_a_fresh_clone(tmp_path: Path) -> None:
     assert list((clone / "locales").glob("*/LC_MESSAGES/*.mo")), "catalogs not compiled"
 
     table = expected_table(tmp_path)
-    assert table[-5].startswith("🏁")
-    assert all(re.match(r"\d\. ", line) for line in table[-4:])
-    assert done.stdout.rstrip("\n").splitlines()[-5:] == table[-5:], done.stdout[-2000:]
+    # the heading, a row per player, the winner line
+    assert table[-6].startswith("🏁") and table[-1].startswith("🏆")
+    assert all(re.match(r"\d\. ", line) for line in table[-5:-1])
+    assert done.stdout.rstrip("\n").splitlines()[-6:] == table[-6:], done.stdout[-2000:]
