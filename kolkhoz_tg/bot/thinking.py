@@ -45,7 +45,7 @@ from engine.ai import LEVELS
 from kolkhoz_tg.bot.delivery import Deliverer
 from kolkhoz_tg.botplay import BotPolicy, think
 from kolkhoz_tg.config import Settings
-from kolkhoz_tg.service import ActResult, ActStatus, GameService, ServiceError
+from kolkhoz_tg.service import ActResult, ActStatus, Busy, GameService, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,10 @@ MIN_SECONDS = 0.05
 LEVEL_SECONDS = {"strong": 0.2, "hard": 1.0}
 #: A game that waited this long with no bot move has nobody thinking for it.
 STUCK_AFTER = timedelta(seconds=30)
+#: Failures in a row (a busy database, a broken worker) one task tries again after, pausing
+#: a little longer each time, before it leaves the game to the periodic look.
+_RETRIES = 3
+_PAUSE = 0.5
 #: Bot moves one task plays before it yields to a fresh one (a guard against a loop).
 _MAX_MOVES = 1000
 
@@ -155,13 +159,19 @@ class Thinker:
 
     async def _run(self, game_id: int) -> None:
         left = self.budget
+        failures = 0
         try:
             for _ in range(_MAX_MOVES):
+                if failures > _RETRIES:
+                    return  # the periodic look tries again later
+                if failures:
+                    await asyncio.sleep(_PAUSE * failures)
                 try:
                     turn = await asyncio.to_thread(self.service.bot_turn, game_id)
                 except Exception:
                     log.exception("game %s: could not read the bot's turn", game_id)
-                    return
+                    failures += 1
+                    continue
                 if turn is None:
                     if game_id in self._again:
                         self._again.discard(game_id)
@@ -174,22 +184,27 @@ class Thinker:
                 try:
                     action = await self._think(turn.level, turn.seed, turn.view, seconds)
                 except BrokenExecutor:
-                    # A worker died (killed, out of memory): a fresh pool next time; the
-                    # periodic look wakes this game again.
+                    # A worker died (killed, out of memory): a fresh pool for the next try.
                     log.exception("game %s: the bot workers broke down", game_id)
                     self._executor = None
-                    return
+                    failures += 1
+                    continue
                 except Exception:
                     log.exception("game %s: the bot of seat %s could not think", game_id,
                                   turn.seat)
-                    return
+                    failures += 1
+                    continue
                 left -= time.monotonic() - start
                 try:
                     result = await asyncio.to_thread(self.service.bot_act, game_id,
                                                      turn.seat, action, turn.version)
+                except Busy:  # another process holds SQLite's write lock: a moment later
+                    failures += 1
+                    continue
                 except ServiceError:
-                    return
+                    return  # the game is gone
                 if result.status is ActStatus.APPLIED:
+                    failures = 0
                     await self.deliver(result)
                 elif result.status is not ActStatus.STALE:
                     log.warning("game %s: the bot's move %s was refused: %s", game_id,

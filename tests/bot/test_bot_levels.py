@@ -305,3 +305,47 @@ async def test_a_thinking_bot_never_holds_a_tap_or_a_command(
         assert service.bot_turn(game_id) is None
         assert any(m["actor"] == Actor.BOT.value for m in service.action_log(game_id))
     gated.shutdown()
+
+
+class _FailingOnce(ThreadPoolExecutor):
+    """A worker whose first decision fails (a crash in the worker)."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1)
+        self.calls = 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        self.calls += 1
+        if self.calls == 1:
+            failed: Future[Any] = Future()
+            failed.set_exception(RuntimeError("the worker crashed"))
+            return failed
+        return super().submit(fn, *args, **kwargs)
+
+
+async def test_a_failed_decision_is_tried_again(
+    fake: FakeTelegram, service: GameService, caplog: pytest.LogCaptureFixture
+) -> None:
+    [anna] = players(fake, base=4600)[:1]
+    group = fake.create_group("Retry", [anna])
+    app = make_app(fake, service)
+    async with fake.running(app):
+        failing = _FailingOnce()
+        thinker: Thinker = app.bot_data[THINKER_KEY]
+        thinker._make_executor = lambda: failing
+        await anna.start_bot()
+        game = await asyncio.to_thread(service.create_game, group.id, anna.id,
+                                       creator_name="Anna", players=3, seed=4)
+        for _ in range(2):
+            await asyncio.to_thread(service.add_bot, game.id, anna.id, None, "strong")
+        result = await asyncio.to_thread(service.start, game.id, anna.id)
+        await app.bot_data["kolkhoz"].deliverer.deliver(result.notifications)
+        await fake.wait_idle()
+        for _ in range(6):
+            if failing.calls:
+                break
+            assert await tap_any_action([anna])
+        await fake.wait_idle()
+        assert failing.calls >= 2 and service.games_waiting_for_bots() == []
+        assert "could not think" in caplog.text
+    failing.shutdown()
