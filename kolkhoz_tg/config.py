@@ -47,6 +47,13 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     webhook_listen: str = "0.0.0.0"
     webhook_port: int = Field(default=8080, ge=0, le=65535)
+    #: The level of the Telegram bot's bots by default: "+ Bot" in the lobby, the bots filling
+    #: empty seats, and stand-ins in a chat that chose none (``engine.ai.LEVELS``).
+    bot_level: str = Field(default="strong", pattern="^(random|normal|strong|hard)$")
+    #: Worker processes that think for search bots (0: one thread in this process).
+    bot_workers: int = Field(default=1, ge=0, le=64)
+    #: Thinking all search bots of a game share between two human moves, in seconds.
+    bot_thinking: float = Field(default=3.0, gt=0, le=60)
     #: Logs: ``text`` for people, ``json`` (one object a line) for log collectors.
     log_format: str = Field(default="text", pattern="^(text|json)$")
     log_level: str = "INFO"

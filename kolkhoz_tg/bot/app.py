@@ -48,7 +48,6 @@ from kolkhoz_tg.bot.commands import (
     cmd_board,
     cmd_hand,
     cmd_help,
-    cmd_kick,
     cmd_lang,
     cmd_last,
     cmd_log,
@@ -63,8 +62,10 @@ from kolkhoz_tg.bot.commands import (
 )
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps
 from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name
+from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
+from kolkhoz_tg.bot.thinking import install_thinker, start_thinker, stop_thinker
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.scheduler import DeadlineScheduler
@@ -90,7 +91,7 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     ("back", cmd_back), ("away", cmd_away),
     ("pause", partial(creator_command, what="pause")),
     ("resume", partial(creator_command, what="resume")),
-    ("abort", partial(creator_command, what="abort")),
+    ("abort", cmd_abort),
     ("kick", cmd_kick), ("lang", cmd_lang), ("settings", cmd_settings),
     ("stats", cmd_stats), ("log", cmd_log),
 ]
@@ -163,6 +164,8 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         )
         # Timed absences (/away 3d) end by a job: put those jobs back after a restart.
         await restore_away_ends(app)
+    # Games left waiting for a search bot (a restart, a lost wake-up) think again.
+    await start_thinker(app)
 
 
 async def stopped(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -170,6 +173,7 @@ async def stopped(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     detach the deadline jobs from the service and let the deliveries they started finish,
     or time out, before :func:`shutdown` gives their claims back."""
     d: Deps = app.bot_data[DEPS_KEY]
+    stop_thinker(app)
     if d.scheduler is not None:
         d.scheduler.detach()
         d.scheduler = None
@@ -221,12 +225,17 @@ def build_application(
     rate_limiter: bool = True,
     schedule: bool = True,
     retry_delays: Sequence[float] = DELAYS,
+    bot_workers: int | None = None,
+    bot_iterations: int | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot on ``service``; ``builder`` carries the token and the transport (the real
     Bot API, a self-hosted one via ``base_url``, or a test's fake). ``rate_limiter`` keeps
     to Telegram's pace (calls that meet a 5xx or a timeout are retried either way, after
     ``retry_delays``); ``schedule`` starts the deadline jobs on PTB's job queue. The
-    service's notifications are from now on claimed by this application's outbox relay."""
+    service's notifications are from now on claimed by this application's outbox relay,
+    and its search bots think in this application's workers (``bot_workers`` processes,
+    0 for a thread; ``bot_iterations`` fixes the playouts of a decision, for tests: see
+    :mod:`kolkhoz_tg.bot.thinking`)."""
     settings = settings or service.settings
     builder = builder.rate_limiter(RetryingLimiter(throttle=rate_limiter, delays=retry_delays))
     # Updates are handled concurrently: a tap in one chat never waits for the Bot API calls
@@ -238,6 +247,8 @@ def build_application(
     relay = Relay(deliverer, relay_name())
     service.outbox_owner = relay.owner
     app.bot_data[DEPS_KEY] = Deps(service, settings, deliverer, relay, schedule=schedule)
+    install_thinker(app, service, deliverer, settings, workers=bot_workers,
+                    iterations=bot_iterations)
     # Taps first: PTB tries the handlers in order, and a tap is the hot path.
     app.add_handler(CallbackQueryHandler(on_callback))
     for name, handler in COMMANDS:

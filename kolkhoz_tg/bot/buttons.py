@@ -28,7 +28,6 @@ from engine import Action, ActionKind
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.callbacks import Callback, action_button, view_button
-from kolkhoz_tg.bot.commands import lobby_op
 from kolkhoz_tg.bot.context import (
     Deps,
     act_for,
@@ -42,6 +41,7 @@ from kolkhoz_tg.bot.context import (
     service_error_text,
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting, is_not_modified
+from kolkhoz_tg.bot.lobby import lobby_tap
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.picture import hand_png
 from kolkhoz_tg.service import (
@@ -159,9 +159,9 @@ async def _take_seat_back(tap: Tap) -> None:
 
 
 async def _lobby_tap(tap: Tap) -> None:
-    """``l``: join, leave, add a bot, start, or change a lobby setting."""
-    error = await lobby_op(tap.update, tap.context, tap.cb.game_id, tap.cb.payload)
-    await tap.query.answer(error or "", show_alert=bool(error))
+    """``l``: join, leave, add a bot, start, change a lobby setting, confirm /abort, kick
+    a seat (:func:`kolkhoz_tg.bot.lobby.lobby_tap`)."""
+    await lobby_tap(tap)
 
 
 async def _action_tap(

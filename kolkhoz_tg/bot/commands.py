@@ -34,6 +34,7 @@ from kolkhoz_tg.bot.context import (
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, Acting, pm_key
 from kolkhoz_tg.bot.typed import TypedError, parse_typed
+from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import (
@@ -139,6 +140,9 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if await _start_log(c, payload):
         return
     games = await call(d.service.games_of_user, user.id)
+    for game in games:
+        if game.status == "lobby":  # the lobby stops naming them as out of reach
+            await d.deliverer.refresh_board(game.id)
     wanted = [g for g in games if payload == f"g{g.id}"] or games
     if not wanted:
         await c.reply(c.tr.gettext(
@@ -148,7 +152,9 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     for game in wanted[:5]:
         if game.status == "lobby":
-            await c.reply(c.tr.gettext("You are in a game that has not started yet."))
+            await c.reply(c.tr.gettext(
+                "You are in a game that has not started yet. I will send your cards here "
+                "when it starts."))
             continue
         await d.deliverer.refresh_private(game.id, user.id, new=True)
 
@@ -172,6 +178,8 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         "/back — " + _("take your seat back from the bot"),
         "/lang ru|en — " + _("language"),
         "/rules — " + _("the rules"),
+        "",
+        render.levels_help(c.tr),
     ]
     await c.reply("\n".join(lines))
 
@@ -277,13 +285,6 @@ async def lobby_op(
             result = await call(svc.start, game_id, user.id, True)
             await d.deliverer.deliver(result.notifications)
             return None
-        elif op == "preset":
-            info = await call(svc.game_info, game_id)
-            names = list(PRESETS)
-            nxt = names[(names.index(info.preset) + 1) % len(names)] if info.preset in names \
-                else names[0]
-            await call(svc.configure_lobby, game_id, user.id, preset=nxt,
-                       options={"medals_score": bool(info.rules.get("medals_score"))})
         elif op == "players":
             info = await call(svc.game_info, game_id)
             await call(svc.configure_lobby, game_id, user.id,
@@ -315,6 +316,13 @@ async def group_game_command(
     error = await lobby_op(update, context, game.id, op)
     if error:
         await c.reply(error)
+    elif op == "join":
+        user = await call(c.d.service.user, c.user.id)
+        if user is None or not user.can_pm:  # as a tap on Join: the way to the cards
+            await c.reply(c.tr.gettext(
+                "You are in. Open a private chat with me, or your cards cannot reach you:"),
+                [[render.Button("✉️ " + c.tr.gettext("Private chat"),
+                                url=render.deep_link(context.bot.username, game.id))]])
 
 
 async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -395,12 +403,12 @@ async def creator_command(
         return
     d, tr, user = c.d, c.tr, c.user
     admin = await is_admin(update, context)
-    method = {"pause": d.service.pause, "resume": d.service.resume, "abort": d.service.abort}
+    method = {"pause": d.service.pause, "resume": d.service.resume}
     # A pause or resume by hand is the creator's: the game no longer waits for the bot's
     # return to the group (if it ever did) to go on by itself.
-    extra = {} if what == "abort" else {"meta": {ABSENT_KEY: None}}
     try:
-        result = await call(method[what], game.id, user.id, admin, **extra)
+        result = await call(method[what], game.id, user.id, admin,
+                            meta={ABSENT_KEY: None})
     except ServiceError as e:
         await c.reply(service_error_text(tr, e))
         return
@@ -409,38 +417,8 @@ async def creator_command(
     done = {
         "pause": tr.gettext("The game is paused; the clock has stopped."),
         "resume": tr.gettext("The game goes on; the clock runs again."),
-        "abort": tr.gettext("The game was called off."),
     }
     await c.reply(done[what])
-
-
-async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/kick N``: in the lobby, free seat N; in a running game, a bot stands in for it."""
-    c = await command(update, context, group_language=True, remember=False)
-    game = await c.open_game()
-    if game is None:
-        return
-    d, tr, user, args = c.d, c.tr, c.user, c.args
-    if len(args) != 1 or not args[0].isdigit() or not 1 <= int(args[0]) <= game.players:
-        await c.reply(tr.gettext("Usage: /kick N, where N is the seat number (1-{n}).",
-                                 n=game.players))
-        return
-    admin = await is_admin(update, context)
-    if user.id != game.creator_id and not admin:
-        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
-        return
-    seat = int(args[0]) - 1
-    try:
-        if game.status == "lobby":
-            await call(d.service.remove_seat, game.id, game.creator_id or user.id, seat)
-        else:
-            result = await call(d.service.stand_in, game.id, seat)
-            await d.deliverer.deliver(result.notifications)
-    except ServiceError as e:
-        await c.reply(service_error_text(tr, e))
-        return
-    await d.deliverer.refresh_board(game.id)
-    await c.reply(tr.gettext("Done."))
 
 
 async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -473,13 +451,20 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     d, tr, user = c.d, c.tr, c.user
     args = [a.lower() for a in c.args]
+    usage = tr.gettext(
+        "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
+        "medals on|off · reminders 50%,1h · bots normal|strong|hard"
+    )
     if not args:
+        level = await call(d.service.chat_bot_level, c.chat.id)
         await c.reply(render.rules_line(tr, game) + "\n" + tr.gettext(
-            "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
-            "medals on|off · reminders 50%,1h"
-        ))
+            "Stand-ins and the bots that fill empty seats play at the level: {level}.",
+            level=render.level_name(tr, level)) + "\n" + usage)
         return
     key, values = args[0], args[1:]
+    if key == "bots":
+        await _set_bot_level(c, game, values)
+        return
     try:
         if key == "timeout" and len(values) == 1:
             await call(d.service.configure, game.id, user.id, turn_timeout=values[0])
@@ -495,10 +480,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
             await call(d.service.configure_lobby, game.id, user.id,
                        options={"medals_score": values[0] == "on"})
         else:
-            await c.reply(tr.gettext(
-                "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
-                "medals on|off · reminders 50%,1h"
-            ))
+            await c.reply(usage)
             return
     except ServiceError as e:
         await c.reply(service_error_text(tr, e))
@@ -506,6 +488,25 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     await d.deliverer.refresh_board(game.id)
     info = await call(d.service.game_info, game.id)
     await c.reply(render.rules_line(tr, info))
+
+
+async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
+    """``/settings bots hard``: the chat's level for stand-ins and for the bots that fill
+    empty seats (the game's creator or an admin)."""
+    tr = c.tr
+    if len(values) != 1 or values[0] not in PLAYER_LEVELS:
+        await c.reply(tr.gettext("Usage: /settings bots normal|strong|hard") + "\n"
+                      + render.levels_help(tr))
+        return
+    if c.user.id != game.creator_id and not await is_admin(c.update, c.context):
+        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+        return
+    await call(c.d.service.set_chat_bot_level, c.chat.id, values[0])
+    if game.status == "lobby":
+        await c.d.deliverer.refresh_board(game.id)
+    await c.reply(tr.gettext(
+        "Stand-ins and the bots that fill empty seats play at the level: {level}.",
+        level=render.level_name(tr, values[0])))
 
 
 TYPED = ("play", "assign", "trump", "swap")

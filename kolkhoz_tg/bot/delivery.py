@@ -295,8 +295,17 @@ class Deliverer:
         ``pin`` it, quietly, where the bot may pin (elsewhere it is only sent)."""
         async with self._locks[game_id]:
             scene = await self.call(self.service.scene, game_id)
-            step = planning.board_step(scene, self.now(), self._username(), pin=pin,
-                                       resend=resend)
+            if scene.board.view is None:  # the lobby, naming whom the bot cannot reach
+                tr = translator(scene.chat_locale)
+                unreachable = [s.name for s in scene.game.seats
+                               if s.user_id is not None and not scene.can_pm.get(s.user_id)]
+                level = await self.call(self.service.chat_bot_level, scene.game.chat_id)
+                msg = render.lobby(tr, scene.game, unreachable, self._username(), level)
+                step = Board(scene.game.chat_id, scene.game.meta.get(BOARD_KEY), msg.text,
+                             msg.keyboard, pin=pin, resend=resend)
+            else:
+                step = planning.board_step(scene, self.now(), self._username(), pin=pin,
+                                           resend=resend)
             outcome = await self._carry_out(scene, Plan(game_id, [step]))
             await self._settle(game_id, outcome)
             board = outcome.meta.get(BOARD_KEY, scene.game.meta.get(BOARD_KEY))

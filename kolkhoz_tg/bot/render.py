@@ -23,6 +23,7 @@ from engine.cards import SUITS
 from engine.views import View
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.callbacks import action_button, explain_button, lobby_button, view_button
+from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.rules_doc import plain_rules
 from kolkhoz_tg.service import BoardView, GameInfo, PlayerStats, SeatView
@@ -77,20 +78,103 @@ def rules_line(tr: Translator, game: GameInfo) -> str:
 # ---------------------------------------------------------------------- lobby
 
 
-def lobby(tr: Translator, game: GameInfo) -> Message:
+#: The presets in the order the lobby lists them.
+PRESET_ORDER = ("classic", "original", "kolkhoz", "kolkhoznik", "zone")
+
+
+def preset_description(tr: Translator, preset: str | None) -> str:
+    """One line that tells a preset's rules apart from the others (empty for custom rules)."""
     _ = tr.gettext
-    seats = "  ".join(
-        f"{i + 1}. {texts.seat_name(tr, game, i) if i not in game.free_seats else '—'}"
-        for i in range(game.players)
-    )
+    lines = {
+        "classic": _("52 cards, jobs of 40 hours; the highest trump takes the trick; the "
+                     "Brigadier wins the rewards."),
+        "original": _("The original text: jobs of 36 hours, trump never takes a trick, a "
+                      "short last year; a failed job exposes the whole plot."),
+        "kolkhoz": _("52 cards, the Planner leads; swaps with your plot, rewards pile up, "
+                     "famine years."),
+        "kolkhoznik": _("36 cards, swaps with your plot; the Brigadier keeps the workers "
+                        "as the reward."),
+        "zone": _("36 cards, no rewards; everyone is searched for a failed job, and only "
+                  "the single highest card goes north."),
+    }
+    return lines.get(preset or "", "")
+
+
+def preset_button(tr: Translator, preset: str) -> str:
+    """A preset's name short enough for a button (the message carries the full title)."""
+    _ = tr.gettext
+    labels = {
+        "classic": _("Classic"),
+        "original": _("Original"),
+        "kolkhoz": _("Kolkhoz+"),
+        "kolkhoznik": _("Kolkhoznik · 36"),
+        "zone": _("Zone · 36"),
+    }
+    return labels.get(preset, preset)
+
+
+def level_name(tr: Translator, level: str | None) -> str:
+    """A bot level's name for players (None: ``normal``, a bot seated before levels)."""
+    _ = tr.gettext
+    names = {
+        "random": _("Random"),
+        "normal": _("Normal"),
+        "strong": _("Strong"),
+        "hard": _("Hard"),
+    }
+    return names.get(level or "normal", level or "")
+
+
+def levels_help(tr: Translator) -> str:
+    """What the bot levels mean, in one line each (for /help and the level menus)."""
+    _ = tr.gettext
+    return "\n".join([
+        "🤖 " + _("Bots:"),
+        "• " + _("{level} — plays by rules of thumb, at once.", level=level_name(tr, "normal")),
+        "• " + _("{level} — thinks each move over, trying many ways the unseen cards may "
+                 "lie (a fraction of a second).", level=level_name(tr, "strong")),
+        "• " + _("{level} — thinks five times longer and plays best.",
+                 level=level_name(tr, "hard")),
+        _("Bots see only what their seat sees. Stand-ins for silent players play at the "
+          "chat's level: /settings bots strong."),
+    ])
+
+
+def lobby_seat(tr: Translator, game: GameInfo, seat: int) -> str:
+    """A seat in the lobby: the player, a bot with its level, or a dash."""
+    if seat in game.free_seats:
+        return "—"
+    name = texts.seat_name(tr, game, seat)
+    info = next((s for s in game.seats if s.seat == seat), None)
+    if info is not None and info.is_bot:
+        name += f" ({level_name(tr, info.level).lower()})"
+    return name
+
+
+def lobby(
+    tr: Translator, game: GameInfo, unreachable: list[str] | None = None,
+    bot_username: str | None = None, standin_level: str | None = None,
+) -> Message:
+    """The lobby message: rules (with a line on the chosen preset), seats (bots with their
+    level), who the bot cannot write to yet (with the button that opens the private chat),
+    and the buttons (``standin_level``: the chat's level for stand-ins, when known)."""
+    _ = tr.gettext
+    seats = "  ".join(f"{i + 1}. {lobby_seat(tr, game, i)}" for i in range(game.players))
     lines = [
         "🌾 " + _("Kolkhoz — a new five-year plan"),
         rules_line(tr, game),
-        _("Seats: {seats}", seats=seats),
     ]
+    about = preset_description(tr, game.preset)
+    if about:
+        lines.append("📜 " + about)
+    lines.append(_("Seats: {seats}", seats=seats))
     if game.status == "aborted":
         lines.append(_("The game was called off."))
         return Message("\n".join(lines), [])
+    if unreachable:
+        lines.append("✉️ " + _("I cannot write to {names} yet: open a private chat with me "
+                              "(the button below), or your cards cannot reach you.",
+                              names=", ".join(unreachable)))
     lines.append(_("Join, add bots, then start. Your cards come to you in a private chat."))
     gid, ver = game.id, game.version
     keyboard = [
@@ -100,7 +184,7 @@ def lobby(tr: Translator, game: GameInfo) -> Message:
             Button(_("+ Bot"), lobby_button(gid, ver, "bot")),
         ],
         [
-            Button(_("Rules ▾"), lobby_button(gid, ver, "preset")),
+            Button(_("Rules ▾"), lobby_button(gid, ver, "rules")),
             Button(_("Players: {n}", n=game.players), lobby_button(gid, ver, "players")),
             Button(_("Turn: {time}", time=tr.duration(game.turn_timeout)),
                    lobby_button(gid, ver, "timeout")),
@@ -108,10 +192,49 @@ def lobby(tr: Translator, game: GameInfo) -> Message:
         [
             Button(("✅ " if game.rules.get("medals_score") else "▫️ ") + _("Medals score"),
                    lobby_button(gid, ver, "medals")),
-            Button(_("Start ▶"), lobby_button(gid, ver, "start")),
         ],
     ]
+    start = Button(_("Start ▶"), lobby_button(gid, ver, "start"))
+    if standin_level is not None:
+        keyboard[2].append(Button(
+            "🤖 " + _("Stand-in: {level}", level=level_name(tr, standin_level).lower()),
+            lobby_button(gid, ver, "standin")))
+    if unreachable and bot_username:
+        keyboard.append([Button("✉️ " + _("Private chat"),
+                                url=deep_link(bot_username, gid))])
+    # Start last, on a row of its own when the row above is full (two wide buttons are
+    # what a phone's row holds).
+    if standin_level is not None or unreachable:
+        keyboard.append([start])
+    else:
+        keyboard[2].append(start)
     return Message("\n".join(lines), keyboard)
+
+
+def lobby_rules_menu(tr: Translator, game: GameInfo) -> Keyboard:
+    """The lobby's keyboard while "Rules ▾" is open: the five presets (the chosen one
+    ticked), two a row, and the way back."""
+    gid, ver = game.id, game.version
+    buttons = [
+        Button(("✅ " if name == game.preset else "") + preset_button(tr, name),
+               lobby_button(gid, ver, f"set.{name}"))
+        for name in PRESET_ORDER
+    ]
+    buttons.append(Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu")))
+    return [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
+
+
+def lobby_level_menu(
+    tr: Translator, game: GameInfo, op: str, chosen: str | None = None
+) -> Keyboard:
+    """The levels to pick after "+ Bot" (``op`` ``bot``) or "Stand-in" (``standin``, the
+    chat's level ticked), and the way back."""
+    gid, ver = game.id, game.version
+    return [
+        [Button(("✅ " if level == chosen else "") + level_name(tr, level),
+                lobby_button(gid, ver, f"{op}.{level}")) for level in PLAYER_LEVELS],
+        [Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))],
+    ]
 
 
 # ---------------------------------------------------------------------- board

@@ -14,6 +14,7 @@ Quick use::
 from __future__ import annotations
 
 from kolkhoz_tg.config import Settings
+from kolkhoz_tg.service.bots import BotTurn
 from kolkhoz_tg.service.core import ChatInfo, GameService, UserInfo
 from kolkhoz_tg.service.errors import (
     BadRequest,
@@ -56,6 +57,7 @@ __all__ = [
     "ActStatus",
     "BadRequest",
     "BoardView",
+    "BotTurn",
     "Busy",
     "ChatInfo",
     "DueJob",

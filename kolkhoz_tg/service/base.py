@@ -584,7 +584,8 @@ def _to_record(n: NotificationRow) -> Notification:
 
 
 def _seat_info(r: SeatRow) -> SeatInfo:
-    return SeatInfo(r.seat, r.user_id, r.name, r.is_bot, r.standin, r.timeouts, r.auto_moves)
+    return SeatInfo(r.seat, r.user_id, r.name, r.is_bot, r.standin, r.timeouts, r.auto_moves,
+                    r.level)
 
 
 def _user_info(u: UserRow) -> UserInfo:

@@ -6,13 +6,15 @@ service is synchronous: an asyncio front end calls it through ``asyncio.to_threa
 ``docs/design-core.md`` for why). The methods live in one module per concern
 (:mod:`~kolkhoz_tg.service.people`, :mod:`~kolkhoz_tg.service.lobby`,
 :mod:`~kolkhoz_tg.service.play`, :mod:`~kolkhoz_tg.service.clock`,
-:mod:`~kolkhoz_tg.service.reading`, :mod:`~kolkhoz_tg.service.outbox`) on top of
+:mod:`~kolkhoz_tg.service.reading`, :mod:`~kolkhoz_tg.service.outbox`,
+:mod:`~kolkhoz_tg.service.bots`) on top of
 :mod:`~kolkhoz_tg.service.base`.
 """
 
 from __future__ import annotations
 
 from kolkhoz_tg.service.base import ChatInfo, ScheduleListener, UserInfo
+from kolkhoz_tg.service.bots import BotsMixin
 from kolkhoz_tg.service.clock import ClockMixin
 from kolkhoz_tg.service.lobby import LobbyMixin
 from kolkhoz_tg.service.outbox import OutboxMixin
@@ -24,7 +26,7 @@ __all__ = ["ChatInfo", "GameService", "ScheduleListener", "UserInfo"]
 
 
 class GameService(
-    PeopleMixin, LobbyMixin, PlayMixin, ClockMixin, ReadingMixin, OutboxMixin
+    BotsMixin, PeopleMixin, LobbyMixin, PlayMixin, ClockMixin, ReadingMixin, OutboxMixin
 ):
     """The one way to change a game. Thread-safe; share one instance per process.
 

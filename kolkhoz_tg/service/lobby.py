@@ -10,6 +10,7 @@ from typing import Any
 from sqlmodel import Session
 
 from engine import Game, Rules, preset_name
+from kolkhoz_tg.botplay import BotPolicy, check_level
 from kolkhoz_tg.service.base import (
     _ACTIVE,
     _LOBBY,
@@ -33,6 +34,7 @@ from kolkhoz_tg.service.records import (
 )
 from kolkhoz_tg.service.turn import Turn
 from kolkhoz_tg.storage.models import (
+    ChatRow,
     GameRow,
     GameStatus,
     SeatRow,
@@ -40,6 +42,9 @@ from kolkhoz_tg.storage.models import (
 
 
 class LobbyMixin(ServiceBase):
+    #: Set by :class:`~kolkhoz_tg.service.bots.BotsMixin`.
+    bot_policy: BotPolicy
+
     def create_game(
         self,
         chat_id: int,
@@ -132,14 +137,20 @@ class LobbyMixin(ServiceBase):
             s.flush()
             return self._info(s, row)
 
-    def add_bot(self, game_id: int, by_user: int, seat: int | None = None) -> GameInfo:
-        """Seat a bot (by the creator or a seated player)."""
+    def add_bot(
+        self, game_id: int, by_user: int, seat: int | None = None, level: str | None = None
+    ) -> GameInfo:
+        """Seat a bot (by the creator or a seated player) of ``level`` (``engine.ai.LEVELS``;
+        by default the policy's). Raises :class:`BadRequest` ``bad_level`` too."""
+        level = _level(level or self.bot_policy.default_level)
         with self._write() as s:
             row = self._lobby(s, game_id)
             seats = self._seats(s, game_id)
             self._check_member(row, seats, by_user)
             index = self._free_seat(row, seats, seat)
-            s.add(_bot_seat(game_id, index, seats, self.clock.now()))
+            bot = _bot_seat(game_id, index, seats, self.clock.now())
+            bot.level = level
+            s.add(bot)
             self._bump(s, row)
             s.flush()
             return self._info(s, row)
@@ -227,9 +238,16 @@ class LobbyMixin(ServiceBase):
             s.flush()
             return self._info(s, row)
 
-    def start(self, game_id: int, by_user: int, fill_with_bots: bool = False) -> ActResult:
-        """Deal and start (creator only). Empty seats get bots if ``fill_with_bots``, else
-        :class:`WrongState` ``not_full``. Bots and forced moves play at once."""
+    def start(
+        self, game_id: int, by_user: int, fill_with_bots: bool = False,
+        bot_level: str | None = None,
+    ) -> ActResult:
+        """Deal and start (creator only). Empty seats get bots of ``bot_level`` (by default
+        the chat's level for stand-ins) if ``fill_with_bots``, else :class:`WrongState`
+        ``not_full``. Bots and forced moves play at once (search bots, under a deferring
+        policy, right after)."""
+        if bot_level is not None:
+            _level(bot_level)
         with self._write() as s:
             row = self._lobby(s, game_id)
             if by_user != row.creator_id:
@@ -239,8 +257,13 @@ class LobbyMixin(ServiceBase):
             if free and not fill_with_bots:
                 raise WrongState(f"{len(free)} seats are empty", "not_full")
             now = self.clock.now()
+            if free and bot_level is None:
+                chat = s.get(ChatRow, row.chat_id)
+                chosen = chat.settings.get("bot_level") if chat is not None else None
+                bot_level = chosen if isinstance(chosen, str) else self.bot_policy.default_level
             for i in free:
                 bot = _bot_seat(game_id, i, seats, now)
+                bot.level = bot_level
                 seats[i] = bot
                 s.add(bot)
             s.flush()
@@ -248,7 +271,7 @@ class LobbyMixin(ServiceBase):
             row.state = game.to_json()
             row.status = _ACTIVE
             row.started_at = now
-            turn = Turn(s, row, seats, game, now, row.version)
+            turn = Turn(s, row, seats, game, now, row.version, bots=self.bot_policy)
             turn.notify(Kind.GAME_STARTED, {"game": turn.game_header(), "view": game.view(None)})
             turn.run_automatic()
             self._finish_turn(turn, moved=True, announce=True)
@@ -300,3 +323,10 @@ class LobbyMixin(ServiceBase):
     def _check_member(self, row: GameRow, seats: dict[int, SeatRow], user_id: int) -> None:
         if user_id != row.creator_id and not any(r.user_id == user_id for r in seats.values()):
             raise NotAllowed("not a member of this game", "not_seated")
+
+
+def _level(level: str) -> str:
+    try:
+        return check_level(level)
+    except ValueError as e:
+        raise BadRequest(str(e), "bad_level") from None

@@ -59,6 +59,9 @@ class SeatInfo:
     standin: bool
     timeouts: int
     auto_moves: int
+    #: A bot seat's level (``engine.ai.LEVELS``; None: ``normal``, a seat from before
+    #: levels); None for players.
+    level: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,6 +69,7 @@ class SeatInfo:
             "user_id": self.user_id,
             "name": self.name,
             "is_bot": self.is_bot,
+            "level": self.level,
             "standin": self.standin,
             "timeouts": self.timeouts,
             "auto_moves": self.auto_moves,

@@ -16,11 +16,19 @@ from engine import Action, Game, Phase, event_to_dict
 from engine import events as ev
 from engine.ai import default_action
 from engine.cards import CARD_TEXT, SUITS
+from kolkhoz_tg.botplay import (
+    CHEAP_LEVELS,
+    LEGACY_LEVEL,
+    BotPolicy,
+    decision_seed,
+    think,
+)
 from kolkhoz_tg.service.deadlines import reminder_times
 from kolkhoz_tg.service.records import Kind
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,
+    ChatRow,
     GameRow,
     GameStatus,
     NotificationRow,
@@ -97,6 +105,8 @@ class Turn:
     before_year: int = 0
     before_phase: Phase = Phase.TRUMP
     before_to_act: tuple[int, ...] = ()
+    #: How bots play here (the service's :class:`~kolkhoz_tg.botplay.BotPolicy`).
+    bots: BotPolicy = field(default_factory=BotPolicy)
     #: The current state's views, built once for the notifications and the scene.
     views: Views = field(init=False)
 
@@ -157,7 +167,10 @@ class Turn:
         return played
 
     def run_automatic(self) -> None:
-        """Let bots, stand-ins and forced moves play until a human must choose (or the end)."""
+        """Let bots, stand-ins and forced moves play until a human must choose (or the end).
+
+        A bot of a search level whose move is not forced waits for a worker when the policy
+        defers search (:meth:`thinking_seats`); the others go on meanwhile (a swap)."""
         game = self.game
         for _ in range(_MAX_AUTO_MOVES):
             if game.is_over:
@@ -165,10 +178,10 @@ class Turn:
             for seat in game.to_act:
                 row = self.seats[seat]
                 if row.is_bot or row.standin:
-                    actor = Actor.BOT if row.is_bot else Actor.STANDIN
-                    self.apply(seat, default_action(game, seat), actor, None)
-                    if row.standin:
-                        row.auto_moves += 1
+                    action = self._bot_action(seat)
+                    if action is None:
+                        continue  # a search bot: it thinks after the commit
+                    self.play_for_bot(seat, action)
                     break
                 forced = game.forced_action(seat)
                 if forced is not None:
@@ -177,6 +190,58 @@ class Turn:
             else:
                 return
         raise RuntimeError(f"game {self.row.id}: automatic moves did not stop")
+
+    def play_for_bot(self, seat: int, action: Action | str) -> Move:
+        """Play a bot seat's or a stand-in's move (logged as theirs)."""
+        row = self.seats[seat]
+        move = self.apply(seat, action, Actor.BOT if row.is_bot else Actor.STANDIN, None)
+        if row.standin:
+            row.auto_moves += 1
+        return move
+
+    def level_of(self, seat: int) -> str | None:
+        """The level a bot plays ``seat`` at: a bot seat's own, a stand-in's the chat's (or
+        the service's default); None for a player who plays for themselves."""
+        row = self.seats[seat]
+        if row.is_bot:
+            return row.level or LEGACY_LEVEL
+        if not row.standin:
+            return None
+        chat = self.session.get(ChatRow, self.row.chat_id)
+        chosen = chat.settings.get("bot_level") if chat is not None else None
+        return chosen if isinstance(chosen, str) else self.bots.default_level
+
+    def _bot_action(self, seat: int) -> Action | str | None:
+        """A bot's move played here and now: the heuristic (``normal``, exactly as bots
+        played before levels), a forced move, a seeded random move, or a search when the
+        policy lets it think in the transaction; None when a worker is to think (a search
+        level under a deferring policy)."""
+        level = self.level_of(seat) or LEGACY_LEVEL
+        if level == "normal":
+            return default_action(self.game, seat)
+        forced = self.game.forced_action(seat)
+        if forced is not None:
+            return forced
+        if level not in CHEAP_LEVELS and self.bots.defer:
+            return None
+        seed = decision_seed(self.row.id, len(self.game.log), seat)
+        return think(level, seed, self.game.view(seat))
+
+    def thinking_seats(self) -> list[int]:
+        """The seats that wait for a worker to think (search bots whose move is not
+        forced, under a deferring policy); empty when the game is not running."""
+        game = self.game
+        if (not self.bots.defer or game.is_over
+                or self.row.status != GameStatus.ACTIVE.value):
+            return []
+        waiting = []
+        for seat in game.to_act:
+            row = self.seats[seat]
+            if not (row.is_bot or row.standin) or game.forced_action(seat) is not None:
+                continue
+            if (self.level_of(seat) or LEGACY_LEVEL) not in CHEAP_LEVELS:
+                waiting.append(seat)
+        return waiting
 
     # ------------------------------------------------------------------ clock
 
@@ -221,6 +286,17 @@ class Turn:
             row.next_due = None
         else:
             row.next_due = min([row.deadline, *pending])
+        self.update_bot_due()
+
+    def update_bot_due(self) -> None:
+        """``bot_due``: since when the game waits for a search bot with no move made (a
+        wait that outlasts a worker's thinking means the worker is gone), or None."""
+        row = self.row
+        if self.thinking_seats():
+            if row.bot_due is None or self.moves:
+                row.bot_due = self.now
+        elif row.bot_due is not None:
+            row.bot_due = None
 
     def clear_clock(self) -> None:
         row = self.row
@@ -228,6 +304,7 @@ class Turn:
         row.next_reminder = None
         row.next_due = None
         row.turn_started_at = None
+        row.bot_due = None
         for seat_row in self.seats.values():
             seat_row.reminders = []
             seat_row.remind_at = None
@@ -272,6 +349,7 @@ class Turn:
                     "user_id": s.user_id,
                     "name": s.name,
                     "is_bot": s.is_bot,
+                    "level": s.level,
                     "standin": s.standin,
                     "timeouts": s.timeouts,
                     "auto_moves": s.auto_moves,

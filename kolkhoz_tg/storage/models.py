@@ -139,6 +139,10 @@ class GameRow(SQLModel, table=True):
     paused_remaining: int | None = None
     #: Final scores and winners once finished: {"scores": [...], "winners": [...]}.
     result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON(), nullable=True)
+    #: Since when a search-level bot (a bot seat or a stand-in) must move and nobody has
+    #: yet: set while the game waits for a worker to think off the transaction, else NULL
+    #: (what a restart and the periodic sweep look at, see ``service/bots.py``).
+    bot_due: datetime | None = _utc_column(index=True)
     #: A front end's own data (e.g. the Telegram board message id); the core ignores it.
     meta: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON(), nullable=False)
     created_at: datetime = Field(default_factory=_now, sa_type=UTCDateTime(), nullable=False)
@@ -160,6 +164,9 @@ class SeatRow(SQLModel, table=True):
         default=None, sa_type=sa.BigInteger(), foreign_key="users.id", nullable=True, index=True
     )
     is_bot: bool = False
+    #: A bot seat's level (``engine.ai.LEVELS``); NULL: ``normal``, the heuristic every bot
+    #: seat played before levels existed. Stand-ins play at the chat's level instead.
+    level: str | None = Field(default=None, max_length=16)
     name: str = Field(max_length=128)
     #: Consecutive deadlines missed; reset when the player acts.
     timeouts: int = 0

@@ -14,13 +14,16 @@ from tests.faketg.fixtures import fake, fake_server, no_real_telegram  # noqa: F
 
 def make_app(
     fake: FakeTelegram, service: GameService, *, rate_limiter: bool = False,  # noqa: F811
-    schedule: bool = False,
+    schedule: bool = False, bot_iterations: int | None = 8, bot_workers: int = 0,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The product's application on the in-process fake transport. Deadlines are driven by
     the tests (``service.process_due`` / ``sweep``) unless ``schedule``; PTB's rate limiter
     (Telegram's real pace: 20 messages a minute in a group) is off unless a test is about
-    it; a Bot API call that failed is retried without a pause."""
+    it; a Bot API call that failed is retried without a pause. Search bots think in a
+    thread (``bot_workers`` processes if given) with ``bot_iterations`` playouts a
+    decision (quick and the same on every machine; None: timed as in production)."""
     return build_application(
         inprocess_builder(fake), service, schedule=schedule, rate_limiter=rate_limiter,
-        retry_delays=(0.0, 0.0, 0.0),
+        retry_delays=(0.0, 0.0, 0.0), bot_workers=bot_workers,
+        bot_iterations=bot_iterations,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine import Game
+from engine import Game, Rules
 from engine.cards import CARD_TEXT
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.render import full_rules
@@ -45,9 +45,32 @@ def secret_for(game: Game, seat: int | None) -> set[int]:
     return hidden
 
 
+def _secrets_since(service: GameService, game_id: int, moves: int,
+                   readers: list[int | None]) -> tuple[dict[int | None, set[int]], int]:
+    """For each reader, the cards hidden from them in every state of the game from the one
+    after ``moves`` moves to now (what no message sent meanwhile may show), and the number
+    of moves now. Bots that think after the commit (search levels) move the game on between
+    two scans, and a card on the board a move ago (a trick, say) may be face-down by now:
+    a message is judged against every state it can have been made for."""
+    info = service.game_info(game_id)
+    log = service.action_log(game_id)
+    seed: int | str = int(info.seed) if info.seed.isdigit() else info.seed
+    game = Game.new(Rules.from_dict(info.rules), info.players, seed)
+    hidden: dict[int | None, set[int]] = {}
+    for k in range(len(log) + 1):
+        if k >= moves:
+            for reader in readers:
+                now = secret_for(game, reader)
+                hidden[reader] = now if reader not in hidden else hidden[reader] & now
+        if k < len(log):
+            game.apply(log[k]["seat"], log[k]["action"])
+    return hidden, len(log)
+
+
 @dataclass
 class LeakScanner:
-    """Checks every Bot API call made since the last scan against the game as it is now."""
+    """Checks every Bot API call made since the last scan against each state of the game
+    since then (see :func:`_secrets_since`)."""
 
     fake: FakeTelegram
     service: GameService
@@ -57,15 +80,17 @@ class LeakScanner:
     scanned: int = 0
     leaks: list[str] = field(default_factory=list)
     inline_seen: set[str] = field(default_factory=set)
+    moves: int = 0
 
     def scan(self, game_id: int) -> None:
         calls = self.fake.sent_log[self.seen :]
         self.seen = len(self.fake.sent_log)
-        game = self.service.snapshot(game_id)
-        if game is None:
+        if self.service.snapshot(game_id) is None:
             return
         info = self.service.game_info(game_id)
         seat_of = {u.id: info.seat_of(u.id) for u in self.users}
+        hidden, self.moves = _secrets_since(self.service, game_id, self.moves,
+                                            [None, *range(info.players)])
         for call in calls:
             if call.method not in TEXT_METHODS or not call.ok:
                 continue
@@ -84,7 +109,7 @@ class LeakScanner:
             else:
                 reader = seat_of.get(int(chat)) if chat is not None else None
             self.scanned += 1
-            for card in shown(secret_for(game, reader)):
+            for card in shown(hidden[reader]):
                 if card in text:
                     self.leaks.append(f"{call.method} to {chat}: {card} in {text!r}")
         for record in self.fake.inline_queries.values():
@@ -94,7 +119,7 @@ class LeakScanner:
             for result in record.results or []:
                 user_seat = seat_of.get(record.user_id)
                 title = str(result.get("title", ""))
-                for card in shown(secret_for(game, user_seat)):
+                for card in shown(hidden[user_seat]):
                     if card in title:
                         self.leaks.append(f"inline result for {record.user_id}: {title}")
 

@@ -287,7 +287,8 @@ class Driver:
         await until(lambda: lobby() is not None, f"table {t.index}: the lobby")
         msg = lobby()
         assert msg is not None
-        for user, button in ((other, "Join"), (creator, "+ Bot"), (creator, "+ Bot")):
+        for user, button in ((other, "Join"), (creator, "+ Bot"), (creator, "Normal"),
+                             (creator, "+ Bot"), (creator, "Normal")):
             msg = fake.message(t.group, msg.message_id)
             [record] = await self.tap(user, msg, msg.find_button(button).data or "")
             assert record.answer and not record.answer["text"], (t.index, button, record.answer)

@@ -23,7 +23,8 @@ async def test_lobby_buttons_set_rules_seats_time_and_medals(
         lobby = fake.last_message(group)
         assert lobby is not None
         game_id = service.games_in_chat(group.id)[0].id
-        await users[0].tap(lobby, lobby_button(lobby, ":preset"))
+        await users[0].tap(lobby, lobby_button(lobby, ":rules"))
+        await users[0].tap(fake.message(group, lobby.message_id), "Original")
         assert service.game_info(game_id).preset == "original"
         await users[0].tap(fake.message(group, lobby.message_id),
                            lobby_button(fake.message(group, lobby.message_id), ":players"))
@@ -37,13 +38,14 @@ async def test_lobby_buttons_set_rules_seats_time_and_medals(
         assert service.game_info(game_id).turn_timeout > before
         # Only the creator changes the rules; anyone may join or add a bot.
         msg = fake.message(group, lobby.message_id)
-        answer = await users[1].tap(msg, lobby_button(msg, ":preset"))
+        answer = await users[1].tap(msg, lobby_button(msg, ":rules"))
         assert answer is not None and answer.show_alert
         await users[1].tap(fake.message(group, lobby.message_id), "Join")
         msg = fake.message(group, lobby.message_id)
         await users[1].tap(msg, "+ Bot")
+        await users[1].tap(fake.message(group, lobby.message_id), "Strong")
         msg = fake.message(group, lobby.message_id)
-        assert "Boris" in (msg.text or "") and "Bot 1" in (msg.text or "")
+        assert "Boris" in (msg.text or "") and "Bot 1 (strong)" in (msg.text or "")
         await users[0].send(group, "/settings players 3")  # three seats taken: fine
         assert service.game_info(game_id).players == 3
         await users[0].start_bot()
@@ -87,6 +89,9 @@ async def test_commands_for_the_group(fake: FakeTelegram, service: GameService) 
         await users[1].send(group, "/abort")
         assert service.game_info(game_id).status == "active"
         await users[0].send(group, "/abort")
+        confirm = fake.last_message(group)
+        assert confirm is not None
+        await users[0].tap(confirm, "Yes, call it off")
         assert service.game_info(game_id).status == "aborted"
 
 

@@ -1,0 +1,374 @@
+"""The lobby's buttons and the creator's confirmations.
+
+The lobby message's keyboard opens small menus in place (the five presets under
+*Rules ▾*, the bot levels under *+ Bot*): a menu is only an edit of that message's buttons,
+nothing is stored, and any change to the lobby draws the full keyboard again. ``/abort``
+asks first (*Yes* / *No*, for the creator and the chat's admins); ``/kick`` without a
+number shows the seats to tap. A player who joins before ever opening a private chat with
+the bot is sent straight to it (the tap's answer opens the deep link), and the lobby names
+who the bot cannot write to yet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from telegram import Update
+from telegram.error import BadRequest
+from telegram.ext import ContextTypes
+
+from kolkhoz_tg import texts
+from kolkhoz_tg.bot import render
+from kolkhoz_tg.bot.callbacks import lobby_button
+from kolkhoz_tg.bot.commands import command, lobby_op
+from kolkhoz_tg.bot.context import (
+    Deps,
+    answer_quietly,
+    call,
+    group_tr,
+    is_admin,
+    service_error_text,
+)
+from kolkhoz_tg.bot.delivery import is_not_modified, markup
+from kolkhoz_tg.botplay import PLAYER_LEVELS
+from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.service import GameInfo, ServiceError
+
+if TYPE_CHECKING:
+    from kolkhoz_tg.bot.buttons import Tap
+
+log = logging.getLogger(__name__)
+
+#: A lobby game's seats, an active or paused game's: what ``abort.l`` / ``abort.r`` confirm.
+_LOBBY, _RUNNING = "l", "r"
+#: Longest name on a /kick button (the seat number goes in front).
+_KICK_NAME = 16
+
+
+# ---------------------------------------------------------------------- lobby buttons
+
+
+async def lobby_tap(tap: Tap) -> None:
+    """``l``: a lobby button, a confirmation of /abort, or a seat tapped after /kick."""
+    op = tap.cb.payload
+    if op in ("rules", "preset"):  # "preset": the cycling button of older lobby messages
+        await _open_menu(tap, render.lobby_rules_menu, who="creator")
+    elif op == "bot":
+        await _open_menu(tap, lambda tr, game: render.lobby_level_menu(tr, game, "bot"))
+    elif op.startswith("bot."):
+        await _add_bot(tap, op.removeprefix("bot."))
+    elif op == "standin":
+        game = await _game(tap)
+        if game is None:
+            return
+        level = await call(tap.d.service.chat_bot_level, game.chat_id)
+        await _open_menu(tap, lambda tr, game: render.lobby_level_menu(
+            tr, game, "standin", level), who="admin")
+    elif op.startswith("standin."):
+        await _set_standin_level(tap, op.removeprefix("standin."))
+    elif op.startswith("set."):
+        await _choose_preset(tap, op.removeprefix("set."))
+    elif op == "menu":
+        await answer_quietly(tap.query)
+        await tap.d.deliverer.refresh_board(tap.cb.game_id)
+    elif op == "join":
+        await _join(tap)
+    elif op.startswith("abort."):
+        await _confirm_abort(tap, op.removeprefix("abort."))
+    elif op.startswith("kick."):
+        await _kick_tap(tap, op.removeprefix("kick."))
+    else:
+        error = await lobby_op(tap.update, tap.context, tap.cb.game_id, op)
+        await tap.query.answer(error or "", show_alert=bool(error))
+
+
+async def _game(tap: Tap) -> GameInfo | None:
+    """The tapped game, or None after saying there is none."""
+    try:
+        return await call(tap.d.service.game_info, tap.cb.game_id)
+    except ServiceError as e:
+        await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
+        return None
+
+
+Menu = Callable[[Translator, GameInfo], render.Keyboard]
+
+
+async def _open_menu(tap: Tap, menu: Menu, who: str = "anyone") -> None:
+    """Show one of the lobby's menus on the tapped message; ``who`` may open it: the
+    ``creator``, the creator or an ``admin``, or ``anyone`` (the service decides)."""
+    game = await _game(tap)
+    if game is None:
+        return
+    if game.status != "lobby":
+        await answer_quietly(tap.query, tap.tr.gettext("The game has already started."),
+                             show_alert=True)
+        return
+    if who == "creator" and game.creator_id != tap.user_id:
+        await answer_quietly(tap.query, tap.tr.gettext(
+            "Only the game's creator may change the rules."), show_alert=True)
+        return
+    if who == "admin" and not await _creator_or_admin(tap, game):
+        return
+    keyboard = menu(await _lobby_tr(tap), game)
+    await answer_quietly(tap.query)
+    await _edit_keyboard(tap, keyboard)
+
+
+async def _lobby_tr(tap: Tap) -> Translator:
+    """The group's language (the lobby message is in it), not the tapper's."""
+    return await group_tr(tap.update, tap.d)
+
+
+async def _edit_keyboard(tap: Tap, keyboard: render.Keyboard) -> None:
+    message = tap.message
+    if message is None:
+        return
+    try:
+        await tap.context.bot.edit_message_reply_markup(
+            message.chat.id, message.message_id, reply_markup=markup(keyboard))
+    except BadRequest as e:
+        if not is_not_modified(e):
+            log.info("could not show a lobby menu: %s", e)
+
+
+async def _choose_preset(tap: Tap, name: str) -> None:
+    if name not in render.PRESET_ORDER:
+        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+                             show_alert=True)
+        return
+    game = await _game(tap)
+    if game is None:
+        return
+    try:
+        await call(tap.d.service.configure_lobby, game.id, tap.user_id, preset=name,
+                   options={"medals_score": bool(game.rules.get("medals_score"))})
+    except ServiceError as e:
+        await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
+        return
+    await answer_quietly(tap.query)
+    await tap.d.deliverer.refresh_board(game.id)
+
+
+async def _creator_or_admin(tap: Tap, game: GameInfo) -> bool:
+    """Whether the tapper is the game's creator or an admin of the chat (else says so)."""
+    if tap.user_id == game.creator_id or await is_admin(tap.update, tap.context):
+        return True
+    await answer_quietly(tap.query, tap.tr.gettext(
+        "Only the game's creator and the chat's admins may do that."), show_alert=True)
+    return False
+
+
+async def _add_bot(tap: Tap, level: str) -> None:
+    if level not in PLAYER_LEVELS:
+        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+                             show_alert=True)
+        return
+    try:
+        await call(tap.d.service.add_bot, tap.cb.game_id, tap.user_id, None, level)
+    except ServiceError as e:
+        await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
+        return
+    await answer_quietly(tap.query)
+    await tap.d.deliverer.refresh_board(tap.cb.game_id)
+
+
+async def _set_standin_level(tap: Tap, level: str) -> None:
+    """The chat's level for stand-ins and for the bots that fill empty seats at the start
+    (the creator or an admin)."""
+    game = await _game(tap)
+    if game is None or not await _creator_or_admin(tap, game):
+        return
+    if level not in PLAYER_LEVELS:
+        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+                             show_alert=True)
+        return
+    await call(tap.d.service.set_chat_bot_level, game.chat_id, level)
+    await answer_quietly(tap.query)
+    await tap.d.deliverer.refresh_board(game.id)
+
+
+async def _join(tap: Tap) -> None:
+    """Take a seat; a player the bot cannot write to yet is sent to the private chat at
+    once (the tap's answer opens the deep link: one more tap on Start there)."""
+    error = await lobby_op(tap.update, tap.context, tap.cb.game_id, "join")
+    if error:
+        await answer_quietly(tap.query, error, show_alert=True)
+        return
+    user = await call(tap.d.service.user, tap.user_id)
+    if user is not None and user.can_pm:
+        await answer_quietly(tap.query)
+        return
+    url = render.deep_link(tap.context.bot.username, tap.cb.game_id)
+    try:
+        await tap.query.answer(url=url)
+    except BadRequest as e:  # a client that cannot open it: say it instead
+        log.info("could not answer a join with the deep link: %s", e)
+
+
+# ---------------------------------------------------------------------- /abort
+
+
+async def cmd_abort(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/abort``: asks the creator or an admin to confirm; nothing changes until they do."""
+    c = await command(update, context, group_language=True)
+    game = await c.open_game()
+    if game is None:
+        return
+    tr = c.tr
+    if c.user.id != game.creator_id and not await is_admin(update, context):
+        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+        return
+    kind = _LOBBY if game.status == "lobby" else _RUNNING
+    await c.reply(tr.gettext("Call the game off for everyone? This cannot be undone."), [[
+        render.Button(tr.gettext("Yes, call it off"),
+                      lobby_button(game.id, game.version, f"abort.{kind}")),
+        render.Button(tr.gettext("No, play on"), lobby_button(game.id, game.version, "abort.n")),
+    ]])
+
+
+async def _confirm_abort(tap: Tap, answer: str) -> None:
+    """A tap on the confirmation. Only the creator and admins count; a confirmation made
+    for a lobby that changed since, or for a game that is over or started since, is stale
+    and changes nothing."""
+    tr = tap.tr
+    game = await _game(tap)
+    if game is None:
+        return
+    if tap.user_id != game.creator_id and not await is_admin(tap.update, tap.context):
+        await answer_quietly(tap.query, tr.gettext(
+            "Only the game's creator and the chat's admins may do that."), show_alert=True)
+        return
+    gtr = await _lobby_tr(tap)
+    if answer == "n":
+        await answer_quietly(tap.query)
+        await _edit_text(tap, gtr.gettext("The game goes on."))
+        return
+    current = _LOBBY if game.status == "lobby" else _RUNNING
+    stale = (game.status not in ("lobby", "active", "paused") or answer != current
+             or (current == _LOBBY and game.version != tap.cb.version))
+    if stale:
+        await answer_quietly(tap.query, tr.gettext(
+            "The game has changed since: send /abort again if you still want to."),
+            show_alert=True)
+        await _edit_text(tap, gtr.gettext("Not called off: the game had changed."))
+        return
+    try:
+        result = await call(tap.d.service.abort, game.id, tap.user_id, True)
+    except ServiceError as e:
+        await answer_quietly(tap.query, service_error_text(tr, e), show_alert=True)
+        return
+    await answer_quietly(tap.query)
+    await _edit_text(tap, gtr.gettext("The game was called off."))
+    await tap.d.deliverer.deliver(result.notifications)
+    await tap.d.deliverer.refresh_board(game.id)
+
+
+async def _edit_text(tap: Tap, text: str) -> None:
+    """Replace the tapped confirmation with what came of it (no buttons left)."""
+    message = tap.message
+    if message is None:
+        return
+    with contextlib.suppress(BadRequest):
+        await tap.context.bot.edit_message_text(text, chat_id=message.chat.id,
+                                                message_id=message.message_id)
+
+
+# ---------------------------------------------------------------------- /kick
+
+
+async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/kick``: the seats to tap; ``/kick N``: at once. In the lobby the seat is freed;
+    in a running game a bot stands in for it (the seat stays its player's). For the creator
+    and the chat's admins."""
+    c = await command(update, context, group_language=True, remember=False)
+    game = await c.open_game()
+    if game is None:
+        return
+    tr, args = c.tr, c.args
+    if args and (len(args) != 1 or not args[0].isdigit()
+                 or not 1 <= int(args[0]) <= game.players):
+        await c.reply(tr.gettext("Usage: /kick N, where N is the seat number (1-{n}).",
+                                 n=game.players))
+        return
+    if c.user.id != game.creator_id and not await is_admin(update, context):
+        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+        return
+    if not args:
+        keyboard = kick_keyboard(tr, game)
+        if not keyboard:
+            await c.reply(tr.gettext("There is nobody to kick."))
+            return
+        await c.reply(tr.gettext("Whose seat? Tap a name:"), keyboard)
+        return
+    error = await _kick(c.d, game, c.user.id, int(args[0]) - 1)
+    await c.reply(error or kicked_text(tr, game, int(args[0]) - 1))
+
+
+def kick_keyboard(tr: Translator, game: GameInfo) -> render.Keyboard:
+    """One button per seat that /kick can act on: in the lobby every taken seat but the
+    creator's, in a running game every player no bot stands in for yet."""
+    buttons = []
+    for s in game.seats:
+        if game.status == "lobby":
+            if s.user_id is not None and s.user_id == game.creator_id:
+                continue
+        elif s.is_bot or s.standin:
+            continue
+        name = texts.seat_name(tr, game, s.seat)
+        if len(name) > _KICK_NAME:
+            name = name[: _KICK_NAME - 1] + "…"
+        buttons.append(render.Button(f"{s.seat + 1}. {name}",
+                                     lobby_button(game.id, game.version, f"kick.{s.seat}")))
+    return [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
+
+
+def kicked_text(tr: Translator, game: GameInfo, seat: int) -> str:
+    name = texts.seat_name(tr, game, seat)
+    if game.status == "lobby":
+        return tr.gettext("Seat {n} is free again ({name} left it).", n=seat + 1, name=name)
+    return tr.gettext("A bot now plays for {name} until they are back.", name=name)
+
+
+async def _kick(d: Deps, game: GameInfo, by_user: int, seat: int) -> str | None:
+    """Free a lobby seat or hand a running game's seat to a bot; an error text (in the
+    group's language) or None."""
+    try:
+        if game.status == "lobby":
+            await call(d.service.remove_seat, game.id, game.creator_id or by_user, seat)
+        else:
+            result = await call(d.service.stand_in, game.id, seat)
+            await d.deliverer.deliver(result.notifications)
+    except ServiceError as e:
+        tr = translator(await call(d.service.locale_for, None, game.chat_id, None))
+        return service_error_text(tr, e)
+    await d.deliverer.refresh_board(game.id)
+    return None
+
+
+async def _kick_tap(tap: Tap, seat_text: str) -> None:
+    """A seat tapped after /kick: by the creator or an admin; in the lobby only while it
+    is as it was when the names were shown (someone else may sit there now)."""
+    tr = tap.tr
+    game = await _game(tap)
+    if game is None:
+        return
+    if tap.user_id != game.creator_id and not await is_admin(tap.update, tap.context):
+        await answer_quietly(tap.query, tr.gettext(
+            "Only the game's creator and the chat's admins may do that."), show_alert=True)
+        return
+    seat = int(seat_text) if seat_text.isdigit() else -1
+    if not 0 <= seat < game.players or game.status not in ("lobby", "active", "paused") or (
+            game.status == "lobby" and game.version != tap.cb.version):
+        await answer_quietly(tap.query, tr.gettext(
+            "The game has changed since: send /kick again."), show_alert=True)
+        return
+    error = await _kick(tap.d, game, tap.user_id, seat)
+    if error:
+        await answer_quietly(tap.query, error, show_alert=True)
+        return
+    await answer_quietly(tap.query)
+    await _edit_text(tap, kicked_text(await _lobby_tr(tap), game, seat))
