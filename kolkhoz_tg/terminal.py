@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine import Action, ActionKind, InvalidAction, parse_card
+from engine import Action, ActionKind, Game, InvalidAction, parse_card
+from engine.ai import LEVELS, Bot
 from engine.cards import CARDS, Suit
 from engine.views import View
 from kolkhoz_tg.config import LOCALES, Settings
@@ -33,6 +34,7 @@ LOCAL_CHAT = 0  # the terminal's own table
 LOCAL_USER = 1  # the human at the keyboard
 HOST_USER = 0  # creates bots-only games without taking a seat
 DEFAULT_DB = "kolkhoz-play.sqlite3"
+DEFAULT_LEVEL = "strong"
 RULES_WORDS = ("rules", "правила")
 
 InputFn = Callable[[str], str]
@@ -53,6 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser, tr: Translator | None = None)
                         help=_("classic, original, kolkhoz, kolkhoznik or zone"))
     parser.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
     parser.add_argument("--seed", default=None, help=_("deal seed (default: random)"))
+    parser.add_argument("--level", choices=LEVELS, default=DEFAULT_LEVEL,
+                        help=_("how the bots play: {levels} (default: {default})",
+                               levels=", ".join(LEVELS), default=DEFAULT_LEVEL))
     parser.add_argument("--lang", choices=LOCALES, default=None,
                         help=_("language (asked when not given)"))
     parser.add_argument("--name", default=None, help=_("your name at the table"))
@@ -81,6 +86,7 @@ def run(
     db_path = Path(args.db or DEFAULT_DB)
     settings = Settings(database_url=f"sqlite:///{db_path}", locale=lang)
     service = open_service(settings.database_url, settings=settings)
+    service.bot_move = bot_player(getattr(args, "level", DEFAULT_LEVEL))
     try:
         if args.humans == 0:
             return _bots_only(service, tr, args, output)
@@ -90,6 +96,16 @@ def run(
         return 2
     finally:
         service.db.dispose()
+
+
+def bot_player(level: str) -> Callable[[Game, int], Action]:
+    """The bots' move at ``level`` (engine.ai.Bot): it reads only the seat's view, and its
+    seed is the game's and the seat's, so a game replays alike."""
+
+    def move(game: Game, seat: int) -> Action:
+        return Bot(level, seed=f"{game.seed}/{seat}").choose(game.view(seat))
+
+    return move
 
 
 def _ask_language(input_fn: InputFn, output: OutputFn) -> str:

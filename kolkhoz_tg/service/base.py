@@ -17,6 +17,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from engine import Game, Rules, preset
+from engine.ai import default_action
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.service.deadlines import check_turn_timeout, normalize_reminders
 from kolkhoz_tg.service.errors import BadRequest, Busy, NotFound, ServiceError
@@ -31,7 +32,7 @@ from kolkhoz_tg.service.records import (
     SeatInfo,
     SeatView,
 )
-from kolkhoz_tg.service.turn import Turn, Views
+from kolkhoz_tg.service.turn import BotMove, Turn, Views
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.storage.models import (
     ChatRow,
@@ -107,6 +108,10 @@ class ServiceBase:
         #: alone unless this one dies before it has delivered them.
         self.outbox_owner: str | None = None
         self.outbox_lease = timedelta(seconds=30)
+        #: What a bot seat plays: ``bot_move(game, seat)`` (a front end may put a level's
+        #: :class:`engine.ai.Bot` here; the terminal game does). Stand-ins and timeouts
+        #: play the heuristic.
+        self.bot_move: BotMove = default_action
         # Engine states of recently committed versions: saves a JSON decode per act().
         self._cache: dict[int, tuple[int, Game]] = {}
         self._cache_lock = threading.Lock()
@@ -198,6 +203,7 @@ class ServiceBase:
             game=self._engine(row),
             now=self.clock.now(),
             base_version=row.version,
+            bot_move=self.bot_move,
         )
 
     def _finish_turn(

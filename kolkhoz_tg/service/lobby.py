@@ -248,7 +248,7 @@ class LobbyMixin(ServiceBase):
             row.state = game.to_json()
             row.status = _ACTIVE
             row.started_at = now
-            turn = Turn(s, row, seats, game, now, row.version)
+            turn = Turn(s, row, seats, game, now, row.version, bot_move=self.bot_move)
             turn.notify(Kind.GAME_STARTED, {"game": turn.game_header(), "view": game.view(None)})
             turn.run_automatic()
             self._finish_turn(turn, moved=True, announce=True)

@@ -6,6 +6,7 @@ timeout, ``start()`` and the like. It never commits: the service owns the transa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,6 +29,9 @@ from kolkhoz_tg.storage.models import (
     UserRow,
 )
 from kolkhoz_tg.timeutil import QuietHours
+
+#: How a bot seat chooses its move (engine.ai.default_action unless the service says).
+BotMove = Callable[[Game, int], Action]
 
 #: More automatic moves than any game has: a guard against a bug looping forever.
 _MAX_AUTO_MOVES = 5000
@@ -93,6 +97,7 @@ class Turn:
     base_version: int
     moves: list[Move] = field(default_factory=list)
     notes: list[NotificationRow] = field(default_factory=list)
+    bot_move: BotMove = default_action
     #: (year, phase, to_act) before this transaction: who was already waiting.
     before_year: int = 0
     before_phase: Phase = Phase.TRUMP
@@ -165,8 +170,10 @@ class Turn:
             for seat in game.to_act:
                 row = self.seats[seat]
                 if row.is_bot or row.standin:
-                    actor = Actor.BOT if row.is_bot else Actor.STANDIN
-                    self.apply(seat, default_action(game, seat), actor, None)
+                    if row.is_bot:
+                        self.apply(seat, self.bot_move(game, seat), Actor.BOT, None)
+                    else:
+                        self.apply(seat, default_action(game, seat), Actor.STANDIN, None)
                     if row.standin:
                         row.auto_moves += 1
                     break
