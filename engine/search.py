@@ -11,13 +11,17 @@ budget of simulated moves:
   so the luck of the deal, the largest noise by far, cancels out of the comparison.
 - **Playouts.** After the candidate, everyone plays the heuristic
   (:func:`engine.heuristic.default_action`) to the end of the year (the end of the game in its
-  last year). Opponents are not assumed to play the heuristic: each world gives each of them a
-  style, a share of uniformly random moves drawn from :attr:`SearchParams.opponent_noise`, so
-  a plan that only works against the heuristic's exact replies does not look good.
+  last year). Opponents are not assumed to play the heuristic: a share of the worlds
+  (:attr:`SearchParams.random_tables`) seats a table of opponents who all play at random, and
+  the others give each opponent a style, a share of uniformly random moves drawn from
+  :attr:`SearchParams.opponent_noise`, so a plan that only works against the heuristic's exact
+  replies does not look good, and a table of random players does not surprise the search.
 - **Value.** At the end of the game: a win (shared on a tie) and the score margin to the best
   other seat. At the end of an earlier year: the margin of points in the plots to the best
   other seat, worker cards discounted for the requisitions still to come (reward cards are
-  never requisitioned), through a logistic curve.
+  never requisitioned), through a logistic curve. Where everyone is exposed and only a suit's
+  highest plot card goes north (zone), a worker is discounted by its rank in its suit among
+  all plots instead.
 - **Allocation.** Sequential halving (Karnin, Koren and Somekh 2013): the budget is split into
   rounds; each round plays every remaining candidate in new common worlds and keeps the better
   half by mean value over all its worlds, until one is left. It is a fixed-budget best-arm
