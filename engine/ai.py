@@ -62,8 +62,8 @@ LEVELS: Final = ("random", "normal", "strong", "hard")
 _LEVELS: Final = {
     "random": Level("random", None, 0.0),
     "normal": Level("normal", None, 0.0),
-    "strong": Level("strong", SearchParams(moves=7_000), 0.2),
-    "hard": Level("hard", SearchParams(moves=35_000), 1.0),
+    "strong": Level("strong", SearchParams(moves=10_000), 0.2),
+    "hard": Level("hard", SearchParams(moves=50_000), 1.0),
 }
 
 

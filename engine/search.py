@@ -11,13 +11,17 @@ budget of simulated moves:
   so the luck of the deal, the largest noise by far, cancels out of the comparison.
 - **Playouts.** After the candidate, everyone plays the heuristic
   (:func:`engine.heuristic.default_action`) to the end of the year (the end of the game in its
-  last year). Opponents are not assumed to play the heuristic: each world gives each of them a
-  style, a share of uniformly random moves drawn from :attr:`SearchParams.opponent_noise`, so
-  a plan that only works against the heuristic's exact replies does not look good.
+  last year). Opponents are not assumed to play the heuristic: a share of the worlds
+  (:attr:`SearchParams.random_tables`) seats a table of opponents who all play at random, and
+  the others give each opponent a style, a share of uniformly random moves drawn from
+  :attr:`SearchParams.opponent_noise`, so a plan that only works against the heuristic's exact
+  replies does not look good, and a table of random players does not surprise the search.
 - **Value.** At the end of the game: a win (shared on a tie) and the score margin to the best
   other seat. At the end of an earlier year: the margin of points in the plots to the best
   other seat, worker cards discounted for the requisitions still to come (reward cards are
-  never requisitioned), through a logistic curve.
+  never requisitioned), through a logistic curve. Where everyone is exposed and only a suit's
+  highest plot card goes north (zone), a worker is discounted by its rank in its suit among
+  all plots instead.
 - **Allocation.** Sequential halving (Karnin, Koren and Somekh 2013): the budget is split into
   rounds; each round plays every remaining candidate in new common worlds and keeps the better
   half by mean value over all its worlds, until one is left. It is a fixed-budget best-arm
@@ -43,6 +47,7 @@ from engine.actions import Action
 from engine.determinize import Determinizer
 from engine.heuristic import default_action
 from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
+from engine.rules import Losers, Requisition, Reward
 from engine.state import Game
 
 _REWARD: Final = tuple(c % 13 < 5 for c in range(52))
@@ -84,6 +89,9 @@ class SearchParams:
     worker_keep: float = 0.9  # a plot worker's value kept per requisition still to come
     scale: float = 8.0  # points of margin for the logistic value of an unfinished game
     win_weight: float = 0.75  # at the end: win share vs the logistic margin
+    random_tables: float = 0.33  # share of worlds where every opponent plays at random
+    table_noise: float = 1.0  # the random-move share of opponents in those worlds
+    rank_risk: float = 0.5  # zone-like rules: chance a year takes a suit's top plot card
 
 
 def search(
@@ -115,8 +123,14 @@ def search(
         while not stop and (used == 0 or used < round_budget):
             world = det.sample(rng)
             seed = rng.getrandbits(32)
-            noise = [params.self_noise if s == seat else _pick(params.opponent_noise, seed, s)
-                     for s in range(world.n)]
+            # A table of one style: opponents who all play at random (some worlds), or each
+            # a noisy heuristic of its own style; bits 0-14 of the seed pick those styles.
+            if (seed >> 20) % 1000 < params.random_tables * 1000:
+                noise = [params.self_noise if s == seat else params.table_noise
+                         for s in range(world.n)]
+            else:
+                noise = [params.self_noise if s == seat
+                         else _pick(params.opponent_noise, seed, s) for s in range(world.n)]
             for i in alive:
                 g = world.copy()
                 g.apply_fast(seat, legal[i])
@@ -185,7 +199,13 @@ def _value(g: Game, seat: int, params: SearchParams) -> float:
             win = 1.0 / scores.count(mine)
         w = params.win_weight
         return w * win + (1 - w) * _logistic((mine - best_other) / params.scale)
-    keep = params.worker_keep ** (g.rules.years - g.year + 1)
+    rules = g.rules
+    left = rules.years - g.year + 1  # requisitions still to come
+    if params.rank_risk and rules.losers is Losers.HIGHEST and (
+        rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE
+    ):
+        return _logistic(_rank_margin(g, seat, left, params.rank_risk) / params.scale)
+    keep = params.worker_keep ** left
     medals = g.rules.medals_score
     values = []
     for s in range(g.n):
@@ -196,6 +216,47 @@ def _value(g: Game, seat: int, params: SearchParams) -> float:
     mine_v = values[seat]
     values[seat] = -1e9
     return _logistic((mine_v - max(values)) / params.scale)
+
+
+def _rank_margin(g: Game, seat: int, left: int, risk: float) -> float:
+    """The margin of expected plot points to the best other seat when everyone is exposed
+    and only the highest card of a suit among all plots goes north: a worker ranked ``r``
+    in its suit (0: the highest) stays unless more than ``r`` of the ``left`` requisitions
+    to come take that suit."""
+    keep = _survival(left, risk)
+    n = g.n
+    values = [0.0] * n
+    by_suit: list[list[tuple[int, int]]] = [[], [], [], []]
+    for s in range(n):
+        for c in g.plots[s]:
+            if _REWARD[c]:
+                values[s] += _POINTS[c]
+            else:
+                by_suit[c // 13].append((c, s))
+    for cards in by_suit:
+        cards.sort(reverse=True)
+        for r, (c, s) in enumerate(cards):
+            values[s] += _POINTS[c] * (keep[r] if r < len(keep) else 1.0)
+    if g.rules.medals_score:
+        for s in range(n):
+            values[s] += g.medals[s]
+    mine = values[seat]
+    values[seat] = -1e9
+    return mine - max(values)
+
+
+_SURVIVAL: dict[tuple[int, float], list[float]] = {}
+
+
+def _survival(left: int, risk: float) -> list[float]:
+    """P(at most r of ``left`` years take a suit's top card), for r = 0 .. left - 1."""
+    key = (left, risk)
+    table = _SURVIVAL.get(key)
+    if table is None:
+        probs = [math.comb(left, k) * risk**k * (1 - risk) ** (left - k) for k in range(left + 1)]
+        table = [sum(probs[: r + 1]) for r in range(left)]
+        _SURVIVAL[key] = table
+    return table
 
 
 def _logistic(x: float) -> float:

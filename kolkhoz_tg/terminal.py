@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import Action, ActionKind, InvalidAction, parse_card
+from engine.ai import LEVELS
 from engine.cards import CARDS, Suit
 from engine.views import View
+from kolkhoz_tg.botplay import BotPolicy
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.rules_doc import plain_rules
@@ -33,6 +35,7 @@ LOCAL_CHAT = 0  # the terminal's own table
 LOCAL_USER = 1  # the human at the keyboard
 HOST_USER = 0  # creates bots-only games without taking a seat
 DEFAULT_DB = "kolkhoz-play.sqlite3"
+DEFAULT_LEVEL = "strong"
 RULES_WORDS = ("rules", "правила")
 
 InputFn = Callable[[str], str]
@@ -53,6 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser, tr: Translator | None = None)
                         help=_("classic, original, kolkhoz, kolkhoznik or zone"))
     parser.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
     parser.add_argument("--seed", default=None, help=_("deal seed (default: random)"))
+    parser.add_argument("--level", choices=LEVELS, default=DEFAULT_LEVEL,
+                        help=_("how the bots play: {levels} (default: {default})",
+                               levels=", ".join(LEVELS), default=DEFAULT_LEVEL))
     parser.add_argument("--lang", choices=LOCALES, default=None,
                         help=_("language (asked when not given)"))
     parser.add_argument("--name", default=None, help=_("your name at the table"))
@@ -81,6 +87,9 @@ def run(
     db_path = Path(args.db or DEFAULT_DB)
     settings = Settings(database_url=f"sqlite:///{db_path}", locale=lang)
     service = open_service(settings.database_url, settings=settings)
+    # The bots of this table (and stand-ins) play at the level asked for; search levels
+    # think inside the move's transaction here, where one person plays.
+    service.bot_policy = BotPolicy(default_level=getattr(args, "level", DEFAULT_LEVEL))
     try:
         if args.humans == 0:
             return _bots_only(service, tr, args, output)

@@ -13,6 +13,7 @@ import pytest
 
 from engine import PRESETS, Game, Phase, preset
 from engine.ai import LEVELS, Bot, default_action
+from engine.cards import card_id
 from tests.engine.invariants import secret_cards
 from tests.engine.scripted import assign, deal, play
 
@@ -167,3 +168,17 @@ def test_seconds_sets_the_time_of_a_decision() -> None:
     action = Bot("hard", seed=1, seconds=0.02).choose(g.view(seat))
     assert action in g.legal_actions(seat)
     assert time.perf_counter() - start < 1.0
+
+
+def test_zone_value_ranks_each_suit_across_the_plots() -> None:
+    """Where everyone is exposed and only a suit's highest plot card goes north, the year-end
+    value keeps a card by its rank in the suit among all plots."""
+    from engine.search import _rank_margin, _survival
+
+    assert _survival(3, 0.5) == [0.125, 0.5, 0.875]
+    assert _survival(1, 0.5) == [0.5]
+    g = Game.new(preset("zone"), 3, seed=1)
+    g.plots = [[card_id(13, 0)], [card_id(12, 0)], []]  # the Ace and the King of hearts
+    # One requisition to come: the Ace goes half the time, the King stays.
+    assert _rank_margin(g, 0, 1, 0.5) == 6.5 - 12
+    assert _rank_margin(g, 1, 1, 0.5) == 12 - 6.5

@@ -7,11 +7,14 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from engine import PRESETS
-from kolkhoz_tg import terminal
+from engine import PRESETS, Action
+from engine.ai import Bot
+from kolkhoz_tg import botplay, terminal
+from kolkhoz_tg.cli import build_parser
 from kolkhoz_tg.cli import main as cli_main
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import open_service
@@ -23,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def _args(db: Path, **kw: object) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     terminal.add_arguments(parser)
-    args = parser.parse_args(["--db", str(db)])
+    # The heuristic bots unless a test asks for a level: search bots take seconds a game.
+    args = parser.parse_args(["--db", str(db), "--level", "normal"])
     for k, v in kw.items():
         setattr(args, k, v)
     return args
@@ -43,12 +47,41 @@ def test_bots_only_prints_the_final_table(tmp_path: Path, name: str) -> None:
 def test_cli_bots_only_subprocess(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "kolkhoz_tg.cli", "play", "--humans", "0", "--preset",
-         "classic", "--seed", "5", "--lang", "ru", "--db", str(tmp_path / "c.sqlite3")],
+         "classic", "--seed", "5", "--lang", "ru", "--level", "normal",
+         "--db", str(tmp_path / "c.sqlite3")],
         capture_output=True, text=True, cwd=ROOT, timeout=120, check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "Пятилетка завершена" in proc.stdout
     assert "1. Бот" in proc.stdout
+
+
+def test_level_option_picks_the_bots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kolkhoz play --level hard``: every bot seat plays through engine.ai.Bot at that
+    level, from its seat's view (default: strong)."""
+    parser = build_parser(with_admin=False)
+    assert parser.parse_args(["play"]).level == "strong"
+    assert parser.parse_args(["play", "--level", "hard"]).level == "hard"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["play", "--level", "grandmaster"])
+    asked: list[tuple[str, int]] = []
+
+    class Recording(Bot):
+        def __init__(self, level: str, seed: int | str = 0, **_kw: object) -> None:
+            super().__init__(level, seed, iterations=2)  # a tiny search: the test is quick
+
+        def choose(self, view: dict[str, Any]) -> Action:
+            asked.append((self.level.name, view["viewer"]))
+            return super().choose(view)
+
+    monkeypatch.setattr(botplay, "Bot", Recording)  # what the service asks to think
+    out: list[str] = []
+    code = terminal.run(_args(tmp_path / "l.sqlite3", humans=0, seed="4", lang="en",
+                              level="hard"), output=out.append)
+    assert code == 0
+    assert "five-year plan is complete" in "\n".join(out)
+    assert {level for level, _ in asked} == {"hard"}
+    assert {seat for _, seat in asked} == {0, 1, 2, 3}
 
 
 def _answers(first: list[str], then: str = "1") -> Iterator[str]:
