@@ -146,6 +146,26 @@ def board_text(
     return "\n".join(lines)
 
 
+def board_caption(
+    tr: Translator,
+    game: GameInfo | dict[str, Any],
+    view: dict[str, Any],
+    now: datetime,
+    deadline: datetime | None,
+    zone: str | None = None,
+) -> str:
+    """The few lines under the board's picture: the year and trump, and whose move it is
+    with the time left (what changes with the clock stays out of the picture)."""
+    text = board_text(tr, game, view, now, deadline, zone=zone)
+    lines = text.splitlines()
+    waiting = waiting_text(tr, view, _names(tr, game, view["players_count"]))
+    keep = [lines[0]]
+    if waiting:
+        keep += [line for line in lines if line.startswith(waiting)][:1]
+    keep += [line for line in lines if line.startswith("🏆")]
+    return "\n".join(keep)
+
+
 def trick_lines(tr: Translator, view: dict[str, Any], names: list[str]) -> list[str]:
     """This year's tricks for the board, so that none is missed however many were played
     between two looks: the earlier ones in short (the cards and who took them), the last

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 
 from telegram import (
     CallbackQuery,
@@ -38,9 +40,10 @@ from kolkhoz_tg.bot.context import (
     result_text,
     service_error_text,
 )
-from kolkhoz_tg.bot.delivery import ABSENT_KEY, Acting, is_not_modified
+from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting, is_not_modified
 from kolkhoz_tg.bot.lobby import lobby_tap
 from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.picture import hand_png
 from kolkhoz_tg.service import (
     ActResult,
     ActStatus,
@@ -53,8 +56,9 @@ from kolkhoz_tg.service import (
 log = logging.getLogger(__name__)
 #: The payload of the placeholder button on a message posted by an inline choice.
 WAIT = "wait"
-#: What a ``v`` button may show (``back``: the player takes their seat back from a bot).
-VIEWS = frozenset({"board", "last", "back"})
+#: What a ``v`` button may show (``back``: the player takes their seat back from a bot;
+#: ``hand``: their cards as a picture, in private).
+VIEWS = frozenset({"board", "last", "back", "hand"})
 
 # ---------------------------------------------------------------------- buttons
 
@@ -242,8 +246,12 @@ async def _explain_tap(tap: Tap) -> None:
 
 
 async def _view_tap(tap: Tap) -> None:
-    """``v``: the last trick in an alert, or the board in the private chat."""
+    """``v``: the last trick in an alert, the board in the private chat, or there the
+    player's own cards as a picture."""
     d, cb = tap.d, tap.cb
+    if cb.payload == "hand":
+        await _hand_picture(tap)
+        return
     bv = await call(d.service.board, cb.game_id)
     if cb.payload == "last" and bv.view is not None:
         text = render.last_trick(tap.tr, bv.game, bv.view)
@@ -253,6 +261,25 @@ async def _view_tap(tap: Tap) -> None:
     if tap.in_private and tap.message is not None:
         msg = render.board(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
         await tap.context.bot.send_message(tap.message.chat.id, msg.text)
+
+
+async def _hand_picture(tap: Tap) -> None:
+    """The tapper's own hand and plot as a picture, sent to them in private (only there:
+    the picture shows their cards)."""
+    if not tap.in_private:
+        await tap.query.answer(tap.tr.gettext("Your cards are shown only in private."),
+                               show_alert=True)
+        return
+    try:
+        sv = await call(tap.d.service.seat_view, tap.cb.game_id, tap.user_id)
+    except ServiceError as e:
+        await tap.query.answer(service_error_text(tap.tr, e), show_alert=True)
+        return
+    await tap.query.answer()
+    loop = asyncio.get_running_loop()
+    picture = await loop.run_in_executor(
+        PICTURES, partial(hand_png, tap.tr, sv.view, sv.legal))
+    await tap.context.bot.send_photo(tap.user_id, picture)
 
 
 #: What each kind of button does (the kinds: :mod:`kolkhoz_tg.bot.callbacks`).

@@ -30,11 +30,13 @@ import os
 import socket
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any, TypeVar
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
@@ -42,6 +44,7 @@ from kolkhoz_tg.bot import plan as planning
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.plan import (
     BOARD_KEY,
+    BOARD_STYLE_KEY,
     Acting,
     Board,
     GroupPost,
@@ -53,9 +56,13 @@ from kolkhoz_tg.bot.plan import (
     pm_key,
 )
 from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.picture import cached_board_png
 from kolkhoz_tg.service import GameService, NotFound, Notification, Scene
 
 log = logging.getLogger(__name__)
+#: Where board pictures are drawn: one thread, off the event loop (the fonts Pillow
+#: loaded once are shared by every drawing, and one thread needs no lock around them).
+PICTURES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
 T = TypeVar("T")
 
 #: Set on a game paused because the bot was removed from its group; the game goes on by
@@ -288,17 +295,15 @@ class Deliverer:
         ``pin`` it, quietly, where the bot may pin (elsewhere it is only sent)."""
         async with self._locks[game_id]:
             scene = await self.call(self.service.scene, game_id)
-            tr = translator(scene.chat_locale)
+            step = planning.board_step(scene, self.now(), self._username(), pin=pin,
+                                       resend=resend)
             if scene.board.view is None:  # the lobby, naming whom the bot cannot reach
                 unreachable = [s.name for s in scene.game.seats
                                if s.user_id is not None and not scene.can_pm.get(s.user_id)]
                 level = await self.call(self.service.chat_bot_level, scene.game.chat_id)
-                msg = render.lobby(tr, scene.game, unreachable, self._username(), level)
-            else:
-                msg = render.board(tr, scene.board, self.now(), self._username(),
-                                   zone=scene.group_zone())
-            step = Board(scene.game.chat_id, scene.game.meta.get(BOARD_KEY), msg.text,
-                         msg.keyboard, pin=pin, resend=resend)
+                msg = render.lobby(translator(scene.chat_locale), scene.game, unreachable,
+                                   self._username(), level)
+                step = replace(step, text=msg.text, keyboard=msg.keyboard)
             outcome = await self._carry_out(scene, Plan(game_id, [step]))
             await self._settle(game_id, outcome)
             board = outcome.meta.get(BOARD_KEY, scene.game.meta.get(BOARD_KEY))
@@ -417,11 +422,17 @@ class Deliverer:
 
     async def _board(self, scene: Scene, step: Board, out: _Outcome) -> None:
         board_id = step.message_id
+        picture = await self._picture(scene) if step.photo else None
         if board_id and not step.resend:
             try:
-                await self._guard(step.chat_id, self.bot.edit_message_text(
-                    step.text, chat_id=step.chat_id, message_id=board_id,
-                    reply_markup=markup(step.keyboard)))
+                if picture is not None:
+                    await self._guard(step.chat_id, self.bot.edit_message_media(
+                        InputMediaPhoto(picture, caption=step.text), chat_id=step.chat_id,
+                        message_id=board_id, reply_markup=markup(step.keyboard)))
+                else:
+                    await self._guard(step.chat_id, self.bot.edit_message_text(
+                        step.text, chat_id=step.chat_id, message_id=board_id,
+                        reply_markup=markup(step.keyboard)))
                 new_id: int | None = board_id
             except BadRequest as e:
                 if not is_not_modified(e) and not _gone(e):
@@ -435,16 +446,31 @@ class Deliverer:
         else:
             new_id = None
         if new_id is None:
-            new_id = await self._send_group(step.chat_id, step.text, step.keyboard)
+            if picture is not None:
+                new_id = await self._send_group_photo(step.chat_id, picture, step.text,
+                                                      step.keyboard)
+            else:
+                new_id = await self._send_group(step.chat_id, step.text, step.keyboard)
             if new_id is None:
                 return
             out.meta[BOARD_KEY] = new_id
+            out.meta[BOARD_STYLE_KEY] = "picture" if picture is not None else "text"
             if board_id and step.resend:
                 with contextlib.suppress(TelegramError):
                     await self.bot.delete_message(step.chat_id, board_id)
         if step.pin:
             with contextlib.suppress(TelegramError):
                 await self.bot.pin_chat_message(step.chat_id, new_id, disable_notification=True)
+
+    async def _picture(self, scene: Scene) -> bytes:
+        """The board of ``scene`` as a PNG, drawn in the one picture thread (remembered per
+        game version and language)."""
+        board = scene.board
+        assert board.view is not None
+        tr = translator(scene.chat_locale)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            PICTURES, partial(cached_board_png, tr, board.game, board.view))
 
     async def _post(self, step: GroupPost, out: _Outcome) -> None:
         sent = await self._send_group(step.chat_id, step.text, step.keyboard,
@@ -522,6 +548,21 @@ class Deliverer:
             msg = await self._guard(e.new_chat_id, self.bot.send_message(
                 e.new_chat_id, text, reply_markup=markup(keyboard or []),
                 parse_mode=parse_mode))
+        except Forbidden:
+            log.info("the bot is no longer in chat %s", chat_id)
+            return None
+        return int(msg.message_id)
+
+    async def _send_group_photo(
+        self, chat_id: int, picture: bytes, caption: str, keyboard: render.Keyboard
+    ) -> int | None:
+        try:
+            msg = await self._guard(chat_id, self.bot.send_photo(
+                chat_id, picture, caption=caption, reply_markup=markup(keyboard)))
+        except ChatMigrated as e:
+            await self.call(self.service.migrate_chat, chat_id, e.new_chat_id)
+            msg = await self._guard(e.new_chat_id, self.bot.send_photo(
+                e.new_chat_id, picture, caption=caption, reply_markup=markup(keyboard)))
         except Forbidden:
             log.info("the bot is no longer in chat %s", chat_id)
             return None

@@ -28,6 +28,8 @@ from kolkhoz_tg.service import Kind, Notification, Scene
 #: Game meta keys the bot keeps: the board message, and per player their game message, whether
 #: it carries move buttons, and the version they were last mentioned in the group for.
 BOARD_KEY = "board"
+#: How the board message now in the group shows the game: ``text`` or ``picture``.
+BOARD_STYLE_KEY = "board:style"
 RECENT_LINES = 3
 #: Group notifications after which every private message is out of date (it would look
 #: playable, or still say "paused").
@@ -76,6 +78,8 @@ class Board:
     pin: bool = False
     resend: bool = False
     notes: tuple[int, ...] = ()
+    #: The board as a picture (``/settings board picture``): ``text`` is its caption.
+    photo: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,13 +152,9 @@ def plan(
     # message up to date ("in 3 hours" was right when they were written).
     reminded = [n.user_id for n in notes if n.kind is Kind.REMINDER and n.user_id is not None]
     if board_notes or (reminded and game.meta.get(BOARD_KEY)):
-        recent = recent_lines(chat_tr, group)
-        msg = render.board(chat_tr, scene.board, now, bot_username, recent,
-                           zone=scene.group_zone())
-        out.steps.append(Board(
-            game.chat_id, game.meta.get(BOARD_KEY), msg.text, msg.keyboard,
-            pin=any(n.kind is Kind.GAME_STARTED for n in group), notes=board_notes,
-        ))
+        out.steps.append(board_step(
+            scene, now, bot_username, recent_lines(chat_tr, group),
+            pin=any(n.kind is Kind.GAME_STARTED for n in group), notes=board_notes))
     for note in group:
         if note.kind is Kind.YEAR_SUMMARY:
             out.steps.append(GroupPost(game.chat_id, texts.year_summary(chat_tr, note),
@@ -224,6 +224,24 @@ def plan(
         if step is not None:
             out.steps.append(step)
     return out
+
+
+def board_step(
+    scene: Scene, now: datetime, bot_username: str, recent: list[str] | None = None, *,
+    pin: bool = False, resend: bool = False, notes: tuple[int, ...] = (),
+) -> Board:
+    """The board as its group should see it now, in the chat's style: text, or a picture
+    with a short caption once the game has begun (a lobby is always text). A board of the
+    other style is sent anew: Telegram does not turn a text message into a photo."""
+    game = scene.game
+    tr = translator(scene.chat_locale)
+    photo = scene.board_style == "picture" and scene.board.view is not None
+    draw = render.board_caption if photo else render.board
+    msg = draw(tr, scene.board, now, bot_username, recent, zone=scene.group_zone())
+    shown_as = game.meta.get(BOARD_STYLE_KEY, "text")
+    return Board(game.chat_id, game.meta.get(BOARD_KEY), msg.text, msg.keyboard, pin=pin,
+                 resend=resend or shown_as != ("picture" if photo else "text"), notes=notes,
+                 photo=photo)
 
 
 def private_step(

@@ -28,6 +28,8 @@ from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.rules_doc import plain_rules
 from kolkhoz_tg.service import BoardView, GameInfo, PlayerStats, SeatView
 
+#: Telegram's limit on a photo's caption.
+MAX_CAPTION = 1024
 MAX_TEXT = 4096
 
 
@@ -238,6 +240,27 @@ def lobby_level_menu(
 # ---------------------------------------------------------------------- board
 
 
+def board_caption(
+    tr: Translator, bv: BoardView, now: datetime, bot_username: str,
+    recent: list[str] | None = None, *, zone: str | None = None,
+) -> Message:
+    """The caption and buttons of the board as a picture (``/settings board picture``):
+    what :func:`board` says, in short; the picture shows the rest."""
+    game, view = bv.game, bv.view
+    full = board(tr, bv, now, bot_username, recent, zone=zone)
+    if view is None:
+        return full
+    deadline = bv.deadline if game.status == "active" else None
+    lines = ["🌾 " + texts.board_caption(tr, game, view, now, deadline, zone)]
+    if recent:
+        lines.append("🕘 " + " ".join(recent))
+    if game.status == "paused":
+        lines.append("⏸ " + tr.gettext("The game is paused; the clock has stopped."))
+    elif game.status == "aborted":
+        lines.append(tr.gettext("The game was called off."))
+    return Message("\n".join(lines)[:MAX_CAPTION], full.keyboard)
+
+
 def board(
     tr: Translator, bv: BoardView, now: datetime, bot_username: str,
     recent: list[str] | None = None, *, zone: str | None = None,
@@ -386,6 +409,7 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
     rows.append([
         Button("📋 " + _("Board"), view_button(gid, ver, "board")),
         Button("🕘 " + _("Last trick"), view_button(gid, ver, "last")),
+        Button("🖼 " + _("Picture"), view_button(gid, ver, "hand")),
     ])
     return rows
 

@@ -177,6 +177,31 @@ class ServiceBase:
             return None, {}
         return pairs[0][0], {seat.seat: seat for _, seat in pairs if seat is not None}
 
+    def _load_for_move(
+        self, s: Session, game_id: int
+    ) -> tuple[GameRow | None, dict[int, SeatRow], dict[int, UserRow], ChatRow | None]:
+        """What a move reads, in one statement: the game row (locked on PostgreSQL), its
+        seats, their people and the chat. Hold the users and the chat while the session
+        works: it keeps only weak references, and later reads (the answer's language, the
+        next player's quiet hours, the scene) then find them without a query."""
+        if not _possible_id(game_id):
+            return None, {}, {}, None
+        stmt = (
+            select(GameRow, SeatRow, UserRow, ChatRow)
+            .outerjoin(SeatRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
+            .outerjoin(UserRow, UserRow.id == SeatRow.user_id)  # type: ignore[arg-type]
+            .outerjoin(ChatRow, ChatRow.id == GameRow.chat_id)  # type: ignore[arg-type]
+            .where(GameRow.id == game_id)
+        )
+        if self.db.is_postgres:
+            stmt = stmt.with_for_update(of=GameRow)
+        rows = s.exec(stmt).all()
+        if not rows:
+            return None, {}, {}, None
+        seats = {seat.seat: seat for _, seat, _, _ in rows if seat is not None}
+        users = {user.id: user for _, _, user, _ in rows if user is not None}
+        return rows[0][0], seats, users, rows[0][3]
+
     def _seats(self, s: Session, game_id: int) -> dict[int, SeatRow]:
         rows = s.exec(select(SeatRow).where(SeatRow.game_id == game_id)).all()
         return {r.seat: r for r in rows}
@@ -450,6 +475,7 @@ class ServiceBase:
             chat_locale=chat_locale,
             chat_title=chat.title if chat is not None else None,
             zones={u: tz for u in humans if u in users and (tz := users[u].timezone) is not None},
+            board_style=str((chat.settings if chat is not None else {}).get("board", "text")),
         )
 
     def _users(self, s: Session, ids: list[int]) -> dict[int, UserRow]:

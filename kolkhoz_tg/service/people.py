@@ -38,6 +38,8 @@ from kolkhoz_tg.timeutil import (
     parse_quiet_window,
 )
 
+#: How a chat's games show their board (:meth:`PeopleMixin.set_board_style`).
+BOARD_STYLES = ("text", "picture")
 
 class PeopleMixin(ServiceBase):
     def ensure_user(self, user_id: int, name: str, locale: str | None = None) -> UserInfo:
@@ -145,6 +147,18 @@ class PeopleMixin(ServiceBase):
         with self._write() as s:
             chat = self._ensure_chat(s, chat_id)
             chat.locale = loc
+            return _chat_info(chat)
+
+    def set_board_style(self, chat_id: int, style: str) -> ChatInfo:
+        """How the chat's games show their board: ``text`` (a message edited in place) or
+        ``picture`` (a photo edited in place, the short text in its caption). Raises
+        :class:`BadRequest` (``bad_board_style``)."""
+        if style not in BOARD_STYLES:
+            raise BadRequest(f"board style {style!r} is not one of {BOARD_STYLES}",
+                             "bad_board_style")
+        with self._write() as s:
+            chat = self._ensure_chat(s, chat_id)
+            chat.settings = {**chat.settings, "board": style}
             return _chat_info(chat)
 
     def set_chat_defaults(

@@ -59,16 +59,11 @@ class PlayMixin(ServiceBase):
             with self._write() as s:
                 if name is not None:
                     self._ensure_user(s, user_id, name, locale)
-                row, seats = self._load_with_seats(s, game_id)
+                # (``people`` and ``chat`` are held to the end: see _load_for_move.)
+                row, seats, people, chat = self._load_for_move(s, game_id)
                 if row is None:
                     raise NotFound(f"no game {game_id}", "game_not_found")
                 seat = next((r for r in seats.values() if r.user_id == user_id), None)
-                # Every seated person in one statement: the answer's language, the next
-                # player's quiet hours and the scene then read them without a query (held
-                # here, since the session only keeps weak references to what it loaded).
-                people = self._users(
-                    s, [r.user_id for r in seats.values() if r.user_id is not None])
-                chat = s.get(ChatRow, row.chat_id)
                 answer = self._answer_locale(people.get(user_id), chat)
                 if action is None:
                     return ActResult(ActStatus.INVALID, game_id, row.version, reason="invalid",

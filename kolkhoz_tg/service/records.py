@@ -175,6 +175,8 @@ class Scene:
     chat_title: str | None
     #: Each seated person's time zone, where they set one (``/settings``).
     zones: dict[int, str] = field(default_factory=dict)
+    #: How the chat shows the board: ``text`` or ``picture`` (``/settings board``).
+    board_style: str = "text"
 
     def group_zone(self) -> str | None:
         """The time zone to show the group its deadlines in: the one zone every seated
