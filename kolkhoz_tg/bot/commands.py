@@ -38,6 +38,7 @@ from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import (
+    BOARD_STYLES,
     ActStatus,
     Busy,
     GameInfo,
@@ -453,7 +454,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     args = [a.lower() for a in c.args]
     usage = tr.gettext(
         "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
-        "medals on|off · reminders 50%,1h · bots normal|strong|hard"
+        "medals on|off · reminders 50%,1h · bots normal|strong|hard · board text|picture"
     )
     if not args:
         level = await call(d.service.chat_bot_level, c.chat.id)
@@ -464,6 +465,9 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     key, values = args[0], args[1:]
     if key == "bots":
         await _set_bot_level(c, game, values)
+        return
+    if key == "board":
+        await _set_board_style(c, game, values)
         return
     try:
         if key == "timeout" and len(values) == 1:
@@ -507,6 +511,24 @@ async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
     await c.reply(tr.gettext(
         "Stand-ins and the bots that fill empty seats play at the level: {level}.",
         level=render.level_name(tr, values[0])))
+
+
+async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
+    """``/settings board picture``: the chat's games show their board as a picture (or
+    ``text``) from now on (the game's creator or an admin); the board is sent again."""
+    tr = c.tr
+    if len(values) != 1 or values[0] not in BOARD_STYLES:
+        await c.reply(tr.gettext("Usage: /settings board text|picture"))
+        return
+    if c.user.id != game.creator_id and not await is_admin(c.update, c.context):
+        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+        return
+    await call(c.d.service.set_board_style, c.chat.id, values[0])
+    await c.d.deliverer.refresh_board(game.id)
+    if values[0] == "picture":
+        await c.reply(tr.gettext("The board is shown as a picture from now on."))
+    else:
+        await c.reply(tr.gettext("The board is shown as text from now on."))
 
 
 TYPED = ("play", "assign", "trump", "swap")

@@ -24,6 +24,7 @@ from kolkhoz_tg.service.errors import (
     ServiceError,
     WrongState,
 )
+from kolkhoz_tg.service.people import BOARD_STYLES
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
@@ -53,6 +54,7 @@ def open_service(
 
 
 __all__ = [
+    "BOARD_STYLES",
     "ActResult",
     "ActStatus",
     "BadRequest",

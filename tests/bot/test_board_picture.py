@@ -61,3 +61,21 @@ async def test_a_players_cards_as_a_picture_in_private(
         assert len(sent) == 1 and "photo" in sent[0].extra
         assert fake.photo_bytes(sent[0]).startswith(PNG)
         fake.assert_all_callbacks_answered()
+
+
+async def test_settings_board_switches_the_style_for_the_creator_only(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = [fake.user(8300 + i, n, language_code="en") for i, n in enumerate(NAMES)]
+    group = fake.create_group("Switch", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        await users[1].send(group, "/settings board picture")  # not the creator
+        assert "creator" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        assert "photo" not in fake.message(group, service.game_info(game_id).meta["board"]).extra
+        await users[0].send(group, "/settings board paint")
+        assert "text|picture" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        await users[0].send(group, "/settings board picture")
+        board = fake.message(group, service.game_info(game_id).meta["board"])
+        assert "photo" in board.extra and fake.photo_bytes(board).startswith(PNG)
+        assert "picture" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
