@@ -289,9 +289,16 @@ class Driver:
         assert msg is not None
         for user, button in ((other, "Join"), (creator, "+ Bot"), (creator, "Normal"),
                              (creator, "+ Bot"), (creator, "Normal")):
+            # A tap is answered before its lobby edit goes out: wait for the button.
+            await until(lambda b=button, m=msg.message_id: any(
+                x.text == b for row in fake.message(t.group, m).buttons for x in row),
+                f"table {t.index}: the lobby button {button!r}")
             msg = fake.message(t.group, msg.message_id)
             [record] = await self.tap(user, msg, msg.find_button(button).data or "")
             assert record.answer and not record.answer["text"], (t.index, button, record.answer)
+        await until(lambda m=msg.message_id: any(
+            x.text == "Start ▶" for row in fake.message(t.group, m).buttons for x in row),
+            f"table {t.index}: the lobby with both bots")
         msg = fake.message(t.group, msg.message_id)
         start = msg.find_button("Start ▶").data
         assert start is not None
