@@ -230,17 +230,26 @@ async def cmd_abort(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     ]])
 
 
+async def _managed_game(tap: Tap) -> GameInfo | None:
+    """The tapped button's game when the tapper is its creator or a chat admin; else None,
+    with the tap answered (no such game, or not theirs to manage)."""
+    game = await _game(tap)
+    if game is None:
+        return None
+    if tap.user_id != game.creator_id and not await is_admin(tap.update, tap.context):
+        await answer_quietly(tap.query, tap.tr.gettext(
+            "Only the game's creator and the chat's admins may do that."), show_alert=True)
+        return None
+    return game
+
+
 async def _confirm_abort(tap: Tap, answer: str) -> None:
     """A tap on the confirmation. Only the creator and admins count; a confirmation made
     for a lobby that changed since, or for a game that is over or started since, is stale
     and changes nothing."""
     tr = tap.tr
-    game = await _game(tap)
+    game = await _managed_game(tap)
     if game is None:
-        return
-    if tap.user_id != game.creator_id and not await is_admin(tap.update, tap.context):
-        await answer_quietly(tap.query, tr.gettext(
-            "Only the game's creator and the chat's admins may do that."), show_alert=True)
         return
     gtr = await _lobby_tr(tap)
     if answer == "n":
@@ -353,12 +362,8 @@ async def _kick_tap(tap: Tap, seat_text: str) -> None:
     """A seat tapped after /kick: by the creator or an admin; in the lobby only while it
     is as it was when the names were shown (someone else may sit there now)."""
     tr = tap.tr
-    game = await _game(tap)
+    game = await _managed_game(tap)
     if game is None:
-        return
-    if tap.user_id != game.creator_id and not await is_admin(tap.update, tap.context):
-        await answer_quietly(tap.query, tr.gettext(
-            "Only the game's creator and the chat's admins may do that."), show_alert=True)
         return
     seat = int(seat_text) if seat_text.isdigit() else -1
     if not 0 <= seat < game.players or game.status not in ("lobby", "active", "paused") or (
