@@ -3,6 +3,8 @@
 - ``kolkhoz db upgrade``: apply the Alembic migrations (idempotent; the bot also does it on
   start). ``kolkhoz db ping``: one connection attempt (the Docker entrypoint loops on it).
 - ``kolkhoz games list`` / ``show ID`` / ``export ID``: look at games without Telegram.
+- ``kolkhoz games rerate``: recompute every player's rating from the stored finished games
+  (the ``ratings`` table is only a cache of them, see ``kolkhoz_tg/service/ratings.py``).
 
 ``show`` never prints a hidden card of a game still in play: it renders the public view
 (what the group's board shows) and masks the cards of swaps in the log. Only a finished game
@@ -10,7 +12,8 @@ is shown whole. ``export`` writes what :meth:`engine.Game.replay` needs (rules, 
 first planner, log); the seed and the log determine every hand, so exporting a game still in
 play reveals it, and the command says so on stderr.
 
-These commands read the database directly and change nothing but the schema (``db upgrade``).
+These commands read the database directly and change nothing but the schema (``db upgrade``)
+and the ratings cache (``games rerate``).
 """
 
 from __future__ import annotations
@@ -67,9 +70,9 @@ def add_commands(commands: Any) -> None:
         sub = db_commands.add_parser(name, help=text, description=text)
         sub.add_argument("--database-url", dest="database_url", default=None, help=url_help)
 
-    games = commands.add_parser("games", help="list, show or export games")
+    games = commands.add_parser("games", help="list, show or export games; recompute ratings")
     game_commands = games.add_subparsers(
-        dest="games_command", required=True, metavar="{list,show,export}"
+        dest="games_command", required=True, metavar="{list,show,export,rerate}"
     )
     listing = game_commands.add_parser("list", help="a table of games, newest first")
     listing.add_argument("--chat", type=int, default=None, help="only this chat's games")
@@ -85,7 +88,10 @@ def add_commands(commands: Any) -> None:
     )
     export.add_argument("game_id", type=int, metavar="ID")
     export.add_argument("-o", "--output", default=None, help="write to FILE (default: stdout)")
-    for sub in (listing, show, export):
+    rerate = game_commands.add_parser(
+        "rerate", help="recompute every rating from the stored finished games"
+    )
+    for sub in (listing, show, export, rerate):
         sub.add_argument("--database-url", dest="database_url", default=None, help=url_help)
 
 
@@ -104,6 +110,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                 out.write(games_table(service, args.chat, args.status, args.limit))
             elif args.games_command == "show":
                 out.write(show_game(service, args.game_id))
+            elif args.games_command == "rerate":
+                out.write(rerate(service))
             else:
                 return _export(service, args.game_id, args.output, out, err)
         return 0
@@ -294,6 +302,15 @@ def games_table(
         rows.append([str(gid), str(g.chat_id), g.status, g.preset or "-", players, _year(g),
                      str(g.version), _when(g.deadline)])
     return _table(header, rows)
+
+
+# ---------------------------------------------------------------------- games rerate
+
+
+def rerate(service: GameService) -> str:
+    """``games rerate``: the ratings table rebuilt from every finished game."""
+    games = service.rerate()
+    return f"Ratings recomputed from {games} finished game{'s' if games != 1 else ''}.\n"
 
 
 # ---------------------------------------------------------------------- games show

@@ -100,7 +100,9 @@ GROUP_MENU = (
     "newgame", "board", "last", "score", "hand", "back", "settings", "stats", "log", "rules",
     "help",
 )
-PRIVATE_MENU = ("hand", "play", "assign", "trump", "swap", "back", "lang", "rules", "help")
+PRIVATE_MENU = (
+    "hand", "play", "assign", "trump", "swap", "back", "stats", "lang", "rules", "help",
+)
 
 
 def menu_descriptions(tr: Translator) -> dict[str, str]:
@@ -111,7 +113,7 @@ def menu_descriptions(tr: Translator) -> dict[str, str]:
         "hand": _("your cards"), "back": _("take your seat back from the bot"),
         "away": _("a bot plays for you: /away 3d"),
         "settings": _("rules, players, time limit"), "rules": _("the rules"),
-        "help": _("all commands"), "stats": _("who wins here"),
+        "help": _("all commands"), "stats": _("ratings here; /stats me: yours"),
         "log": _("the last game, move by move"), "play": _("play a card: /play 10H"),
         "assign": _("assign a card: /assign 10H S"), "trump": _("declare trump: /trump ♠"),
         "swap": _("swap with your plot: /swap 9H KC"), "lang": _("language: /lang ru|en"),

@@ -587,13 +587,20 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/stats``: the chat's players, their wins, average points and missed deadlines."""
+    """``/stats``: in a group, the chat's rating table (rating, games, wins, average place;
+    bots per level too); in private, the player's own lines. ``/stats me``: the player's
+    rating over all chats and per chat (in a group, only this chat's line besides)."""
     c = await command(update, context, group_language=True, remember=False)
-    if not c.in_group:
-        await c.reply(c.tr.gettext("Ask for /stats in the group."))
+    me = bool(c.args) and c.args[0].lower() in ("me", "я")
+    if c.in_group and not me:
+        table = await call(c.d.service.chat_ratings, c.chat.id)
+        await c.reply(render.chat_ratings(c.tr, table))
         return
-    stats = await call(c.d.service.chat_stats, c.chat.id)
-    await c.reply(render.chat_stats(c.tr, stats))
+    lines = await call(c.d.service.user_ratings, c.user.id)
+    if c.in_group:
+        # Other groups' names stay out of this one.
+        lines = [x for x in lines if x.chat_id in (None, c.chat.id)]
+    await c.reply(render.player_ratings(c.tr, lines, c.user.full_name))
 
 
 async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

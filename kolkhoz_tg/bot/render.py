@@ -26,7 +26,7 @@ from kolkhoz_tg.bot.callbacks import action_button, explain_button, lobby_button
 from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.rules_doc import plain_rules
-from kolkhoz_tg.service import BoardView, GameInfo, PlayerStats, SeatView
+from kolkhoz_tg.service import BoardView, GameInfo, RatingLine, SeatView
 
 #: Telegram's limit on a photo's caption.
 MAX_CAPTION = 1024
@@ -452,25 +452,54 @@ def visible_score(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def chat_stats(tr: Translator, stats: list[PlayerStats]) -> str:
-    """``/stats``: every player's games, wins, average points and missed deadlines."""
+def _rating_parts(tr: Translator, line: RatingLine) -> str:
+    """Rating, games, wins and average place of one line, in one row (no padded columns:
+    they do not line up on phones)."""
     _ = tr.gettext
-    if not stats:
-        return _("No games have been played here yet.")
-    lines = ["📊 " + _("Kolkhoz in this chat")]
-    for rank, p in enumerate(stats, start=1):
-        parts = [
-            tr.ngettext("{n} game", "{n} games", p.games),
-            tr.ngettext("{n} win", "{n} wins", p.wins),
-        ]
-        if p.average_score is not None:
-            # 41.5 in English, 41,5 in Russian.
-            average = format_decimal(p.average_score, format="0.0", locale=tr.locale)
-            parts.append(_("{points} points on average", points=average))
-        if p.timeouts:
-            parts.append(tr.ngettext("{n} missed deadline", "{n} missed deadlines", p.timeouts))
-        lines.append(f"{rank}. {p.name}: " + " · ".join(parts))
-    return "\n".join(lines)
+    # 2.3 in English, 2,3 in Russian.
+    place = format_decimal(line.average_place, format="0.0", locale=tr.locale)
+    return " · ".join([
+        _("rating {rating}", rating=line.rating),
+        tr.ngettext("{n} game", "{n} games", line.games),
+        tr.ngettext("{n} win", "{n} wins", line.wins),
+        _("average place {place}", place=place),
+    ])
+
+
+def rating_name(tr: Translator, line: RatingLine) -> str:
+    """A player's name, or a bot level's pseudo-player."""
+    if line.level is not None:
+        return tr.gettext("🤖 Bot · {level}", level=level_name(tr, line.level))
+    return line.name
+
+
+def chat_ratings(tr: Translator, lines: list[RatingLine]) -> str:
+    """``/stats`` in a group: the chat's rating table, best first, bots per level included."""
+    _ = tr.gettext
+    if not lines:
+        return _("No rated games here yet: ratings count finished games.")
+    out = ["📊 " + _("Kolkhoz in this chat")]
+    for rank, line in enumerate(lines, start=1):
+        out.append(f"{rank}. {rating_name(tr, line)}: {_rating_parts(tr, line)}")
+    out.append(_("The rating starts at 1000 and grows with sure results; "
+                 "players a stand-in mostly played for are not rated for that game."))
+    return "\n".join(out)
+
+
+def player_ratings(tr: Translator, lines: list[RatingLine], name: str) -> str:
+    """``/stats`` in private and ``/stats me``: a player's rating over all chats, then
+    their line in each chat."""
+    _ = tr.gettext
+    if not lines:
+        return _("{name} has no rated games yet.", name=name)
+    out = ["📊 " + _("{name}'s ratings", name=name)]
+    for line in lines:
+        if line.chat_id is None:
+            where = _("All chats")
+        else:
+            where = line.chat_title or _("Chat {id}", id=line.chat_id)
+        out.append(f"{where}: {_rating_parts(tr, line)}")
+    return "\n".join(out)
 
 
 def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> list[str]:

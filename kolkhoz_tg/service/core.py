@@ -20,13 +20,15 @@ from kolkhoz_tg.service.lobby import LobbyMixin
 from kolkhoz_tg.service.outbox import OutboxMixin
 from kolkhoz_tg.service.people import PeopleMixin
 from kolkhoz_tg.service.play import PlayMixin
+from kolkhoz_tg.service.rating_store import RatingsMixin
 from kolkhoz_tg.service.reading import ReadingMixin
 
 __all__ = ["ChatInfo", "GameService", "ScheduleListener", "UserInfo"]
 
 
 class GameService(
-    BotsMixin, PeopleMixin, LobbyMixin, PlayMixin, ClockMixin, ReadingMixin, OutboxMixin
+    BotsMixin, PeopleMixin, LobbyMixin, PlayMixin, ClockMixin, ReadingMixin, OutboxMixin,
+    RatingsMixin,
 ):
     """The one way to change a game. Thread-safe; share one instance per process.
 

@@ -264,3 +264,19 @@ class DueJob:
     @property
     def job_id(self) -> str:
         return f"game:{self.game_id}:{self.kind}"
+
+
+@dataclass(frozen=True, slots=True)
+class RatingLine:
+    """One player's rating in one chat (``chat_id`` None: over all chats). A bot level's
+    pseudo-player has ``level`` set and no ``user_id``."""
+
+    chat_id: int | None
+    chat_title: str | None
+    user_id: int | None
+    level: str | None
+    name: str
+    rating: int  # ratings.display(mu, sigma)
+    games: int
+    wins: int
+    average_place: float

@@ -230,3 +230,26 @@ class NotificationRow(SQLModel, table=True):
     #: lapse and another relay takes the message over).
     claimed_by: str | None = Field(default=None, max_length=64)
     claimed_until: datetime | None = _utc_column()
+
+
+class RatingRow(SQLModel, table=True):
+    """A player's rating in one scope (``global`` or ``chat:<id>``): a cache of
+    :func:`kolkhoz_tg.service.ratings.compute` over the finished games, never the source of
+    truth (``kolkhoz games rerate`` rebuilds it). The row ``(meta, finished_games)`` holds in
+    ``games`` how many finished games the table was computed from (stale when fewer)."""
+
+    __tablename__ = "ratings"
+
+    scope: str = Field(max_length=32, primary_key=True)
+    #: ``user:<id>`` or ``bot:<level>``.
+    player: str = Field(max_length=32, primary_key=True)
+    user_id: int | None = Field(default=None, sa_type=sa.BigInteger(), nullable=True,
+                                index=True)
+    mu: float = 0.0
+    sigma: float = 0.0
+    games: int = 0
+    wins: int = 0
+    #: The sum of the player's places (1 = first; tied seats share a place).
+    place_sum: int = 0
+    last_game: int = 0
+    computed_at: datetime = Field(default_factory=_now, sa_type=UTCDateTime(), nullable=False)

@@ -257,3 +257,60 @@ async def test_stats_and_log_in_russian(fake: FakeTelegram, service: GameService
         await users[0].open_button(summary, summary.buttons[0][0].text)
         text = "\n".join(m.text or "" for m in fake.messages(users[0])[before:])
         assert "Журнал партии" in text and "Начинается год 1." in text
+
+
+async def test_stats_rates_players_and_bots_per_level(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """After a finished game with a bot: the group's rating table (the bot's level a row of
+    its own), a player's own lines in private, and /stats me in the group."""
+    users = players(fake, base=1750)[:3]
+    group = fake.create_group("Ratings", users)
+    async with fake.running(make_app(fake, service)):
+        for u in users:
+            await u.start_bot()
+        await users[1].send(group, "/stats")
+        assert "No rated games here yet" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        await users[0].send(group, "/newgame")
+        lobby = fake.last_message(group)
+        assert lobby is not None
+        for u in users[1:]:
+            await u.tap(fake.message(group, lobby.message_id), "Join")
+        await users[0].tap(fake.message(group, lobby.message_id), "+ Bot")
+        await users[0].tap(fake.message(group, lobby.message_id), "Normal")
+        await users[0].tap(fake.message(group, lobby.message_id), "Start ▶")
+        game_id = service.games_in_chat(group.id)[0].id
+        while await tap_any_action(users):
+            pass
+        assert service.game_info(game_id).status == "finished"
+        await users[1].send(group, "/stats")
+        table = (fake.last_message(group).text or "").splitlines()  # type: ignore[union-attr]
+        assert table[0] == "📊 Kolkhoz in this chat"
+        rows = [line for line in table if line[:1].isdigit()]
+        assert len(rows) == 4 and sum("🤖 Bot · Normal: rating " in r for r in rows) == 1
+        assert all("1 game" in r and "average place" in r for r in rows)
+        assert all(any(f". {n}: rating " in r for r in rows) for n in NAMES[:3])
+        # In private: the player's own lines (over all chats, then this group).
+        await users[0].send(None, "/stats")
+        mine = fake.messages(users[0])[-1].text or ""
+        assert "Anna's ratings" in mine and "All chats: rating " in mine
+        assert "Ratings: rating " in mine and "Boris" not in mine
+        await users[2].send(group, "/stats me")
+        me = fake.last_message(group).text or ""  # type: ignore[union-attr]
+        assert "Vera's ratings" in me and "All chats:" in me and "Ratings:" in me
+
+
+async def test_stats_in_private_in_russian(fake: FakeTelegram, service: GameService) -> None:
+    users = players(fake, lang="ru", base=1850)
+    group = fake.create_group("Рейтинг", users)
+    async with fake.running(make_app(fake, service)):
+        await users[0].start_bot()
+        await users[0].send(None, "/stats")
+        assert "пока нет рейтинговых партий" in (fake.messages(users[0])[-1].text or "")
+        await open_game(fake, users, group)
+        while await tap_any_action(users):
+            pass
+        await users[0].send(None, "/stats")
+        mine = fake.messages(users[0])[-1].text or ""
+        assert "Рейтинг игрока Anna" in mine and "Все чаты: рейтинг " in mine
+        assert "1 партия" in mine and "среднее место" in mine

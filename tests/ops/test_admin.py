@@ -324,3 +324,24 @@ def test_cli_in_a_subprocess_with_the_environment(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1].split()[:3] == [str(game.id), "-100", "active"]
+
+
+# ---------------------------------------------------------------------- games rerate
+
+
+def test_games_rerate_rebuilds_the_ratings_from_the_games(
+    capsys: pytest.CaptureFixture[str], service: GameService, sqlite_url: str
+) -> None:
+    code, out, _ = run_cli(capsys, "games", "rerate", "--database-url", sqlite_url)
+    assert code == 0 and out == "Ratings recomputed from 0 finished games.\n"
+    game, _ = new_game(service, humans=2, chat_id=-300, seed=5)
+    play_out(service, game.id)
+    before = service.chat_ratings(-300)
+    assert before
+    # A lost or damaged cache: rerate restores it from the stored games.
+    with service.db.write() as s:
+        s.execute(sa.text("UPDATE ratings SET mu = 0 WHERE scope != 'meta'"))
+    assert service.chat_ratings(-300) != before
+    code, out, _ = run_cli(capsys, "games", "rerate", "--database-url", sqlite_url)
+    assert code == 0 and out == "Ratings recomputed from 1 finished game.\n"
+    assert service.chat_ratings(-300) == before

@@ -1,0 +1,152 @@
+"""The ratings table: computed from the finished games by :mod:`kolkhoz_tg.service.ratings`
+and cached in ``ratings``.
+
+Nothing is rated on the move path: a finished game only makes the cache stale (the number of
+finished games differs from the one it was computed from), and the next reader of a rating
+(``/stats``) recomputes every scope from the stored games in one write transaction. That is
+cheap at the scale of a chat bot (a few thousand games: well under a second) and always
+correct; :meth:`RatingsMixin.rerate` (``kolkhoz games rerate``) does the same on demand.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, delete, select
+
+from kolkhoz_tg.service import ratings
+from kolkhoz_tg.service.base import ServiceBase
+from kolkhoz_tg.service.records import RatingLine
+from kolkhoz_tg.storage.models import (
+    ActionRow,
+    ChatRow,
+    GameRow,
+    GameStatus,
+    RatingRow,
+    SeatRow,
+    UserRow,
+)
+
+_FINISHED = GameStatus.FINISHED.value
+_META = ("meta", "finished_games")
+
+
+def _finished_count(s: Session) -> int:
+    return int(s.exec(select(sa.func.count()).select_from(GameRow).where(
+        GameRow.status == _FINISHED)).one())
+
+
+def _load_games(s: Session) -> list[ratings.FinishedGame]:
+    """Every finished game with its seats, in the order the games finished."""
+    games = s.exec(
+        select(GameRow.id, GameRow.chat_id, GameRow.result)
+        .where(GameRow.status == _FINISHED)
+        .order_by(col(GameRow.finished_at), col(GameRow.id))
+    ).all()
+    seats: dict[int, list[SeatRow]] = {}
+    for seat in s.exec(select(SeatRow).join(GameRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
+                       .where(GameRow.status == _FINISHED)).all():
+        seats.setdefault(seat.game_id, []).append(seat)
+    moves = {
+        (g, seat): n
+        for g, seat, n in s.exec(
+            select(ActionRow.game_id, ActionRow.seat, sa.func.count())
+            .join(GameRow, ActionRow.game_id == GameRow.id)  # type: ignore[arg-type]
+            .where(GameRow.status == _FINISHED)
+            .group_by(ActionRow.game_id, ActionRow.seat)  # type: ignore[arg-type]
+        ).all()
+    }
+    out = []
+    for game_id, chat_id, result in games:
+        assert game_id is not None
+        if not result or "scores" not in result:
+            continue
+        scores, winners = result["scores"], set(result.get("winners", []))
+        rated = []
+        for seat in sorted(seats.get(game_id, []), key=lambda r: r.seat):
+            if seat.is_bot or seat.user_id is None:
+                key = ratings.bot_key(seat.level)
+            else:
+                key = ratings.user_key(seat.user_id)
+            rated.append(ratings.RatedSeat(
+                key=key, score=scores[seat.seat], moves=moves.get((game_id, seat.seat), 0),
+                auto_moves=seat.auto_moves, winner=seat.seat in winners))
+        out.append(ratings.FinishedGame(game_id, chat_id, tuple(rated)))
+    return out
+
+
+class RatingsMixin(ServiceBase):
+    def rerate(self) -> int:
+        """Recompute every rating from the stored finished games; returns how many games
+        were read."""
+        with self.db.write() as s:
+            return self._rerate(s)
+
+    def _rerate(self, s: Session) -> int:
+        finished = _finished_count(s)
+        result = ratings.compute(_load_games(s))
+        now = self.clock.now()
+        s.exec(delete(RatingRow))
+        rows = [RatingRow(scope=_META[0], player=_META[1], games=finished, computed_at=now)]
+        for scope, table in result.tables.items():
+            for key, r in table.items():
+                user_id = int(key.split(":", 1)[1]) if key.startswith("user:") else None
+                rows.append(RatingRow(
+                    scope=scope, player=key, user_id=user_id, mu=r.mu, sigma=r.sigma,
+                    games=r.games, wins=r.wins, place_sum=r.place_sum, last_game=r.last_game,
+                    computed_at=now))
+        s.add_all(rows)
+        return finished
+
+    def _fresh_ratings(self) -> None:
+        """Recompute the table if a game finished since it was computed."""
+        with self.db.read() as s:
+            meta = s.get(RatingRow, _META)
+            if meta is not None and meta.games == _finished_count(s):
+                return
+        try:
+            with self.db.write() as s:
+                meta = s.get(RatingRow, _META)
+                if meta is None or meta.games != _finished_count(s):
+                    self._rerate(s)
+        except sa.exc.IntegrityError:
+            pass  # another process filled the table at the same time: theirs is as good
+
+    def _lines(self, rows: list[RatingRow], s: Session) -> list[RatingLine]:
+        user_ids = {r.user_id for r in rows if r.user_id is not None}
+        names = {u.id: u.name for u in s.exec(
+            select(UserRow).where(col(UserRow.id).in_(user_ids))).all()} if user_ids else {}
+        chat_ids = {int(r.scope.split(":", 1)[1]) for r in rows if r.scope.startswith("chat:")}
+        titles = {c.id: c.title for c in s.exec(
+            select(ChatRow).where(col(ChatRow.id).in_(chat_ids))).all()} if chat_ids else {}
+        lines = []
+        for r in rows:
+            chat_id = int(r.scope.split(":", 1)[1]) if r.scope.startswith("chat:") else None
+            level = r.player.split(":", 1)[1] if r.player.startswith("bot:") else None
+            lines.append(RatingLine(
+                chat_id=chat_id,
+                chat_title=titles.get(chat_id) if chat_id is not None else None,
+                user_id=r.user_id,
+                level=level,
+                name=names.get(r.user_id, str(r.user_id)) if r.user_id is not None else "",
+                rating=ratings.display(r.mu, r.sigma),
+                games=r.games,
+                wins=r.wins,
+                average_place=r.place_sum / r.games if r.games else 0.0,
+            ))
+        return sorted(lines, key=lambda x: (x.chat_id is not None, -x.rating, -x.games,
+                                            x.name, x.level or ""))
+
+    def chat_ratings(self, chat_id: int) -> list[RatingLine]:
+        """The chat's rating table, best first (humans and bots per level)."""
+        self._fresh_ratings()
+        with self.db.read() as s:
+            rows = list(s.exec(select(RatingRow).where(
+                RatingRow.scope == ratings.chat_scope(chat_id))).all())
+            return self._lines(rows, s)
+
+    def user_ratings(self, user_id: int) -> list[RatingLine]:
+        """A player's global line (``chat_id`` None) first, then one line per chat."""
+        self._fresh_ratings()
+        with self.db.read() as s:
+            rows = list(s.exec(select(RatingRow).where(RatingRow.user_id == user_id)).all())
+            return self._lines(rows, s)
