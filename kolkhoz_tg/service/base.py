@@ -3,15 +3,18 @@ the version check, notifications into the outbox, and small checks and conversio
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm.util import identity_key
@@ -35,6 +38,7 @@ from kolkhoz_tg.service.records import (
 from kolkhoz_tg.service.turn import Turn, Views
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.storage.models import (
+    ActionRow,
     ChatRow,
     GameRow,
     GameStatus,
@@ -271,31 +275,44 @@ class ServiceBase:
             row.state = turn.game.to_json()
         self._bump(turn.session, row)
         if store:
-            self._store_notes(turn.session, turn.notes)
+            self._store_log(turn.session, turn.actions, turn.notes)
 
     def _store_notes(self, s: Session, notes: list[NotificationRow]) -> None:
-        """Add notifications (of one game or of several) to the outbox; older undelivered
-        ones they replace (the board of that game, that player's "your turn") are marked
-        superseded, in one statement."""
+        self._store_log(s, [], notes)
+
+    def _store_log(
+        self, s: Session, actions: list[ActionRow], notes: list[NotificationRow]
+    ) -> None:
+        """Log the moves (of one game or of several) and add their notifications to the
+        outbox; older undelivered ones they replace (the board of that game, that player's
+        "your turn") are marked superseded. On PostgreSQL all three are one statement (one
+        round trip of a move's six), on SQLite a few."""
         if not notes:
+            if actions:
+                s.add_all(actions)
             return
         now = notes[0].created_at
         if self.outbox_owner is not None:
             until = now + self.outbox_lease
             for n in notes:
                 n.claimed_by, n.claimed_until = self.outbox_owner, until
+        replacing = [n for n in notes if n.kind in _SUPERSEDED_KINDS]
+        if self.db.is_postgres:
+            _store_in_one(s, replacing, actions, notes, now)
+            return
         t = NotificationRow.__table__  # type: ignore[attr-defined]
-        replaced = []
-        for n in notes:
-            if n.kind in _SUPERSEDED_KINDS:
-                who = t.c.user_id.is_(None) if n.user_id is None else t.c.user_id == n.user_id
-                replaced.append(sa.and_(t.c.game_id == n.game_id, t.c.kind == n.kind, who))
+        replaced = [
+            sa.and_(t.c.game_id == n.game_id, t.c.kind == n.kind,
+                    t.c.user_id.is_(None) if n.user_id is None else t.c.user_id == n.user_id)
+            for n in replacing
+        ]
         if replaced:
             s.execute(
                 sa.update(t)
                 .where(t.c.delivered_at.is_(None), sa.or_(*replaced))
                 .values(superseded=True, delivered_at=now)
             )
+        s.add_all(actions)
         s.add_all(notes)
         s.flush()
 
@@ -594,3 +611,81 @@ def _user_info(u: UserRow) -> UserInfo:
 
 def _chat_info(c: ChatRow) -> ChatInfo:
     return ChatInfo(c.id, c.title, c.locale, dict(c.settings))
+
+
+
+def _store_in_one(
+    s: Session, replaced: list[NotificationRow], actions: list[ActionRow],
+    notes: list[NotificationRow], now: datetime,
+) -> None:
+    """PostgreSQL's :meth:`ServiceBase._store_log` in one statement (see
+    :func:`_one_statement_sql`). The new ids are drawn from the sequence in the VALUES'
+    order, so sorted they belong to the notes in order (SQLAlchemy's own bulk insert relies
+    on the same)."""
+    sql = _one_statement_sql(tuple(n.user_id is None for n in replaced), len(actions),
+                             len(notes))
+    params: dict[str, Any] = {"now": now}
+    for i, n in enumerate(replaced):
+        params[f"s{i}_game"], params[f"s{i}_kind"] = n.game_id, n.kind
+        if n.user_id is not None:
+            params[f"s{i}_user"] = n.user_id
+    for prefix, rows, columns in (("a", actions, _ACTION_COLUMNS), ("n", notes, _NOTE_COLUMNS)):
+        for i, row in enumerate(rows):
+            for name, _ in columns:
+                value = getattr(row, name)
+                params[f"{prefix}{i}_{name}"] = (
+                    json.dumps(value) if name in _JSON_COLUMNS else value)
+    ids = sorted(s.connection().exec_driver_sql(sql, params).scalars())
+    for note, note_id in zip(notes, ids, strict=True):
+        note.id = note_id
+
+
+def _sql_columns(table: sa.Table, skip: str | None = None) -> tuple[tuple[str, str], ...]:
+    """(name, PostgreSQL type) of a table's columns, for casts in hand-written SQL."""
+    dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
+    return tuple((c.name, c.type.compile(dialect=dialect)) for c in table.c if c.name != skip)
+
+
+_NOTE_COLUMNS = _sql_columns(NotificationRow.__table__, skip="id")  # type: ignore[attr-defined]
+_ACTION_COLUMNS = _sql_columns(ActionRow.__table__)  # type: ignore[attr-defined]
+_JSON_COLUMNS = frozenset(
+    name for name, kind in _NOTE_COLUMNS + _ACTION_COLUMNS if kind == "JSON")
+
+
+@lru_cache(maxsize=256)
+def _one_statement_sql(replaced: tuple[bool, ...], actions: int, notes: int) -> str:
+    """The text of one outbox write on PostgreSQL, for ``replaced`` (per superseding note:
+    whether it goes to the group, i.e. has no user), ``actions`` log rows and ``notes``
+    notifications::
+
+        WITH superseded AS (UPDATE notifications ... RETURNING id),
+             logged AS (INSERT INTO actions ... RETURNING seq)
+        INSERT INTO notifications (...) SELECT ... FROM (VALUES ...) ORDER BY ordinal
+        RETURNING id
+
+    The parts of one statement see the same snapshot: the UPDATE cannot touch the rows the
+    INSERT adds. Written by hand and cached by shape: SQLAlchemy does not cache the compiled
+    form of a statement holding VALUES data, and compiling it each time costs more than the
+    round trips it saves."""
+    ctes = []
+    if replaced:
+        whom = " OR ".join(
+            f"(game_id = %(s{i}_game)s AND kind = %(s{i}_kind)s AND "
+            + ("user_id IS NULL)" if group else f"user_id = %(s{i}_user)s)")
+            for i, group in enumerate(replaced))
+        ctes.append("superseded AS (UPDATE notifications SET superseded = true, "
+                    f"delivered_at = %(now)s WHERE delivered_at IS NULL AND ({whom}) "
+                    "RETURNING id)")
+    if actions:
+        names = ", ".join(name for name, _ in _ACTION_COLUMNS)
+        rows = ", ".join(
+            "(" + ", ".join(f"%(a{i}_{name})s::{kind}" for name, kind in _ACTION_COLUMNS) + ")"
+            for i in range(actions))
+        ctes.append(f"logged AS (INSERT INTO actions ({names}) VALUES {rows} RETURNING seq)")
+    names = ", ".join(name for name, _ in _NOTE_COLUMNS)
+    rows = ", ".join(
+        "(" + ", ".join(f"%(n{i}_{name})s::{kind}" for name, kind in _NOTE_COLUMNS)
+        + f", {i})" for i in range(notes))
+    head = f"WITH {', '.join(ctes)} " if ctes else ""
+    return (f"{head}INSERT INTO notifications ({names}) SELECT {names} FROM (VALUES {rows}) "
+            f"AS new_notes ({names}, ordinal) ORDER BY ordinal RETURNING id")

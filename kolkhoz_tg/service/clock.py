@@ -121,7 +121,8 @@ class ClockMixin(ServiceBase):
             for turn, timeout in turns:
                 if timeout:
                     self._finish_turn(turn, moved=True, store=False)
-            self._store_notes(s, [n for turn, _ in turns for n in turn.notes])
+            self._store_log(s, [a for turn, _ in turns for a in turn.actions],
+                            [n for turn, _ in turns for n in turn.notes])
             del users  # held until here: the session keeps only weak references
             return [turn for turn, _ in turns]
 

@@ -101,6 +101,9 @@ class Turn:
     base_version: int
     moves: list[Move] = field(default_factory=list)
     notes: list[NotificationRow] = field(default_factory=list)
+    #: The moves' log rows, stored with the notifications when the turn is finished
+    #: (:meth:`~kolkhoz_tg.service.base.ServiceBase._store_log`).
+    actions: list[ActionRow] = field(default_factory=list)
     #: (year, phase, to_act) before this transaction: who was already waiting.
     before_year: int = 0
     before_phase: Phase = Phase.TRUMP
@@ -135,7 +138,7 @@ class Turn:
         self.views.clear()
         text = game.log[-1][1]
         assert self.row.id is not None
-        self.session.add(
+        self.actions.append(
             ActionRow(
                 game_id=self.row.id,
                 seq=len(game.log) - 1,
