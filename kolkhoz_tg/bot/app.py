@@ -64,6 +64,7 @@ from kolkhoz_tg.bot.context import DEPS_KEY, Deps
 from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name
 from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
+from kolkhoz_tg.bot.practice import cmd_practice
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.bot.thinking import install_thinker, start_thinker, stop_thinker
 from kolkhoz_tg.config import LOCALES, Settings
@@ -93,7 +94,7 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     ("resume", partial(creator_command, what="resume")),
     ("abort", cmd_abort),
     ("kick", cmd_kick), ("lang", cmd_lang), ("settings", cmd_settings),
-    ("stats", cmd_stats), ("log", cmd_log),
+    ("stats", cmd_stats), ("log", cmd_log), ("practice", cmd_practice),
 ]
 
 GROUP_MENU = (
@@ -101,7 +102,7 @@ GROUP_MENU = (
     "help",
 )
 PRIVATE_MENU = (
-    "hand", "play", "assign", "trump", "swap", "back", "stats", "lang", "rules", "help",
+    "practice", "hand", "play", "assign", "trump", "swap", "back", "stats", "lang", "rules", "help",
 )
 
 
@@ -117,6 +118,7 @@ def menu_descriptions(tr: Translator) -> dict[str, str]:
         "log": _("the last game, move by move"), "play": _("play a card: /play 10H"),
         "assign": _("assign a card: /assign 10H S"), "trump": _("declare trump: /trump ♠"),
         "swap": _("swap with your plot: /swap 9H KC"), "lang": _("language: /lang ru|en"),
+        "practice": _("practice against bots, with hints"),
     }
 
 

@@ -42,6 +42,7 @@ from kolkhoz_tg.bot.context import (
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting, is_not_modified
 from kolkhoz_tg.bot.lobby import lobby_tap
+from kolkhoz_tg.bot.practice import hint_tap, practice_tap, show_game
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.picture import hand_png
 from kolkhoz_tg.service import (
@@ -58,7 +59,7 @@ log = logging.getLogger(__name__)
 WAIT = "wait"
 #: What a ``v`` button may show (``back``: the player takes their seat back from a bot;
 #: ``hand``: their cards as a picture, in private).
-VIEWS = frozenset({"board", "last", "back", "hand"})
+VIEWS = frozenset({"board", "last", "back", "hand", "hint"})
 
 # ---------------------------------------------------------------------- buttons
 
@@ -105,6 +106,9 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     tr = await remember_user(update, d)
     if cb is not None and cb.payload == WAIT:
         await query.answer()  # the placeholder on a move chosen inline, until it is played
+        return
+    if cb is not None and cb.kind == "p":
+        await practice_tap(update, context, query, cb, tr)
         return
     if cb is None or cb.kind not in TAP_HANDLERS or (cb.kind == "v" and cb.payload not in VIEWS):
         await query.answer(tr.gettext("That button is not mine."), show_alert=True)
@@ -252,12 +256,18 @@ async def _view_tap(tap: Tap) -> None:
     if cb.payload == "hand":
         await _hand_picture(tap)
         return
+    if cb.payload == "hint":
+        await hint_tap(tap.query, tap.context, tap.tr, cb.game_id, tap.user_id)
+        return
     bv = await call(d.service.board, cb.game_id)
     if cb.payload == "last" and bv.view is not None:
         text = render.last_trick(tap.tr, bv.game, bv.view)
         await tap.query.answer(text[:200], show_alert=True)
         return
     await tap.query.answer()
+    if tap.in_private and bv.game.practice and bv.game.seat_of(tap.user_id) is not None:
+        await show_game(tap.context, cb.game_id, tap.user_id)  # the board lives here
+        return
     if tap.in_private and tap.message is not None:
         msg = render.board(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
         await tap.context.bot.send_message(tap.message.chat.id, msg.text)

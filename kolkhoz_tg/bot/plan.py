@@ -154,7 +154,8 @@ def plan(
     if board_notes or (reminded and game.meta.get(BOARD_KEY)):
         out.steps.append(board_step(
             scene, now, bot_username, recent_lines(chat_tr, group),
-            pin=any(n.kind is Kind.GAME_STARTED for n in group), notes=board_notes))
+            pin=not game.practice and any(n.kind is Kind.GAME_STARTED for n in group),
+            notes=board_notes))
     for note in group:
         if note.kind is Kind.YEAR_SUMMARY:
             out.steps.append(GroupPost(game.chat_id, texts.year_summary(chat_tr, note),
