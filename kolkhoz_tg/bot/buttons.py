@@ -107,21 +107,22 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     if cb is not None and cb.payload == WAIT:
         await query.answer()  # the placeholder on a move chosen inline, until it is played
         return
-    if cb is not None and cb.kind == "p":
-        await practice_tap(update, context, query, cb, tr)
-        return
     if cb is None or cb.kind not in TAP_HANDLERS or (cb.kind == "v" and cb.payload not in VIEWS):
         await query.answer(tr.gettext("That button is not mine."), show_alert=True)
         return
     user = update.effective_user
     assert user is not None
+    message = query.message
+    in_private = message is not None and message.chat.type == ChatType.PRIVATE
+    if cb.kind == "p":  # a practice game's setup: there may be no game yet
+        await _practice_tap(Tap(update, context, query, d, tr, cb, user.id, message,
+                                in_private))
+        return
     try:
         info = await call(d.service.game_info, cb.game_id)
     except ServiceError:
         await query.answer(tr.gettext("There is no such game."), show_alert=True)
         return
-    message = query.message
-    in_private = message is not None and message.chat.type == ChatType.PRIVATE
     refusal = misplaced(tr, cb.kind, info, user.id, message.chat.id if message else None,
                         in_private)
     if refusal is not None:
@@ -292,9 +293,16 @@ async def _hand_picture(tap: Tap) -> None:
     await tap.context.bot.send_photo(tap.user_id, picture)
 
 
+async def _practice_tap(tap: Tap) -> None:
+    """``p``: set up, go on with or abandon a practice game, in private
+    (:func:`kolkhoz_tg.bot.practice.practice_tap`)."""
+    await practice_tap(tap.update, tap.context, tap.query, tap.cb, tap.tr)
+
+
 #: What each kind of button does (the kinds: :mod:`kolkhoz_tg.bot.callbacks`).
 TAP_HANDLERS: dict[str, Callable[[Tap], Awaitable[None]]] = {
     "l": _lobby_tap,
+    "p": _practice_tap,
     "x": _explain_tap,
     "v": _view_tap,
 }
