@@ -24,6 +24,12 @@ def move_message(user: FakeUser) -> StoredMessage | None:
     return None
 
 
+def cards_messages(user: FakeUser) -> list[StoredMessage]:
+    """The bot's messages in the private chat that show the player's cards."""
+    return [m for m in user.private_messages()
+            if "Your cards" in (m.text or "") or "Ваши карты" in (m.text or "")]
+
+
 def hint_names_a_legal_move(service: GameService, game_id: int, user: FakeUser,
                             text: str, lang: str = "en") -> None:
     """The hint's line opens with the move, in the short form of the legal moves."""
@@ -79,12 +85,14 @@ async def test_a_practice_game_in_private_to_the_end_with_hints_and_a_restart(
         board_id = game.meta["board"]
         board = fake.message(anna, board_id)
         assert "My cards" not in board.button_texts
-        with_cards = [m for m in anna.private_messages() if "Your cards" in (m.text or "")]
+        with_cards = cards_messages(anna)
         assert len(with_cards) == 1
         assert "Practice game" in (with_cards[0].text or "")
         scanner = LeakScanner(fake, service, decoy, [anna])
         made = await play_some(service, game.id, anna, 10, hint_every=3, scanner=scanner)
         assert made == 10 and service.game_info(game.id).status == "active"
+        await fake.wait_idle()
+        assert len(cards_messages(anna)) == 1  # one game message, the newest, never a pile
     version = service.game_info(game.id).version
     # A new process on the same database: /practice offers to go on; the board comes again.
     app = make_app(fake, service)
@@ -96,6 +104,8 @@ async def test_a_practice_game_in_private_to_the_end_with_hints_and_a_restart(
         await anna.tap(offer, "▶ Go on")
         new_board = service.game_info(game.id).meta["board"]
         assert new_board != board_id and fake.message(anna, board_id).deleted
+        assert len(cards_messages(anna)) == 1
+        assert anna.private_messages()[-1].message_id == cards_messages(anna)[0].message_id
         await play_some(service, game.id, anna, 400, hint_every=9, scanner=scanner)
     info = service.game_info(game.id)
     assert info.status == "finished" and info.version > version
