@@ -238,7 +238,8 @@ class Thinker:
         if self.iterations is not None:
             return await loop.run_in_executor(self._executor, advise, level, seed, view, None,
                                               self.iterations)
-        timed = seconds if level in LEVEL_SECONDS else None
+        # Never longer than the level's own decision (nor, timed, a bigger budget).
+        timed = min(seconds, LEVEL_SECONDS[level]) if level in LEVEL_SECONDS else None
         return await loop.run_in_executor(self._executor, advise, level, seed, view, timed)
 
 
