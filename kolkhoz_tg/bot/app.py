@@ -52,6 +52,7 @@ from kolkhoz_tg.bot.commands import (
     cmd_last,
     cmd_log,
     cmd_newgame,
+    cmd_practice,
     cmd_rules,
     cmd_score,
     cmd_start,
@@ -64,7 +65,6 @@ from kolkhoz_tg.bot.context import DEPS_KEY, Deps
 from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name
 from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
-from kolkhoz_tg.bot.practice import cmd_practice
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.bot.thinking import install_thinker, start_thinker, stop_thinker
 from kolkhoz_tg.config import LOCALES, Settings

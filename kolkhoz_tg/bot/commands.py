@@ -249,6 +249,27 @@ def rules_text(tr: Translator) -> list[str]:
     ]
 
 
+async def cmd_practice(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/practice [rules] [players]``: in private, the level buttons of a new practice game
+    (or, with one open, the choice to go on with it or start afresh:
+    :mod:`kolkhoz_tg.bot.practice`); in a group, a polite pointer to the private chat."""
+    c = await command(update, context)
+    if c.in_group:
+        await c.reply(
+            c.tr.gettext("Practice games are played in our private chat, where nobody "
+                         "waits for you and a 💡 hint is at hand."),
+            [[render.Button("🎓 " + c.tr.gettext("Practice in private"),
+                            url=create_deep_linked_url(context.bot.username,
+                                                       PRACTICE_PAYLOAD))]])
+        return
+    await call(c.d.service.set_can_pm, c.user.id, True)
+    parsed = practice.parse_args(c.args)
+    if isinstance(parsed, str):
+        await c.reply(practice.bad_args_text(c.tr, parsed))
+        return
+    await practice.offer(update, context, c.tr, *parsed)
+
+
 async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     c = await command(update, context)
     d, chat, user = c.d, c.chat, c.user

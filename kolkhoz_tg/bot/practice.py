@@ -1,5 +1,6 @@
-"""Practice games in a private chat: ``/practice [rules] [players]``, the level buttons, going
-on with (or abandoning) an open practice game, and the 💡 hint.
+"""Practice games in a private chat: what ``/practice [rules] [players]``
+(:func:`kolkhoz_tg.bot.commands.cmd_practice`) offers, the level buttons, going on with (or
+abandoning) an open practice game, and the 💡 hint.
 
 A practice game is played with the very messages and buttons of a group game (the board and
 the player's own game message, both in the private chat), against bots of the level the
@@ -17,7 +18,6 @@ from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
-from telegram.helpers import create_deep_linked_url
 
 from engine import PRESETS
 from kolkhoz_tg import texts
@@ -69,29 +69,6 @@ def bad_args_text(tr: Translator, word: str) -> str:
     lines += [f"• {name} — {texts.preset_title(tr, name)}" for name in render.PRESET_ORDER]
     lines.append(_("For example: /practice zone, or /practice kolkhoz 3 (3 to 5 players)."))
     return "\n".join(lines)
-
-
-async def cmd_practice(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/practice [rules] [players]``: in private, the level buttons of a new practice game
-    (or, with one open, the choice to go on with it or start afresh); in a group, a polite
-    pointer to the private chat."""
-    from kolkhoz_tg.bot.commands import command
-
-    c = await command(update, context)
-    if c.in_group:
-        await c.reply(
-            c.tr.gettext("Practice games are played in our private chat, where nobody "
-                         "waits for you and a 💡 hint is at hand."),
-            [[render.Button("🎓 " + c.tr.gettext("Practice in private"),
-                            url=create_deep_linked_url(context.bot.username,
-                                                       PRACTICE_PAYLOAD))]])
-        return
-    await call(c.d.service.set_can_pm, c.user.id, True)
-    parsed = parse_args(c.args)
-    if isinstance(parsed, str):
-        await c.reply(bad_args_text(c.tr, parsed))
-        return
-    await offer(update, context, c.tr, *parsed)
 
 
 async def offer(

@@ -144,6 +144,12 @@ async def test_strong_bots_hint_with_the_search_figures_and_starting_anew(
         await boris.tap(msg, action_buttons(msg)[0])
         await fake.wait_idle()
         assert service.game_info(game.id).deadline is None
+        # /board sends the board anew at the bottom of the chat; the old one goes.
+        board_id = service.game_info(game.id).meta["board"]
+        await boris.send(None, "/board")
+        moved = service.game_info(game.id).meta["board"]
+        assert moved != board_id and fake.message(boris, board_id).deleted
+        assert boris.last_message().message_id == moved  # type: ignore[union-attr]
         # /practice again: start anew abandons the open game.
         await boris.send(None, "/practice kolkhoznik")
         offer = boris.last_message()
