@@ -157,9 +157,13 @@ async def practice_tap(
         elif parts[0] == "lvl" and len(parts) == 4:
             await _start(update, context, query, tr, parts[1], int(parts[2]), parts[3])
         elif parts[0] == "go":
+            game = await call(d.service.practice_game, user.id)
             await answer_quietly(query)
             await _clear_buttons(query)
-            await show_game(context, cb.game_id, user.id)
+            if game is None or game.id != cb.game_id:  # over since, or not theirs
+                await offer(update, context, tr, "classic", DEFAULT_PLAYERS)
+                return
+            await show_game(context, game.id, user.id)
         elif parts[0] == "new" and len(parts) == 3:
             game = await call(d.service.practice_game, user.id)
             if game is not None and game.id == cb.game_id:

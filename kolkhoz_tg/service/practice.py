@@ -24,6 +24,7 @@ from typing import Any
 from sqlmodel import select
 
 from engine import Game, Rules, preset_name
+from engine.ai import LEVELS
 from kolkhoz_tg.botplay import BotPolicy, check_level, decision_seed
 from kolkhoz_tg.service.base import (
     _ACTIVE,
@@ -39,7 +40,7 @@ from kolkhoz_tg.service.turn import Turn
 from kolkhoz_tg.storage.models import GameRow, SeatRow
 
 #: The levels a practice game's bots may play at (``engine.ai.LEVELS``), weakest first.
-PRACTICE_LEVELS = ("random", "normal", "strong", "hard")
+PRACTICE_LEVELS: tuple[str, ...] = tuple(LEVELS)
 #: The level a hint thinks at when the bots play at random (a random move explains nothing).
 HINT_FLOOR = "normal"
 

@@ -239,3 +239,26 @@ async def test_russian_practice(fake: FakeTelegram, service: GameService) -> Non
         assert msg is not None
         assert "💡 Подсказка: как сыграл бы бот?" in msg.button_texts
         assert Action.parse(action_buttons(msg)[0].split(":", 3)[3])
+
+
+async def test_a_forged_go_on_shows_nobody_else_s_game(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    from kolkhoz_tg.bot.callbacks import practice_button
+
+    anna = fake.user(6500, "Anna", language_code="en")
+    boris = fake.user(6501, "Boris", language_code="en")
+    async with fake.running(make_app(fake, service)):
+        await anna.send(None, "/practice")
+        await anna.tap(anna.last_message(), "Normal")  # type: ignore[arg-type]
+        game = service.practice_game(anna.id)
+        assert game is not None
+        before = len(anna.private_messages())
+        await boris.send(None, "/practice")
+        menu = boris.last_message()
+        assert menu is not None
+        await boris.tap(menu, practice_button(game.id, game.version, "go"), force=True)
+        assert len(anna.private_messages()) == before
+        assert service.game_info(game.id).meta["board"] == game.meta["board"]
+        assert "How strong should the bots be?" in (boris.last_message().text or "")  # type: ignore[union-attr]
+        fake.assert_all_callbacks_answered()
