@@ -249,8 +249,6 @@ async def hint_tap(
 
 
 def _hint_refusal(tr: Translator, error: ServiceError) -> str:
-    if error.code == "not_practice":
-        return tr.gettext("Hints are for practice games only: /practice in our private chat.")
     if error.code == "not_your_turn":
         return tr.gettext("It is not your move now.")
     return service_error_text(tr, error)

@@ -21,7 +21,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from engine import Game, Rules, preset_name
 from engine.ai import LEVELS
@@ -66,16 +66,17 @@ class PracticeMixin(ServiceBase):
     def practice_game(self, user_id: int) -> GameInfo | None:
         """The user's open practice game (active or paused), or None."""
         with self.db.read() as s:
-            rows = s.exec(
-                select(GameRow)
-                .where(GameRow.chat_id == user_id,
-                       GameRow.status.in_(_OPEN))  # type: ignore[attr-defined]
-                .order_by(GameRow.id.desc())  # type: ignore[union-attr]
-            ).all()
-            for row in rows:
-                if row.meta.get(PRACTICE_KEY) and row.creator_id == user_id:
-                    return self._info(s, row)
-        return None
+            row = self._open_practice(s, user_id)
+            return None if row is None else self._info(s, row)
+
+    def _open_practice(self, s: Session, user_id: int) -> GameRow | None:
+        rows = s.exec(
+            select(GameRow)
+            .where(GameRow.chat_id == user_id,
+                   GameRow.status.in_(_OPEN))  # type: ignore[attr-defined]
+            .order_by(GameRow.id.desc())  # type: ignore[union-attr]
+        ).all()
+        return next((r for r in rows if is_practice(r) and r.creator_id == user_id), None)
 
     def start_practice(
         self,
@@ -101,9 +102,10 @@ class PracticeMixin(ServiceBase):
         except ValueError as e:
             raise BadRequest(str(e), "bad_level") from None
         rules = _make_rules(preset or "classic", None)
-        if self.practice_game(user_id) is not None:
-            raise NotAllowed("a practice game is open already", "practice_open")
         with self._write() as s:
+            # In the write transaction: two quick taps on a level start one game, not two.
+            if self._open_practice(s, user_id) is not None:
+                raise NotAllowed("a practice game is open already", "practice_open")
             user = self._ensure_user(s, user_id, name)
             chat = self._ensure_chat(s, user_id)
             chat.locale = locale or user.locale or chat.locale

@@ -58,3 +58,20 @@ def test_hints_only_in_practice_and_only_on_the_players_turn(service: GameServic
     service.abort(game_id, 8)
     with pytest.raises(WrongState):
         service.hint_turn(game_id, 8)
+
+
+def test_a_hint_is_worked_out_on_the_players_view_alone(service: GameService) -> None:
+    """What a worker runs for the 💡: plain values in and out (they cross processes), a
+    legal move, and the same advice for the same turn."""
+    import pickle
+
+    from kolkhoz_tg.botplay import advise
+
+    game_id = service.start_practice(9, "Gleb", level="strong", seed=4).game_id
+    turn = service.hint_turn(game_id, 9)
+    assert turn.level == "strong"
+    args = pickle.loads(pickle.dumps((turn.level, turn.seed, turn.view, None, 4)))
+    first = advise(*args)
+    assert pickle.loads(pickle.dumps(first)) == first == advise(*args)
+    assert first["action"] in service.seat_view(game_id, 9).legal
+    assert isinstance(first["reason"], str)
