@@ -4,6 +4,10 @@
   (``Bot("strong", seed=1).choose(game.view(seat))``): ``random`` (uniform, for tests),
   ``normal`` (the heuristic), ``strong`` and ``hard`` (determinized search, :mod:`engine.search`,
   about 0.2 s and 1 s a decision). docs/ai.md says what each level means and how strong it is.
+- :meth:`Bot.advise` (or :func:`advise`) gives the same choice with why: an :class:`Advice`
+  holding the heuristic's :class:`~engine.heuristic.Reason` for the move and, at the search
+  levels, the move's estimated value against the runner-up's (codes and numbers: the words
+  are the front end's).
 - :func:`default_action` (:mod:`engine.heuristic`) is the cheap deterministic move the
   service plays for a player who timed out; :func:`random_action` and :class:`RandomPlayer`
   are seeded random players. These read the game itself, but only the seat's share of it.
@@ -20,13 +24,14 @@ from typing import Any, Final
 
 from engine.actions import Action
 from engine.determinize import Determinizer
-from engine.heuristic import default_action
+from engine.heuristic import Reason, decide, default_action, describe
 from engine.legality import forced_among
 from engine.phase import ASSIGN
-from engine.search import PlayoutGame, SearchParams, search
+from engine.search import PlayoutGame, SearchParams, ranked_search
 from engine.state import Game
 
-__all__ = ["LEVELS", "Bot", "Level", "RandomPlayer", "default_action", "random_action"]
+__all__ = ["LEVELS", "Advice", "Bot", "Level", "RandomPlayer", "Reason", "advise",
+           "default_action", "random_action"]
 
 
 def random_action(game: Game, seat: int, rng: random.Random) -> Action:
@@ -65,6 +70,25 @@ _LEVELS: Final = {
     "strong": Level("strong", SearchParams(moves=10_000), 0.2),
     "hard": Level("hard", SearchParams(moves=50_000), 1.0),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """A bot's choice and why (:meth:`Bot.advise`).
+
+    ``reason``: the heuristic's reason when the move is the heuristic's choice, else what
+    the move does (:func:`engine.heuristic.describe`). A search level also gives ``value``,
+    the move's mean value over the worlds it was played in (0 to 1: mostly the chance to
+    win, see docs/ai.md), and the ``runner_up`` it beat with that one's value; both None at
+    the other levels and for a forced move."""
+
+    action: Action
+    reason: Reason
+    level: str
+    value: float | None = None
+    runner_up: Action | None = None
+    runner_up_value: float | None = None
+    worlds: int = 0
 
 
 class Bot:
@@ -109,6 +133,12 @@ class Bot:
     def choose(self, view: dict[str, Any]) -> Action:
         """The action this bot takes for the view's seat; it is legal now in any game with
         this view. Raises :class:`ValueError` for a public view or a seat that may not act."""
+        return self.advise(view).action
+
+    def advise(self, view: dict[str, Any]) -> Advice:
+        """:meth:`choose`'s action (the same one) with why it was chosen: an
+        :class:`Advice` (the reason costs one heuristic decision more, about 10 µs).
+        Raises :class:`ValueError` for a public view or a seat that may not act."""
         start = time.perf_counter()
         seat = view.get("viewer")
         if not isinstance(seat, int) or seat not in view.get("to_act", ()):
@@ -116,18 +146,34 @@ class Bot:
         view = _canonical(view)
         det = Determinizer(PlayoutGame, view)
         rng = random.Random(_seed(self.level.name, self.seed, view))
-        world = det.sample(rng)
+        world = det.sample(rng)  # the heuristic reads only the seat's share of a world
         name = self.level.name
         if name == "normal" or (self.params is None and name != "random"):
-            return default_action(world, seat)  # it reads only the seat's share of the world
+            action, reason = decide(world, seat)
+            return Advice(action, reason, name)
         legal = world.legal_actions(seat)  # the seat's own cards and public state only
         forced = forced_among(legal, world.phase is ASSIGN)
         if forced is not None:
-            return forced
+            return Advice(forced, Reason.ONLY_MOVE, name)
         if self.params is None:
-            return legal[rng.randrange(len(legal))]
+            action = legal[rng.randrange(len(legal))]
+            return Advice(action, Reason.RANDOM, name)
         deadline = None if self.seconds is None else start + self.seconds
-        return search(det, legal, rng, self.params, deadline)
+        found = ranked_search(det, legal, rng, self.params, deadline)
+        action = legal[found.best]
+        second = None if found.runner_up is None else legal[found.runner_up]
+        return Advice(action, describe(world, seat, action), name, found.value, second,
+                      None if second is None else found.runner_up_value, found.worlds)
+
+
+def advise(
+    view: dict[str, Any], level: str = "strong", seed: int | str = 0, *,
+    seconds: float | None = None, iterations: int | None = None,
+) -> Advice:
+    """What a bot of ``level`` would play on the seat's ``view``, and why:
+    ``Bot(level, seed, ...).advise(view)``. Raises :class:`ValueError` as :class:`Bot`
+    and :meth:`Bot.choose` do."""
+    return Bot(level, seed, seconds=seconds, iterations=iterations).advise(view)
 
 
 def _canonical(view: dict[str, Any]) -> dict[str, Any]:

@@ -8,10 +8,17 @@ shield the Brigadier's own plot, and send the trump Jack (Пьяница) to a j
 fail.
 
 It reads only what the seat's own view allows (its hand and plot plus public state).
+
+Every branch of a decision names itself: :func:`decide` returns the move with its
+:class:`Reason` (a code, never a sentence: front ends word it), and :func:`default_action`
+drops the reason, so the path the search's playouts take costs only a tuple more per move.
+:func:`describe` names what any action does, for a move the heuristic did not choose (a
+search level's).
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Final
 
 from engine.actions import Action, ActionKind
@@ -32,16 +39,56 @@ _BRIGADIER: Final = Reward.BRIGADIER
 _STACK: Final = Reward.STACK
 
 
+class Reason(StrEnum):
+    """Why a move was chosen: the branch of the heuristic that fired (or, for a move it did
+    not choose, what the move does: :func:`describe`). Values are stable codes."""
+
+    ONLY_MOVE = "only_move"  # the one legal action (or the one job a card can go to)
+    RANDOM = "random"  # a uniformly random legal action (the ``random`` level)
+    # trump
+    TRUMP_LONGEST = "trump_longest"  # the suit the hand holds most (and highest) of
+    TRUMP_SUIT = "trump_suit"  # (describe) a suit named trump
+    # swap
+    SWAP_HIDE = "swap_hide"  # hide a strong hand card in the plot for a weak face-down one
+    SWAP_KEEP = "swap_keep"  # no swap gains enough to be worth it
+    SWAP = "swap"  # (describe) a swap the heuristic would not make
+    # play
+    SPEND_HIGH = "spend_high"  # everyone is exposed: spend the strongest card on the jobs
+    LEAD_LOW = "lead_low"  # lead low from a side suit, keep strong cards for the plot
+    WIN_CHEAP = "win_cheap"  # last to play: the lowest card that takes a valuable trick
+    WIN_HIGH = "win_high"  # a valuable trick: the strongest winning card
+    DUCK = "duck"  # the trick is not worth it: the lowest card that loses it
+    DUMP = "dump"  # no card can take the trick: the one least worth keeping
+    LOWEST = "lowest"  # every card wins and the trick is worth little: the lowest one
+    KEEP_FOR_PLOT = "keep_for_plot"  # the card kept goes to the plot: keep the better one
+    LEAD = "lead"  # (describe) a lead the heuristic would not make
+    TAKE = "take"  # (describe) a card that takes the trick for now
+    GIVE = "give"  # (describe) a card that lets the trick go
+    # assign
+    DRUNK_SHIELD = "drunk_shield"  # the trump Jack to the failing job the plot fears most
+    COMPLETE_JOB = "complete_job"  # the card completes a job (the richest reward first)
+    BUILD_JOB = "build_job"  # hours where they help most, above all the plot's own suits
+    FINISHED_JOB = "finished_job"  # only finished jobs left: the least loss
+    ASSIGN = "assign"  # (describe) a job the heuristic would not choose
+
+
 def default_action(game: Game, seat: int) -> Action:
     """The heuristic move for ``seat`` now (deterministic for a given state).
 
     Raises :class:`ValueError` when the seat has nothing to do.
     """
+    return decide(game, seat)[0]
+
+
+def decide(game: Game, seat: int) -> tuple[Action, Reason]:
+    """The heuristic move for ``seat`` now and the :class:`Reason` it was chosen for
+    (:func:`default_action` is its first half). Raises :class:`ValueError` when the seat
+    has nothing to do."""
     legal = game.legal_actions(seat)
     if not legal:
         raise ValueError(f"seat {seat} has no legal action")
     if len(legal) == 1:
-        return legal[0]
+        return legal[0], Reason.ONLY_MOVE
     phase = game.phase
     if phase is _PLAY:
         return _choose_play(game, seat, legal)
@@ -54,7 +101,31 @@ def default_action(game: Game, seat: int) -> Action:
     return _choose_assign(game, seat, legal)
 
 
-def _choose_trump(game: Game, seat: int, legal: list[Action]) -> Action:
+def describe(game: Game, seat: int, action: Action) -> Reason:
+    """Why ``action`` (legal for ``seat`` now) is a move to make: the heuristic's own reason
+    when it is the heuristic's choice, else what the move does (leads, takes or gives the
+    trick, completes or builds a job, names a trump, swaps)."""
+    chosen, reason = decide(game, seat)
+    if chosen == action:
+        return reason
+    kind = action.kind
+    if kind is ActionKind.TRUMP:
+        return Reason.TRUMP_SUIT
+    if kind is _SWAP_KIND:
+        return Reason.SWAP if action.target is not None else Reason.SWAP_KEEP
+    if kind is ActionKind.PLAY:
+        if not game.trick:
+            return Reason.LEAD
+        return Reason.TAKE if _wins(game, action.card_id) else Reason.GIVE
+    j = action.suit_id
+    if game.completed_by[j] is not None:
+        return Reason.FINISHED_JOB
+    if game.hours[j] + game.hours_of(action.card_id) >= game.rules.threshold:
+        return Reason.COMPLETE_JOB
+    return Reason.ASSIGN
+
+
+def _choose_trump(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Reason]:
     hand = game.hands[seat]
 
     def strength(a: Action) -> tuple[int, int]:
@@ -63,10 +134,10 @@ def _choose_trump(game: Game, seat: int, legal: list[Action]) -> Action:
         cards = [c for c in hand if _SUIT[c] == s]
         return (len(cards) * 20 + sum(_POINTS[c] for c in cards), -s)
 
-    return max(legal, key=strength)
+    return max(legal, key=strength), Reason.TRUMP_LONGEST
 
 
-def _choose_swap(game: Game, seat: int, legal: list[Action]) -> Action:
+def _choose_swap(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Reason]:
     # Hide a strong hand card in the plot in exchange for a weak face-down one, when it gains
     # enough to be worth the requisition risk; trumps are better kept for the tricks.
     rules = game.rules
@@ -84,7 +155,9 @@ def _choose_swap(game: Game, seat: int, legal: list[Action]) -> Action:
         gain = _POINTS[c] - _POINTS[target.id]
         if gain > best_gain:
             best, best_gain = a, gain
-    return best if best is not None else Action.swap_pass()
+    if best is None:
+        return Action.swap_pass(), Reason.SWAP_KEEP
+    return best, Reason.SWAP_HIDE
 
 
 def _trick_stakes(game: Game, extra: list[int]) -> int:
@@ -133,7 +206,7 @@ def _beats(card: int, best: int, trump: int | None, led: int) -> bool:
     return card > best
 
 
-def _choose_play(game: Game, seat: int, legal: list[Action]) -> Action:
+def _choose_play(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Reason]:
     cards = [a.card_id for a in legal]  # play actions: every one names a card
     hand = game.hands[seat]
     last_in_hand = len(hand) == 2  # the card kept now goes to the plot and scores
@@ -146,9 +219,11 @@ def _choose_play(game: Game, seat: int, legal: list[Action]) -> Action:
         # Everyone is exposed to every requisition ("Зонский режим"): a strong card kept is a
         # card lost, so spend strong cards on the jobs and keep the weak ones.
         choice = max(cards, key=lambda c: (_POINTS[c], -c))
+        reason = Reason.SPEND_HIGH
     elif not game.trick:
         # Lead low from a side suit; keep strong cards for the plot.
         choice = min(cards, key=low)
+        reason = Reason.LEAD_LOW
     else:
         # _wins for each card, the trick's best card found once.
         best, trump, led = _trick_best(game), game.trump, _SUIT[game.trick[0][1]]
@@ -156,18 +231,23 @@ def _choose_play(game: Game, seat: int, legal: list[Action]) -> Action:
         stakes = _trick_stakes(game, [])
         if winners and stakes >= 3 and len(game.trick) == game.n - 1:
             choice = min(winners, key=low)  # last to play: take a valuable trick cheaply
+            reason = Reason.WIN_CHEAP
         elif winners and stakes >= 3:
             choice = max(winners, key=lambda c: (_SUIT[c] == game.trump, _POINTS[c]))
+            reason = Reason.WIN_HIGH
         else:
             losers = [c for c in cards if c not in winners]
             choice = min(losers or cards, key=low)
+            reason = (Reason.DUMP if not winners
+                      else Reason.DUCK if losers else Reason.LOWEST)
     if last_in_hand and len(cards) == 2:
         # The card kept goes face-down into the plot: keep the one worth more after the
         # year's requisition, not simply the higher one.
         other = next(c for c in cards if c != choice)
         if _keep_value(game, seat, other) < _keep_value(game, seat, choice):
             choice = other
-    return Action.play(choice)
+            reason = Reason.KEEP_FOR_PLOT
+    return Action.play(choice), reason
 
 
 def _keep_value(game: Game, seat: int, c: int) -> float:
@@ -194,7 +274,7 @@ def _loss_risk(game: Game, seat: int, c: int) -> float:
     return exposed * fails
 
 
-def _choose_assign(game: Game, seat: int, legal: list[Action]) -> Action:
+def _choose_assign(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Reason]:
     trump = game.trump
     own_suits = [0, 0, 0, 0]
     for c in game.plots[seat]:
@@ -210,6 +290,7 @@ def _choose_assign(game: Game, seat: int, legal: list[Action]) -> Action:
     # The action with the highest (value, -job, -card): as max(legal, key=...) with the
     # score written out (no two actions share a key, so the order of the scan is no matter).
     choice = legal[0]
+    reason = Reason.BUILD_JOB
     best: tuple[int, int, int] | None = None
     for a in legal:
         c, j = a.card_id, a.suit_id
@@ -217,19 +298,24 @@ def _choose_assign(game: Game, seat: int, legal: list[Action]) -> Action:
         after = hours + (0 if c == drunk else HOURS[c])  # game.hours_of(c)
         done = completed_by[j] is not None
         value: int
+        why: Reason
         if c == drunk:
             # The Jack shields a failing job: put it where the plot has the most at stake.
             value = 0 if done else own_suits[j] * 4 - hours
+            why = Reason.DRUNK_SHIELD
         elif done:
             value = -100 + _POINTS[c]  # wasted on a finished job
+            why = Reason.FINISHED_JOB
         elif after >= threshold:
             reward = sum([_POINTS[r] for r in game.rewards[j]])
             value = 200 + reward * 10 + own_suits[j]
+            why = Reason.COMPLETE_JOB
         else:
             value = after * 2 + own_suits[j] * 3
             if c == queen:
                 value -= 30  # an Informer on a job that fails exposes everyone
+            why = Reason.BUILD_JOB
         key = (value, -j, -c)
         if best is None or key > best:
-            choice, best = a, key
-    return choice
+            choice, best, reason = a, key, why
+    return choice, reason

@@ -94,6 +94,20 @@ class SearchParams:
     rank_risk: float = 0.5  # zone-like rules: chance a year takes a suit's top plot card
 
 
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What a search found: the index in ``legal`` of its choice, and of the runner-up
+    (the last candidate it dropped; None with a single candidate), each with the mean value
+    of its playouts (0 to 1, see :func:`_value`) and how many worlds it was played in."""
+
+    best: int
+    value: float
+    worlds: int
+    runner_up: int | None = None
+    runner_up_value: float = 0.0
+    runner_up_worlds: int = 0
+
+
 def search(
     det: Determinizer[PlayoutGame],
     legal: list[Action],
@@ -106,9 +120,25 @@ def search(
     the search early; the best candidate so far is returned."""
     if len(legal) == 1:
         return legal[0]
+    return legal[ranked_search(det, legal, rng, params, deadline).best]
+
+
+def ranked_search(
+    det: Determinizer[PlayoutGame],
+    legal: list[Action],
+    rng: random.Random,
+    params: SearchParams,
+    deadline: float | None = None,
+) -> SearchResult:
+    """:func:`search` with its figures: the choice, the runner-up and their mean values
+    (the same choice as :func:`search` for the same generator)."""
+    if len(legal) == 1:
+        return SearchResult(0, 0.0, 0)
     seat = det.seat
     alive = list(range(len(legal)))
     total = [0.0] * len(legal)
+    count = [0] * len(legal)
+    dropped: list[int] = []
     by_moves = params.moves > 0
     budget = params.moves if by_moves else max(params.playouts, len(legal))
     rounds = max(1, math.ceil(math.log2(len(legal))))
@@ -136,6 +166,7 @@ def search(
                 g.apply_fast(seat, legal[i])
                 moves = _playout(g, random.Random(seed), noise, year)
                 total[i] += _value(g, seat, params)
+                count[i] += 1
                 used += moves + _PLAYOUT_COST if by_moves else 1
             worlds += 1
             if by_moves:
@@ -146,11 +177,21 @@ def search(
         if stop or len(alive) == 1:
             break
         alive.sort(key=lambda i: -total[i])  # stable: equal means keep the legal order
+        dropped.extend(reversed(alive[(len(alive) + 1) // 2 :]))
         del alive[(len(alive) + 1) // 2 :]
         if len(alive) == 1:
             break
     best = max(alive, key=lambda i: (total[i], -i))
-    return legal[best]
+    # The runner-up: another survivor of a search cut short, else the last one dropped.
+    others = [i for i in alive if i != best]
+    second = max(others, key=lambda i: (total[i], -i)) if others else (
+        dropped[-1] if dropped else None)
+    mean = total[best] / count[best] if count[best] else 0.0
+    if second is None:
+        return SearchResult(best, mean, count[best])
+    return SearchResult(best, mean, count[best], second,
+                        total[second] / count[second] if count[second] else 0.0,
+                        count[second])
 
 
 def _pick(styles: tuple[float, ...], seed: int, s: int) -> float:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine import Action
-from engine.ai import LEVELS, Bot
+from engine.ai import LEVELS, Advice, Bot
 
 #: Levels that need no search: played inside the transaction.
 CHEAP_LEVELS: Final = frozenset({"random", "normal"})
@@ -71,3 +71,24 @@ def think(
     bot = Bot(level, seed=seed, seconds=seconds, iterations=iterations)
     action: Action = bot.choose(view)
     return action.text
+
+
+def advise(
+    level: str, seed: str, view: dict[str, Any], seconds: float | None = None,
+    iterations: int | None = None,
+) -> dict[str, Any]:
+    """What a bot of ``level`` would play on the seat's ``view`` and why, as plain values (a
+    worker's answer crosses processes): ``action`` (its text), ``reason`` (an
+    ``engine.heuristic.Reason`` code), and for a search level ``value``, ``runner_up`` and
+    ``runner_up_value`` (None otherwise). ``seconds`` and ``iterations`` as for
+    :func:`think`."""
+    bot = Bot(level, seed=seed, seconds=seconds, iterations=iterations)
+    advice: Advice = bot.advise(view)
+    return {
+        "action": advice.action.text,
+        "reason": advice.reason.value,
+        "level": advice.level,
+        "value": advice.value,
+        "runner_up": None if advice.runner_up is None else advice.runner_up.text,
+        "runner_up_value": advice.runner_up_value,
+    }

@@ -438,6 +438,9 @@ def error_text(tr: Translator, code: str) -> str:
                            "before)."),
         "bad_standin": _("A stand-in may take over after 1 to 100 missed turns."),
         "bad_seat": _("There is no such seat."),
+        "bad_level": _("There is no such bot level."),
+        "practice_open": _("You have a practice game going: send /practice to go on with it."),
+        "not_practice": _("Hints are for practice games only: /practice in our private chat."),
         "bad_locale": _("Only Russian (ru) and English (en) are available."),
         "bad_quiet_hours": _("Quiet hours are given as a time zone and two times, like "
                              "Europe/Moscow 23:00 08:00."),

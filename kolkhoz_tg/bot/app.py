@@ -52,6 +52,7 @@ from kolkhoz_tg.bot.commands import (
     cmd_last,
     cmd_log,
     cmd_newgame,
+    cmd_practice,
     cmd_rules,
     cmd_score,
     cmd_start,
@@ -93,7 +94,7 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     ("resume", partial(creator_command, what="resume")),
     ("abort", cmd_abort),
     ("kick", cmd_kick), ("lang", cmd_lang), ("settings", cmd_settings),
-    ("stats", cmd_stats), ("log", cmd_log),
+    ("stats", cmd_stats), ("log", cmd_log), ("practice", cmd_practice),
 ]
 
 GROUP_MENU = (
@@ -101,7 +102,7 @@ GROUP_MENU = (
     "help",
 )
 PRIVATE_MENU = (
-    "hand", "play", "assign", "trump", "swap", "back", "stats", "lang", "rules", "help",
+    "practice", "hand", "play", "assign", "trump", "swap", "back", "stats", "lang", "rules", "help",
 )
 
 
@@ -117,6 +118,7 @@ def menu_descriptions(tr: Translator) -> dict[str, str]:
         "log": _("the last game, move by move"), "play": _("play a card: /play 10H"),
         "assign": _("assign a card: /assign 10H S"), "trump": _("declare trump: /trump ♠"),
         "swap": _("swap with your plot: /swap 9H KC"), "lang": _("language: /lang ru|en"),
+        "practice": _("practice against bots, with hints"),
     }
 
 

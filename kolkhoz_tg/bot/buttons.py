@@ -42,6 +42,7 @@ from kolkhoz_tg.bot.context import (
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting, is_not_modified
 from kolkhoz_tg.bot.lobby import lobby_tap
+from kolkhoz_tg.bot.practice import hint_tap, practice_tap, show_game
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.picture import hand_png
 from kolkhoz_tg.service import (
@@ -58,7 +59,7 @@ log = logging.getLogger(__name__)
 WAIT = "wait"
 #: What a ``v`` button may show (``back``: the player takes their seat back from a bot;
 #: ``hand``: their cards as a picture, in private).
-VIEWS = frozenset({"board", "last", "back", "hand"})
+VIEWS = frozenset({"board", "last", "back", "hand", "hint"})
 
 # ---------------------------------------------------------------------- buttons
 
@@ -111,13 +112,17 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         return
     user = update.effective_user
     assert user is not None
+    message = query.message
+    in_private = message is not None and message.chat.type == ChatType.PRIVATE
+    if cb.kind == "p":  # a practice game's setup: there may be no game yet
+        await _practice_tap(Tap(update, context, query, d, tr, cb, user.id, message,
+                                in_private))
+        return
     try:
         info = await call(d.service.game_info, cb.game_id)
     except ServiceError:
         await query.answer(tr.gettext("There is no such game."), show_alert=True)
         return
-    message = query.message
-    in_private = message is not None and message.chat.type == ChatType.PRIVATE
     refusal = misplaced(tr, cb.kind, info, user.id, message.chat.id if message else None,
                         in_private)
     if refusal is not None:
@@ -252,12 +257,18 @@ async def _view_tap(tap: Tap) -> None:
     if cb.payload == "hand":
         await _hand_picture(tap)
         return
+    if cb.payload == "hint":
+        await hint_tap(tap.query, tap.context, tap.tr, cb.game_id, tap.user_id)
+        return
     bv = await call(d.service.board, cb.game_id)
     if cb.payload == "last" and bv.view is not None:
         text = render.last_trick(tap.tr, bv.game, bv.view)
         await tap.query.answer(text[:200], show_alert=True)
         return
     await tap.query.answer()
+    if tap.in_private and bv.game.practice and bv.game.seat_of(tap.user_id) is not None:
+        await show_game(tap.context, cb.game_id, tap.user_id)  # the board lives here
+        return
     if tap.in_private and tap.message is not None:
         msg = render.board(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
         await tap.context.bot.send_message(tap.message.chat.id, msg.text)
@@ -282,9 +293,16 @@ async def _hand_picture(tap: Tap) -> None:
     await tap.context.bot.send_photo(tap.user_id, picture)
 
 
+async def _practice_tap(tap: Tap) -> None:
+    """``p``: set up, go on with or abandon a practice game, in private
+    (:func:`kolkhoz_tg.bot.practice.practice_tap`)."""
+    await practice_tap(tap.update, tap.context, tap.query, tap.cb, tap.tr)
+
+
 #: What each kind of button does (the kinds: :mod:`kolkhoz_tg.bot.callbacks`).
 TAP_HANDLERS: dict[str, Callable[[Tap], Awaitable[None]]] = {
     "l": _lobby_tap,
+    "p": _practice_tap,
     "x": _explain_tap,
     "v": _view_tap,
 }

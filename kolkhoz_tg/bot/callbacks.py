@@ -8,7 +8,8 @@ not an empty result).
 
 Kinds: ``a`` an action (payload: the engine action text, e.g. ``play:10H``), ``x`` explain why a
 shown card may not be played now, ``l`` a lobby operation, ``v`` show something (``board``,
-``hand``, ``last``, ``score``).
+``hand``, ``last``, ``score``, ``hint``), ``p`` a practice game's setup (game 0 before the
+game exists).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 MAX_BYTES = 64
 #: The largest game id or version there can be (``games.id`` and ``version`` are INTEGER).
 MAX_ID = 2**31 - 1
-KINDS = frozenset("axlv")
+KINDS = frozenset("axlvp")
 _DIGITS = string.digits + string.ascii_lowercase
 _PAYLOAD_CHARS = frozenset(string.ascii_letters + string.digits + ":<>._-")
 
@@ -92,3 +93,7 @@ def lobby_button(game_id: int, version: int, op: str) -> str:
 
 def view_button(game_id: int, version: int, what: str) -> str:
     return Callback("v", game_id, version, what).encode()
+
+
+def practice_button(game_id: int, version: int, op: str) -> str:
+    return Callback("p", game_id, version, op).encode()

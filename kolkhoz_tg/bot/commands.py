@@ -16,7 +16,8 @@ from telegram.helpers import create_deep_linked_url
 
 from engine import PRESETS
 from kolkhoz_tg import texts
-from kolkhoz_tg.bot import render
+from kolkhoz_tg.bot import practice, render
+from kolkhoz_tg.bot.callbacks import practice_button
 from kolkhoz_tg.bot.context import (
     Deps,
     act_later,
@@ -33,6 +34,7 @@ from kolkhoz_tg.bot.context import (
     service_error_text,
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, Acting, pm_key
+from kolkhoz_tg.bot.practice import PRACTICE_PAYLOAD
 from kolkhoz_tg.bot.typed import TypedError, parse_typed
 from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.config import LOCALES
@@ -138,6 +140,9 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if payload == RULES_PAYLOAD:
         await cmd_rules(update, context)
         return
+    if payload == PRACTICE_PAYLOAD:
+        await practice.offer(update, context, c.tr, "classic", practice.DEFAULT_PLAYERS)
+        return
     if await _start_log(c, payload):
         return
     games = await call(d.service.games_of_user, user.id)
@@ -176,6 +181,7 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         _("Anywhere:"),
         "/play 10H, /play 10ч, /assign 10H S, /trump ♠, /swap 9H KC — " + _("typed moves"),
         "/hand — " + _("your cards (in private)"),
+        "/practice — " + _("a practice game against bots, in private, with hints"),
         "/back — " + _("take your seat back from the bot"),
         "/lang ru|en — " + _("language"),
         "/rules — " + _("the rules"),
@@ -189,16 +195,26 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """In a group, the rules in brief with a button to the full rules in private (several
     long messages would flood the chat); in private, the full rules for players."""
     c = await command(update, context, group_language=True, remember=False)
+    # Reading is one way to learn; playing is the other: a practice game, in private.
+    username = context.bot.username
+    if c.in_group:
+        try_it = render.Button("🎓 " + c.tr.gettext("Play a practice game"),
+                               url=create_deep_linked_url(username, PRACTICE_PAYLOAD))
+    else:
+        try_it = render.Button("🎓 " + c.tr.gettext("Play a practice game"),
+                               practice_button(0, 0, "menu"))
     full = None if c.in_group else render.full_rules(c.tr.locale)
     if full:
-        for part in full:
-            await c.reply(part)
+        for i, part in enumerate(full):
+            await c.reply(part, [[try_it]] if i == len(full) - 1 else None)
         return
     summary = rules_text(c.tr)
-    button = [[render.Button("📜 " + c.tr.gettext("The full rules"),
-                             url=create_deep_linked_url(context.bot.username, RULES_PAYLOAD))]]
+    buttons = [[try_it]]
+    if c.in_group:
+        buttons.insert(0, [render.Button("📜 " + c.tr.gettext("The full rules"),
+                                         url=create_deep_linked_url(username, RULES_PAYLOAD))])
     for i, part in enumerate(summary):
-        await c.reply(part, button if c.in_group and i == len(summary) - 1 else None)
+        await c.reply(part, buttons if i == len(summary) - 1 else None)
 
 
 def rules_text(tr: Translator) -> list[str]:
@@ -231,6 +247,27 @@ def rules_text(tr: Translator) -> list[str]:
             "are in the project's docs/RULES.md."
         )
     ]
+
+
+async def cmd_practice(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/practice [rules] [players]``: in private, the level buttons of a new practice game
+    (or, with one open, the choice to go on with it or start afresh:
+    :mod:`kolkhoz_tg.bot.practice`); in a group, a polite pointer to the private chat."""
+    c = await command(update, context)
+    if c.in_group:
+        await c.reply(
+            c.tr.gettext("Practice games are played in our private chat, where nobody "
+                         "waits for you and a 💡 hint is at hand."),
+            [[render.Button("🎓 " + c.tr.gettext("Practice in private"),
+                            url=create_deep_linked_url(context.bot.username,
+                                                       PRACTICE_PAYLOAD))]])
+        return
+    await call(c.d.service.set_can_pm, c.user.id, True)
+    parsed = practice.parse_args(c.args)
+    if isinstance(parsed, str):
+        await c.reply(practice.bad_args_text(c.tr, parsed))
+        return
+    await practice.offer(update, context, c.tr, *parsed)
 
 
 async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -335,6 +372,9 @@ async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if c.in_group:
         # A board sent anew is pinned like the first one (a lobby is not: it is not a board).
         await d.deliverer.refresh_board(game.id, resend=True, pin=game.status != "lobby")
+    elif game.practice and game.chat_id == c.chat.id:
+        # A practice game's board lives here: sent anew at the bottom, the old one goes.
+        await d.deliverer.refresh_board(game.id, resend=True)
     else:
         bv = await call(d.service.board, game.id)
         msg = render.board(c.tr, bv, d.service.clock.now(), context.bot.username)
@@ -440,6 +480,11 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             await d.deliverer.refresh_board(game.id)
     else:
         await call(d.service.set_user_locale, user.id, locale)
+        # The private chat's own messages (a practice game's board) follow the user.
+        await call(d.service.set_chat_locale, chat.id, locale)
+        practice_game = await call(d.service.practice_game, user.id)
+        if practice_game is not None:
+            await d.deliverer.refresh_board(practice_game.id)
     await c.reply(translator(locale).gettext("Language: English"))
 
 

@@ -197,6 +197,10 @@ class Deliverer:
         self._locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         #: The newest game version each game's messages show (an older scene is re-read).
         self._shown: dict[int, int] = {}
+        #: The meta values this process stored after its deliveries, per game: a scene made
+        #: by a transaction that ran before a delivery's settle misses them (see
+        #: :meth:`deliver_game`).
+        self._settled: dict[int, dict[str, Any]] = {}
         #: Chats to leave alone until the given time (flood control, a failing chat).
         self.chat_wait: dict[int, datetime] = {}
         #: The name this process claims notifications under (its relay's, set by
@@ -263,6 +267,12 @@ class Deliverer:
                     await self.call(self.service.settle_notifications, [n.id for n in notes])
                     return
             self._shown[game_id] = max(self._shown.get(game_id, 0), scene.game.version)
+            if scene.game.practice:
+                # Its bots move at once, in transactions that may have begun before the
+                # delivery just before this one stored which message shows the player's
+                # cards: without it that message would be sent again instead of edited. (One
+                # player, one process: what this process stored last is the newest.)
+                scene.game.meta.update(self._settled.get(game_id, {}))
             steps = planning.plan(notes, scene, self.now(), self._username(), acting)
             every = self.heartbeat
             if every is None:
@@ -408,6 +418,10 @@ class Deliverer:
 
     async def _settle(self, game_id: int, out: _Outcome) -> None:
         meta = {game_id: out.meta} if out.meta else None
+        if out.meta:
+            if len(self._settled) > 2000:
+                self._settled.clear()
+            self._settled.setdefault(game_id, {}).update(out.meta)
         await self.call(self.service.settle_notifications, out.delivered, retry=out.retry,
                         not_before=out.not_before, meta=meta, no_pm=out.no_pm,
                         owner=self.owner, release=out.release)

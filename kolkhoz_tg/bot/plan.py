@@ -154,7 +154,8 @@ def plan(
     if board_notes or (reminded and game.meta.get(BOARD_KEY)):
         out.steps.append(board_step(
             scene, now, bot_username, recent_lines(chat_tr, group),
-            pin=any(n.kind is Kind.GAME_STARTED for n in group), notes=board_notes))
+            pin=not game.practice and any(n.kind is Kind.GAME_STARTED for n in group),
+            notes=board_notes))
     for note in group:
         if note.kind is Kind.YEAR_SUMMARY:
             out.steps.append(GroupPost(game.chat_id, texts.year_summary(chat_tr, note),
@@ -258,10 +259,13 @@ def private_step(
     old = scene.game.meta.get(pm_key(user_id))
     target = acting.message_id if acting is not None and acting.user_id == user_id else old
     mention = group_mention(scene, user_id, bot_username) if sv.to_act else None
+    # In a practice game the chat holds one game message, the newest: the older one goes
+    # even without move buttons (it would only repeat the hand below the board).
+    goes = scene.game.practice or scene.game.meta.get(live_key(user_id), True)
     return Private(
         user_id, msg.text, msg.keyboard,
         edit=None if new or not target else int(target),
-        replaces=int(old) if old and scene.game.meta.get(live_key(user_id), True) else None,
+        replaces=int(old) if old and goes else None,
         live=has_moves(msg.keyboard), mention=mention, notes=notes,
     )
 

@@ -287,7 +287,8 @@ def board(
     elif game.status == "aborted":
         lines.append(_("The game was called off."))
     keyboard: Keyboard = []
-    if game.status == "active" and view["phase"] != "over":
+    if game.status == "active" and view["phase"] != "over" and not game.practice:
+        # (A practice board is in the private chat already, next to the player's cards.)
         keyboard = [[
             Button("🃏 " + _("My cards"), inline_query=f"g{game.id} "),
             Button("✉️ " + _("Private chat"), url=deep_link(bot_username, game.id)),
@@ -306,8 +307,9 @@ def private(
     (the deadline also on their clock when their time ``zone`` is known)."""
     _ = tr.gettext
     view, game = sv.view, sv.game
-    head = [_("Kolkhoz in «{chat}»", chat=chat_title or str(game.chat_id)),
-            _("year {year} of {years}", year=view["year"], years=view["years"])]
+    where = (_("Practice game") if game.practice
+             else _("Kolkhoz in «{chat}»", chat=chat_title or str(game.chat_id)))
+    head = [where, _("year {year} of {years}", year=view["year"], years=view["years"])]
     if view["trump"]:
         head.append(_("trump {suit}", suit=texts.SUIT_SYMBOLS[view["trump"]]))
     lines = ["🌾 " + " · ".join(head)]
@@ -349,6 +351,9 @@ def private(
                                   when=tr.relative(sv.deadline, now)))
         elif sv.deadline is not None:
             lines.append("⏰ " + _("Time runs out {when}.", when=tr.relative(sv.deadline, now)))
+    elif game.practice:
+        lines.append("⏳ " + _("Not your move now: the bots are playing. The board above "
+                              "shows whose move it is."))
     else:
         # Not this player's move: this message is not edited as the others play, so it says
         # nothing that would go stale; the board in the group is live.
@@ -406,6 +411,10 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
             else:
                 buttons.append(Button(f"·{label}·", explain_button(gid, ver, text)))
         rows.append(buttons)
+    if sv.game.practice and sv.to_act and not stood_in(sv):
+        # Practice only: in a group game a hint would be playing with help.
+        rows.append([Button("💡 " + _("Hint: what would a bot play?"),
+                            view_button(gid, ver, "hint"))])
     rows.append([
         Button("📋 " + _("Board"), view_button(gid, ver, "board")),
         Button("🕘 " + _("Last trick"), view_button(gid, ver, "last")),

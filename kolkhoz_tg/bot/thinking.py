@@ -43,7 +43,7 @@ from telegram.ext import Application, Job
 
 from engine.ai import LEVELS
 from kolkhoz_tg.bot.delivery import Deliverer
-from kolkhoz_tg.botplay import BotPolicy, think
+from kolkhoz_tg.botplay import BotPolicy, advise, think
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.service import ActResult, ActStatus, Busy, GameService, ServiceError
 
@@ -224,6 +224,23 @@ class Thinker:
             return await loop.run_in_executor(self._executor, think, level, seed, view, None,
                                               self.iterations)
         return await loop.run_in_executor(self._executor, think, level, seed, view, seconds)
+
+    async def advise(
+        self, level: str, seed: str, view: dict[str, Any], seconds: float
+    ) -> dict[str, Any]:
+        """What a bot of ``level`` would play on ``view`` and why
+        (:func:`kolkhoz_tg.botplay.advise`), worked out in a worker like a bot's move, in at
+        most ``seconds`` (or the fixed playouts of tests)."""
+        assert level in LEVELS
+        if self._executor is None:
+            self._executor = self._make_executor()
+        loop = asyncio.get_running_loop()
+        if self.iterations is not None:
+            return await loop.run_in_executor(self._executor, advise, level, seed, view, None,
+                                              self.iterations)
+        # Never longer than the level's own decision (nor, timed, a bigger budget).
+        timed = min(seconds, LEVEL_SECONDS[level]) if level in LEVEL_SECONDS else None
+        return await loop.run_in_executor(self._executor, advise, level, seed, view, timed)
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -25,7 +25,9 @@ from kolkhoz_tg.service.errors import (
     WrongState,
 )
 from kolkhoz_tg.service.people import BOARD_STYLES
+from kolkhoz_tg.service.practice import PRACTICE_LEVELS, HintTurn
 from kolkhoz_tg.service.records import (
+    PRACTICE_KEY,
     ActResult,
     ActStatus,
     BoardView,
@@ -56,6 +58,8 @@ def open_service(
 
 __all__ = [
     "BOARD_STYLES",
+    "PRACTICE_KEY",
+    "PRACTICE_LEVELS",
     "ActResult",
     "ActStatus",
     "BadRequest",
@@ -66,6 +70,7 @@ __all__ = [
     "DueJob",
     "GameInfo",
     "GameService",
+    "HintTurn",
     "Kind",
     "NotAllowed",
     "NotFound",

@@ -7,7 +7,7 @@ service is synchronous: an asyncio front end calls it through ``asyncio.to_threa
 (:mod:`~kolkhoz_tg.service.people`, :mod:`~kolkhoz_tg.service.lobby`,
 :mod:`~kolkhoz_tg.service.play`, :mod:`~kolkhoz_tg.service.clock`,
 :mod:`~kolkhoz_tg.service.reading`, :mod:`~kolkhoz_tg.service.outbox`,
-:mod:`~kolkhoz_tg.service.bots`) on top of
+:mod:`~kolkhoz_tg.service.bots`, :mod:`~kolkhoz_tg.service.practice`) on top of
 :mod:`~kolkhoz_tg.service.base`.
 """
 
@@ -20,6 +20,7 @@ from kolkhoz_tg.service.lobby import LobbyMixin
 from kolkhoz_tg.service.outbox import OutboxMixin
 from kolkhoz_tg.service.people import PeopleMixin
 from kolkhoz_tg.service.play import PlayMixin
+from kolkhoz_tg.service.practice import PracticeMixin
 from kolkhoz_tg.service.rating_store import RatingsMixin
 from kolkhoz_tg.service.reading import ReadingMixin
 
@@ -28,7 +29,7 @@ __all__ = ["ChatInfo", "GameService", "ScheduleListener", "UserInfo"]
 
 class GameService(
     BotsMixin, PeopleMixin, LobbyMixin, PlayMixin, ClockMixin, ReadingMixin, OutboxMixin,
-    RatingsMixin,
+    RatingsMixin, PracticeMixin,
 ):
     """The one way to change a game. Thread-safe; share one instance per process.
 

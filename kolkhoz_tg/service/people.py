@@ -21,7 +21,7 @@ from kolkhoz_tg.service.base import (
     _user_info,
 )
 from kolkhoz_tg.service.errors import BadRequest
-from kolkhoz_tg.service.records import PlayerStats, UserStats
+from kolkhoz_tg.service.records import PRACTICE_KEY, PlayerStats, UserStats
 from kolkhoz_tg.storage.models import (
     ActionRow,
     ChatRow,
@@ -232,7 +232,8 @@ class PeopleMixin(ServiceBase):
             return int(moved.rowcount)  # type: ignore[attr-defined]
 
     def user_stats(self, user_id: int) -> UserStats:
-        """Games played, finished and won, points, moves played for them automatically."""
+        """Games played, finished and won, points, moves played for them automatically
+        (practice games left out)."""
         with self.db.read() as s:
             rows = s.exec(
                 select(SeatRow, GameRow)
@@ -241,7 +242,7 @@ class PeopleMixin(ServiceBase):
             ).all()
         games = finished = wins = total = auto = 0
         for seat, game in rows:
-            if game.status == _LOBBY:
+            if game.status == _LOBBY or game.meta.get(PRACTICE_KEY):
                 continue
             games += 1
             auto += seat.auto_moves
@@ -275,6 +276,8 @@ class PeopleMixin(ServiceBase):
         acc: dict[int, list[int]] = {}
         for seat, game in rows:
             assert seat.user_id is not None
+            if game.meta.get(PRACTICE_KEY):
+                continue
             a = acc.setdefault(seat.user_id, [0, 0, 0, 0, 0])
             a[0] += 1
             a[4] += timeouts.get((game.id, seat.seat), 0)

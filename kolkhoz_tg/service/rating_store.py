@@ -15,7 +15,7 @@ from sqlmodel import Session, col, delete, select
 
 from kolkhoz_tg.service import ratings
 from kolkhoz_tg.service.base import ServiceBase
-from kolkhoz_tg.service.records import RatingLine
+from kolkhoz_tg.service.records import PRACTICE_KEY, RatingLine
 from kolkhoz_tg.storage.models import (
     ActionRow,
     ChatRow,
@@ -38,7 +38,7 @@ def _finished_count(s: Session) -> int:
 def _load_games(s: Session) -> list[ratings.FinishedGame]:
     """Every finished game with its seats, in the order the games finished."""
     games = s.exec(
-        select(GameRow.id, GameRow.chat_id, GameRow.result)
+        select(GameRow.id, GameRow.chat_id, GameRow.result, GameRow.meta)
         .where(GameRow.status == _FINISHED)
         .order_by(col(GameRow.finished_at), col(GameRow.id))
     ).all()
@@ -56,7 +56,7 @@ def _load_games(s: Session) -> list[ratings.FinishedGame]:
         ).all()
     }
     out = []
-    for game_id, chat_id, result in games:
+    for game_id, chat_id, result, meta in games:
         assert game_id is not None
         if not result or "scores" not in result:
             continue
@@ -70,7 +70,8 @@ def _load_games(s: Session) -> list[ratings.FinishedGame]:
             rated.append(ratings.RatedSeat(
                 key=key, score=scores[seat.seat], moves=moves.get((game_id, seat.seat), 0),
                 auto_moves=seat.auto_moves, winner=seat.seat in winners))
-        out.append(ratings.FinishedGame(game_id, chat_id, tuple(rated)))
+        out.append(ratings.FinishedGame(game_id, chat_id, tuple(rated),
+                                        practice=bool((meta or {}).get(PRACTICE_KEY))))
     return out
 
 

@@ -15,6 +15,8 @@ The rules:
 - A seat where automatic moves (the clock's or a stand-in's, ``seats.auto_moves``) make more
   than half of the seat's moves is left out of that game's rating; the others are rated
   among themselves. A game with fewer than two rated seats changes nothing.
+- Practice games (one player against bots in private, hints on offer: not a contest) are
+  not rated at all and count for nobody's games or wins.
 - The displayed rating is an integer: ``round(1000 + 40 * (mu - 3 * sigma))`` (openskill's
   ordinal, the conservative estimate, scaled; a newcomer shows 1000).
 """
@@ -67,6 +69,7 @@ class FinishedGame:
     game_id: int
     chat_id: int
     seats: tuple[RatedSeat, ...]
+    practice: bool = False
 
 
 @dataclass(slots=True)
@@ -108,6 +111,8 @@ def compute(games: Iterable[FinishedGame]) -> Ratings:
     out = Ratings()
     for game in games:
         out.games += 1
+        if game.practice:
+            continue
         seats = [s for s in game.seats if s.rated]
         if len(seats) < 2:
             continue

@@ -76,6 +76,11 @@ class SeatInfo:
         }
 
 
+#: ``games.meta`` key of a practice game (one player against bots in a private chat, no
+#: clock, not rated: :mod:`kolkhoz_tg.service.practice`). The one meta key the core reads.
+PRACTICE_KEY = "practice"
+
+
 @dataclass(frozen=True, slots=True)
 class GameInfo:
     """A game's header: lobby state, seats, settings and clock (no cards)."""
@@ -107,6 +112,11 @@ class GameInfo:
             if s.user_id == user_id:
                 return s.seat
         return None
+
+    @property
+    def practice(self) -> bool:
+        """Whether this is a practice game (:data:`PRACTICE_KEY`)."""
+        return bool(self.meta.get(PRACTICE_KEY))
 
     @property
     def free_seats(self) -> list[int]:

@@ -24,7 +24,7 @@ from kolkhoz_tg.botplay import (
     think,
 )
 from kolkhoz_tg.service.deadlines import reminder_times
-from kolkhoz_tg.service.records import Kind
+from kolkhoz_tg.service.records import PRACTICE_KEY, Kind
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,
@@ -253,6 +253,12 @@ class Turn:
         row, game, now = self.row, self.game, self.now
         if game.is_over or row.status != GameStatus.ACTIVE.value:
             self.clear_clock()
+            return
+        if row.meta.get(PRACTICE_KEY):
+            # A practice game waits for its player as long as they like: no deadline, no
+            # reminders, so no timeout and no stand-in. Search bots still wait for a worker.
+            self.clear_clock()
+            self.update_bot_due()
             return
         humans = [s for s in game.to_act if self.waits_for_human(s)]
         continuing_swap = (

@@ -143,7 +143,8 @@ class GameRow(SQLModel, table=True):
     #: yet: set while the game waits for a worker to think off the transaction, else NULL
     #: (what a restart and the periodic sweep look at, see ``service/bots.py``).
     bot_due: datetime | None = _utc_column(index=True)
-    #: A front end's own data (e.g. the Telegram board message id); the core ignores it.
+    #: A front end's own data (e.g. the Telegram board message id); the core ignores it,
+    #: but for ``practice`` (a practice game: no clock, not rated; service/practice.py).
     meta: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON(), nullable=False)
     created_at: datetime = Field(default_factory=_now, sa_type=UTCDateTime(), nullable=False)
     started_at: datetime | None = _utc_column()

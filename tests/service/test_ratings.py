@@ -59,6 +59,13 @@ def test_a_seat_mostly_played_by_a_stand_in_is_not_rated() -> None:
     assert chat_scope(-2) not in compute([lonely]).tables
 
 
+def test_a_practice_game_is_never_rated() -> None:
+    practice = FinishedGame(1, 7, (seat("user:7", 60, winner=True), seat(bot_key("hard"), 20),
+                                   seat(bot_key("hard"), 10)), practice=True)
+    out = compute([practice])
+    assert out.games == 1 and out.tables == {}
+
+
 def test_bots_are_rated_per_level_and_chats_apart() -> None:
     g1 = FinishedGame(1, -1, (seat("user:1", 50, winner=True), seat(bot_key("strong"), 40),
                               seat(bot_key(None), 30), seat(bot_key(None), 20)))

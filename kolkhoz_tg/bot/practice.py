@@ -1,0 +1,254 @@
+"""Practice games in a private chat: what ``/practice [rules] [players]``
+(:func:`kolkhoz_tg.bot.commands.cmd_practice`) offers, the level buttons, going on with (or
+abandoning) an open practice game, and the 💡 hint.
+
+A practice game is played with the very messages and buttons of a group game (the board and
+the player's own game message, both in the private chat), against bots of the level the
+player picks, with no clock; it is not rated (:mod:`kolkhoz_tg.service.practice`). The
+buttons of this module are ``p`` callbacks (:mod:`kolkhoz_tg.bot.callbacks`): before a game
+exists they carry game 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+from telegram import CallbackQuery, Update
+from telegram.constants import ChatType
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from engine import PRESETS
+from kolkhoz_tg import texts
+from kolkhoz_tg.bot import render
+from kolkhoz_tg.bot.callbacks import Callback, practice_button
+from kolkhoz_tg.bot.context import (
+    answer_quietly,
+    call,
+    deps,
+    reply,
+    service_error_text,
+)
+from kolkhoz_tg.bot.delivery import markup
+from kolkhoz_tg.bot.thinking import THINKER_KEY, Thinker
+from kolkhoz_tg.hints import hint_line
+from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.service import PRACTICE_LEVELS, GameInfo, ServiceError
+
+log = logging.getLogger(__name__)
+
+#: The ``/start`` payload (and deep link) that opens the practice menu in private.
+PRACTICE_PAYLOAD = "practice"
+DEFAULT_LEVEL = "strong"
+DEFAULT_PLAYERS = 4
+
+
+# ---------------------------------------------------------------------- /practice
+
+
+def parse_args(args: list[str]) -> tuple[str, int] | str:
+    """``[rules] [players]`` in any order: (preset, players), or the word that is neither a
+    preset's name nor a number of players (to say so)."""
+    preset, players = "classic", DEFAULT_PLAYERS
+    for arg in args:
+        word = arg.lower()
+        if word in PRESETS:
+            preset = word
+        elif word.isdigit() and 3 <= int(word) <= 5:
+            players = int(word)
+        else:
+            return arg
+    return preset, players
+
+
+def bad_args_text(tr: Translator, word: str) -> str:
+    """What ``/practice`` says to a word it does not know, with the rules it offers."""
+    _ = tr.gettext
+    lines = [_("I do not know the rules «{name}». Choose one of these:", name=word)]
+    lines += [f"• {name} — {texts.preset_title(tr, name)}" for name in render.PRESET_ORDER]
+    lines.append(_("For example: /practice zone, or /practice kolkhoz 3 (3 to 5 players)."))
+    return "\n".join(lines)
+
+
+async def offer(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, tr: Translator, preset: str,
+    players: int, edit: CallbackQuery | None = None,
+) -> None:
+    """The level buttons for a new practice game, or the open one's choice: go on or start
+    afresh. ``edit``: show it in the tapped message instead of a new one."""
+    d = deps(context)
+    user = update.effective_user
+    assert user is not None
+    game = await call(d.service.practice_game, user.id)
+    if game is not None:
+        text, keyboard = open_game_message(tr, game, preset, players)
+    else:
+        text, keyboard = level_message(tr, preset, players)
+    if edit is not None:
+        try:
+            await edit.edit_message_text(text, reply_markup=markup(keyboard))
+            return
+        except TelegramError:
+            pass  # too old to edit: a new message instead
+    await reply(update, text, keyboard)
+
+
+def level_message(tr: Translator, preset: str, players: int) -> tuple[str, render.Keyboard]:
+    """A new practice game's message: the rules, what practice is, and the level buttons
+    (the default one ticked)."""
+    _ = tr.gettext
+    lines = [
+        "🎓 " + _("Practice game: «{rules}» · {players}",
+                  rules=texts.preset_title(tr, preset),
+                  players=tr.ngettext("{n} player", "{n} players", players)),
+        render.preset_description(tr, preset),
+        _("You play against bots right here, with no time limit: the same board and buttons "
+          "as in a group. The 💡 button on your move shows what a bot would play and why. "
+          "Practice games are not rated."),
+        _("How strong should the bots be?"),
+    ]
+    keyboard = [[
+        render.Button(("✅ " if level == DEFAULT_LEVEL else "") + render.level_name(tr, level),
+                      practice_button(0, 0, f"lvl.{preset}.{players}.{level}"))
+        for level in PRACTICE_LEVELS
+    ]]
+    return "\n".join(line for line in lines if line), keyboard
+
+
+def open_game_message(
+    tr: Translator, game: GameInfo, preset: str, players: int
+) -> tuple[str, render.Keyboard]:
+    """The choice when a practice game is open: go on with it, or abandon it and start a new
+    one (of ``preset`` and ``players``)."""
+    _ = tr.gettext
+    text = "🎓 " + _("You have a practice game going: «{rules}». Go on with it, or abandon it "
+                    "and start a new one?", rules=texts.preset_title(tr, game.preset))
+    keyboard = [[
+        render.Button("▶ " + _("Go on"), practice_button(game.id, game.version, "go")),
+        render.Button("🆕 " + _("Start anew"),
+                      practice_button(game.id, game.version, f"new.{preset}.{players}")),
+    ]]
+    return text, keyboard
+
+
+# ---------------------------------------------------------------------- taps
+
+
+async def practice_tap(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, cb: Callback,
+    tr: Translator,
+) -> None:
+    """``p`` buttons, in private only: ``menu`` (from /rules), ``lvl.<rules>.<n>.<level>``
+    (start), ``go`` (show the open game again), ``new.<rules>.<n>`` (abandon it, then the
+    level buttons)."""
+    message = query.message
+    if message is None or message.chat.type != ChatType.PRIVATE:
+        await answer_quietly(query, tr.gettext("Practice games are played in our private "
+                                               "chat."), show_alert=True)
+        return
+    d = deps(context)
+    user = query.from_user
+    parts = cb.payload.split(".")
+    try:
+        if parts[0] == "menu":
+            await answer_quietly(query)
+            await offer(update, context, tr, "classic", DEFAULT_PLAYERS)
+        elif parts[0] == "lvl" and len(parts) == 4:
+            await _start(update, context, query, tr, parts[1], int(parts[2]), parts[3])
+        elif parts[0] == "go":
+            game = await call(d.service.practice_game, user.id)
+            await answer_quietly(query)
+            await _clear_buttons(query)
+            if game is None or game.id != cb.game_id:  # over since, or not theirs
+                await offer(update, context, tr, "classic", DEFAULT_PLAYERS)
+                return
+            await show_game(context, game.id, user.id)
+        elif parts[0] == "new" and len(parts) == 3:
+            game = await call(d.service.practice_game, user.id)
+            if game is not None and game.id == cb.game_id:
+                result = await call(d.service.abort, game.id, user.id)
+                await d.deliverer.deliver(result.notifications)
+            await answer_quietly(query)
+            await offer(update, context, tr, parts[1], int(parts[2]), edit=query)
+        else:
+            await answer_quietly(query, tr.gettext("That button is not mine."),
+                                 show_alert=True)
+    except ServiceError as e:
+        await answer_quietly(query, service_error_text(tr, e), show_alert=True)
+    except ValueError:
+        await answer_quietly(query, tr.gettext("That button is not mine."), show_alert=True)
+
+
+async def _start(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, tr: Translator,
+    preset: str, players: int, level: str,
+) -> None:
+    d = deps(context)
+    user = query.from_user
+    if await call(d.service.practice_game, user.id) is not None:
+        # A second tap on the level buttons: the game it started is there already.
+        await answer_quietly(query)
+        await offer(update, context, tr, preset, players, edit=query)
+        return
+    result = await call(d.service.start_practice, user.id, user.full_name, preset=preset,
+                        players=players, level=level, locale=tr.locale)
+    await answer_quietly(query)
+    with contextlib.suppress(TelegramError):  # the game goes on all the same
+        await query.edit_message_text(
+            "🎓 " + tr.gettext("Practice game: «{rules}» · {players} · bots: {level}",
+                               rules=texts.preset_title(tr, preset),
+                               players=tr.ngettext("{n} player", "{n} players", players),
+                               level=render.level_name(tr, level).lower()))
+    await d.deliverer.deliver(result.notifications)
+
+
+async def _clear_buttons(query: CallbackQuery) -> None:
+    with contextlib.suppress(TelegramError):
+        await query.edit_message_reply_markup(None)
+
+
+async def show_game(context: ContextTypes.DEFAULT_TYPE, game_id: int, user_id: int) -> None:
+    """The practice game again, at the bottom of the chat: the board sent anew (the old one
+    goes) and the player's game message."""
+    d = deps(context)
+    await d.deliverer.refresh_board(game_id, resend=True)
+    await d.deliverer.refresh_private(game_id, user_id, new=True)
+
+
+# ---------------------------------------------------------------------- the hint
+
+
+#: The most a hint thinks (seconds), whatever the level: the player is waiting.
+HINT_SECONDS = 0.3
+
+
+async def hint_tap(
+    query: CallbackQuery, context: ContextTypes.DEFAULT_TYPE, tr: Translator, game_id: int,
+    user_id: int,
+) -> None:
+    """💡: what a bot would play for the player now and why, in an alert (their own view
+    only; practice games only, the service refuses a group game's)."""
+    d = deps(context)
+    try:
+        turn = await call(d.service.hint_turn, game_id, user_id)
+    except ServiceError as e:
+        await answer_quietly(query, _hint_refusal(tr, e), show_alert=True)
+        return
+    thinker: Thinker | None = context.application.bot_data.get(THINKER_KEY)
+    if thinker is None:
+        await answer_quietly(query, tr.gettext("That is not possible now."), show_alert=True)
+        return
+    try:
+        advice = await thinker.advise(turn.level, turn.seed, turn.view, HINT_SECONDS)
+    except Exception:
+        log.exception("game %s: no hint could be worked out", game_id)
+        await answer_quietly(query, tr.gettext("That is not possible now."), show_alert=True)
+        return
+    await answer_quietly(query, hint_line(tr, advice)[:200], show_alert=True)
+
+
+def _hint_refusal(tr: Translator, error: ServiceError) -> str:
+    if error.code == "not_your_turn":
+        return tr.gettext("It is not your move now.")
+    return service_error_text(tr, error)
