@@ -13,13 +13,13 @@ from typing import Any, TypeVar, cast
 
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes, Job
 
 from engine import Action, ActionKind, InvalidAction
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
-from kolkhoz_tg.bot.delivery import Acting, Deliverer, Relay, markup
+from kolkhoz_tg.bot.delivery import Acting, Deliverer, Relay, markup, topic_gone
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.scheduler import DeadlineScheduler
@@ -132,8 +132,16 @@ def is_group(update: Update) -> bool:
 
 async def reply(update: Update, text: str, keyboard: render.Keyboard | None = None) -> None:
     message = update.effective_message
-    if message is not None:
+    if message is None:
+        return
+    try:
         await message.reply_text(text[: render.MAX_TEXT], reply_markup=markup(keyboard or []))
+    except BadRequest as e:
+        # (The reply goes into the command's forum topic: one closed to the bot, or deleted
+        # meanwhile, takes nothing; a game there moves out when its own messages fail.)
+        if not topic_gone(e):
+            raise
+        log.info("could not reply in a topic of chat %s: %s", message.chat_id, e)
 
 
 async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:

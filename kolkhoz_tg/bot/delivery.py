@@ -73,7 +73,7 @@ T = TypeVar("T")
 ABSENT_KEY = "paused:bot_removed"
 
 __all__ = ["ABSENT_KEY", "BOARD_KEY", "TOPIC_LOST_KEY", "TOPIC_OWN_KEY", "Acting", "Deliverer",
-           "Relay", "is_not_modified", "markup", "pm_key"]
+           "Relay", "is_not_modified", "markup", "pm_key", "topic_gone"]
 
 
 def markup(keyboard: render.Keyboard) -> InlineKeyboardMarkup | None:
@@ -106,8 +106,9 @@ def _gone(error: BadRequest) -> bool:
     return "not found" in text or "can't be edited" in text
 
 
-def _topic_gone(error: BadRequest) -> bool:
-    """The forum topic a message was sent to is deleted (or closed to the bot)."""
+def topic_gone(error: BadRequest) -> bool:
+    """The forum topic a message was sent to is deleted, or closed to the bot (which may
+    not manage topics there)."""
     text = error.message.lower()
     return "message thread not found" in text or "topic_closed" in text
 
@@ -478,11 +479,11 @@ class Deliverer:
         return True
 
     async def topic_lost(self, game_id: int, chat_id: int, topic_id: int) -> None:
-        """The forum topic of a game was deleted (Telegram tells bots nothing: a send into
-        it failed). The game moves to the chat's "General" with nothing lost: a running
-        game is paused (no deadline plays it out unseen) until the creator or an admin
-        sends /resume, there or in another topic; a note and the board are posted in
-        "General"."""
+        """The forum topic of a game was deleted, or closed while the bot may not manage
+        topics (Telegram tells bots nothing of a deletion: a send into it failed). The game
+        moves to the chat's "General" with nothing lost: a running game is paused (no
+        deadline plays it out unseen) until the creator or an admin sends /resume, there or
+        in another topic; a note and the board are posted in "General"."""
         info = await self.call(self.service.game_info, game_id)
         if info.chat_id != chat_id or info.topic_id != topic_id:
             return  # moved already (two deliveries met the deleted topic)
@@ -494,21 +495,30 @@ class Deliverer:
                         meta={TOPIC_LOST_KEY: topic_id, TOPIC_OWN_KEY: None})
         tr = await self.call(self.tr_chat, chat_id)
         notes: list[Notification] = []
-        if info.status == "active":
-            result = await self.call(self.service.pause, game_id, info.creator_id or 0, True)
-            notes = list(result.notifications)
+        status = info.status
+        if status == "active":
+            try:
+                result = await self.call(self.service.pause, game_id, info.creator_id or 0,
+                                         True)
+                notes = list(result.notifications)
+            except ServiceError:  # paused (or over) meanwhile
+                status = (await self.call(self.service.game_info, game_id)).status
+        if notes:
             text = tr.gettext(
-                "The topic of game #{id} was deleted, so the game is paused and has moved "
+                "The topic of game #{id} was closed or deleted, so the game is paused and "
+                "has moved here; nothing is lost. Its creator or an admin continues it with "
+                "/resume: here, or in another topic.", id=game_id)
+        elif status == "paused":
+            text = tr.gettext(
+                "The topic of game #{id} was closed or deleted, so the paused game has moved "
                 "here; nothing is lost. Its creator or an admin continues it with /resume: "
                 "here, or in another topic.", id=game_id)
-        elif info.status == "paused":
+        elif status == "lobby":
             text = tr.gettext(
-                "The topic of game #{id} was deleted, so the paused game has moved here; "
-                "nothing is lost. Its creator or an admin continues it with /resume: here, "
-                "or in another topic.", id=game_id)
+                "The topic of game #{id} was closed or deleted, so its lobby has moved here.",
+                id=game_id)
         else:
-            text = tr.gettext(
-                "The topic of game #{id} was deleted, so its lobby has moved here.", id=game_id)
+            return
         await self.say_in_group(chat_id, text)
         if notes:
             await self.deliver(notes)  # the paused board, sent anew in "General"
@@ -653,7 +663,7 @@ class Deliverer:
             log.info("the bot is no longer in chat %s", chat_id)
             return None
         except BadRequest as e:
-            if topic_id is not None and _topic_gone(e):
+            if topic_id is not None and topic_gone(e):
                 raise _TopicGone(chat_id, topic_id) from e
             raise
         return int(msg.message_id)
@@ -674,7 +684,7 @@ class Deliverer:
             log.info("the bot is no longer in chat %s", chat_id)
             return None
         except BadRequest as e:
-            if topic_id is not None and _topic_gone(e):
+            if topic_id is not None and topic_gone(e):
                 raise _TopicGone(chat_id, topic_id) from e
             raise
         return int(msg.message_id)

@@ -6,6 +6,8 @@ topics as before; ``/newgame`` in "General" opening a topic for the game (or sta
 
 from __future__ import annotations
 
+import asyncio
+from datetime import timedelta
 from typing import Any
 
 from telegram.ext import Application
@@ -13,6 +15,7 @@ from telegram.ext import Application
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps
 from kolkhoz_tg.bot.plan import TOPIC_LOST_KEY, TOPIC_OWN_KEY
 from kolkhoz_tg.service import GameService
+from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
 from tests.bot.driver import NAMES, action_buttons, tap_any_action
 from tests.faketg import FakeChat, FakeTelegram, FakeUser, StoredMessage
@@ -58,9 +61,13 @@ async def open_game_in(
     return int(data.split(":")[1], 36)
 
 
-def relay_of(app: App) -> Any:
+def deps_of(app: App) -> Deps:
     deps: Deps = app.bot_data[DEPS_KEY]
-    return deps.relay
+    return deps
+
+
+def relay_of(app: App) -> Any:
+    return deps_of(app).relay
 
 
 async def test_two_games_in_two_topics_of_one_group_to_the_end(
@@ -272,11 +279,11 @@ async def test_a_deleted_topic_pauses_the_game_which_goes_on_elsewhere(
         info = service.game_info(game_id)
         assert info.status == "paused" and info.topic_id is None
         assert info.meta[TOPIC_LOST_KEY] == topic and TOPIC_OWN_KEY not in info.meta
-        assert len(service.action_log(game_id)) == len(log) + 1  # the move was made
-        assert service.action_log(game_id)[: len(log)] == log
+        after = service.action_log(game_id)
+        assert len(after) > len(log) and after[: len(log)] == log  # the move was made
         assert info.seats == before.seats
         general = bot_texts(fake, group, None)
-        assert any(f"The topic of game #{game_id} was deleted" in t for t in general)
+        assert any(f"The topic of game #{game_id} was closed or deleted" in t for t in general)
         board = fake.message(group, info.meta["board"])
         assert board.thread_id is None and not board.deleted
         # Nothing waits to go into the deleted topic: the relay has nothing to retry.
@@ -318,9 +325,88 @@ async def test_a_deleted_topic_game_resumes_in_general_in_russian(
         assert await tap_any_action(users)
         info = service.game_info(game_id)
         assert info.status == "paused" and info.topic_id is None
-        assert any(f"Тема игры #{game_id} удалена" in t for t in bot_texts(fake, group, None))
+        said = bot_texts(fake, group, None)
+        assert any(f"Тема игры #{game_id} закрыта или удалена" in t for t in said), said
         await users[0].send(group, "/resume")
         info = service.game_info(game_id)
         assert info.status == "active" and info.topic_id is None
         assert fake.message(group, info.meta["board"]).thread_id is None
         assert await tap_any_action(users)
+
+
+async def test_mentions_reminders_and_a_picture_board_go_into_the_topic(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    users = people(fake, 2400)
+    group = fake.create_group("Forum", users, forum=True)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        topic = fake.create_topic(group, "Game", by=users[0])
+        game_id = await open_game_in(fake, users, group, topic)
+        await users[0].send(group, "/settings board picture", topic=topic)
+        board = fake.message(group, service.game_info(game_id).meta["board"])
+        assert "photo" in board.extra and board.thread_id == topic
+        assert fake.calls("sendPhoto", ok=True)[-1].params["message_thread_id"] == topic
+        # A player blocks the bot: when their turn comes, they are mentioned in the topic.
+        target = next(u for u in users if not service.seat_view(game_id, u.id).to_act)
+        await target.block_bot()
+        others = [u for u in users if u is not target]
+        while not service.seat_view(game_id, target.id).to_act:
+            assert await tap_any_action(others)
+        mentions = [m for m in fake.messages(group) if "it is your move" in (m.text or "")]
+        assert mentions and all(m.thread_id == topic for m in mentions)
+        # The last reminder before the deadline mentions them there too.
+        clock.advance(timedelta(hours=23, minutes=1))
+        notes = await asyncio.to_thread(service.process_due, game_id)
+        assert any(n.kind.value == "reminder" for n in notes)
+        await deps_of(app).deliverer.deliver(notes)
+        await fake.wait_idle()
+        later = [m for m in fake.messages(group) if "it is your move" in (m.text or "")]
+        assert len(later) > len(mentions) and all(m.thread_id == topic for m in later)
+        assert "time runs out" in (later[-1].text or "")
+        assert bot_texts(fake, group, None) == []
+
+
+async def test_the_bot_removed_from_a_forum_and_back_speaks_in_each_games_topic(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = people(fake, 2500)
+    group = fake.create_group("Forum", users, forum=True)
+    async with fake.running(make_app(fake, service)):
+        topics = [fake.create_topic(group, name, by=users[0]) for name in ("A", "B")]
+        games = [await open_game_in(fake, users, group, t) for t in topics]
+        await fake.remove_bot(group, by=users[0])
+        assert [service.game_info(g).status for g in games] == ["paused", "paused"]
+        await fake.add_bot(group, by=users[1])
+        assert [service.game_info(g).status for g in games] == ["active", "active"]
+        for game_id, topic in zip(games, topics, strict=True):
+            assert any("I am back" in t for t in bot_texts(fake, group, topic))
+            info = service.game_info(game_id)
+            assert fake.message(group, info.meta["board"]).thread_id == topic
+        assert bot_texts(fake, group, None) == []
+
+
+async def test_a_topic_closed_to_the_bot_moves_its_lobby_to_general(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """A member bot (no right to manage topics) cannot post in a topic an admin closed:
+    the lobby moves to "General", where it goes on."""
+    users = people(fake, 2600)
+    group = fake.create_group("Forum", users, forum=True)
+    async with fake.running(make_app(fake, service)):
+        topic = fake.create_topic(group, "Lobby", by=users[0])
+        await users[0].send(group, "/newgame", topic=topic)
+        [game] = service.games_in_chat(group.id, topic)
+        fake.topic(group, topic).closed = True
+        await users[0].send(group, "/join")  # nothing here yet: "General" has no game
+        assert service.game_info(game.id).topic_id == topic
+        # (An admin may still write there; the board sent anew cannot go there.)
+        await users[0].send(group, "/board", topic=topic)
+        info = service.game_info(game.id)
+        assert info.topic_id is None and info.status == "lobby"
+        assert fake.calls("sendMessage", ok=False)[-1].description == "Bad Request: TOPIC_CLOSED"
+        general = bot_texts(fake, group, None)
+        assert any("so its lobby has moved here" in t for t in general)
+        lobby = lobby_in(fake, group, None)
+        await users[1].tap(lobby, lobby.buttons[0][0].text)
+        assert len(service.game_info(game.id).seats) == 2
