@@ -42,14 +42,18 @@ def lobby_in(fake: FakeTelegram, group: FakeChat, topic: int | None) -> StoredMe
 
 async def open_game_in(
     fake: FakeTelegram, users: list[FakeUser], group: FakeChat, topic: int | None,
-    command: str = "/newgame",
+    command: str = "/newgame", *, lobby_topic: int | None = None,
 ) -> int:
-    """As ``driver.open_game``, in a forum topic: /newgame there, the others join by
-    button, the creator starts. Returns the game id."""
+    """As ``driver.open_game``, in a forum topic: /newgame there (its lobby in
+    ``lobby_topic``, if the bot opens a topic for it), the others join by button, the
+    creator starts. Returns the game id."""
     for u in users:
         await u.start_bot()
     await users[0].send(group, command, topic=topic)
-    lobby = lobby_in(fake, group, topic)
+    if lobby_topic is None and topic is None and fake.calls("createForumTopic", ok=True):
+        lobby_topic = int(fake.calls("createForumTopic", ok=True)[-1].result[
+            "message_thread_id"])
+    lobby = lobby_in(fake, group, lobby_topic if lobby_topic is not None else topic)
     join = lobby.buttons[0][0].text
     for u in users[1:]:
         await u.tap(fake.message(group, lobby.message_id), join)
@@ -73,17 +77,23 @@ def relay_of(app: App) -> Any:
 async def test_two_games_in_two_topics_of_one_group_to_the_end(
     fake: FakeTelegram, service: GameService
 ) -> None:
+    """Table A plays in a topic its players opened; table B's game gets a topic of its own
+    from /newgame in "General". Both play at once, to the end."""
     table_a, table_b = people(fake, 1500), people(fake, 1600)
-    group = fake.create_group("Forum", table_a + table_b, forum=True)
+    group = fake.create_group("Forum", table_a + table_b, forum=True, bot_admin=True)
     async with fake.running(make_app(fake, service)):
         topic_a = fake.create_topic(group, "Table A", by=table_a[0])
-        topic_b = fake.create_topic(group, "Table B", by=table_b[0])
         game_a = await open_game_in(fake, table_a, group, topic_a)
-        game_b = await open_game_in(fake, table_b, group, topic_b, "/newgame 4 zone")
+        game_b = await open_game_in(fake, table_b, group, None, "/newgame 4 zone")
         a, b = service.game_info(game_a), service.game_info(game_b)
-        assert (a.topic_id, b.topic_id, a.chat_id) == (topic_a, topic_b, group.id)
+        topic_b = b.topic_id
+        assert topic_b is not None and topic_b != topic_a
+        assert (a.topic_id, a.chat_id, b.chat_id) == (topic_a, group.id, group.id)
         assert [g.id for g in service.games_in_chat(group.id, topic_a)] == [game_a]
         assert service.games_in_chat(group.id) == []  # nothing in "General"
+        # "General" holds only the pointer to table B's topic.
+        [pointer] = bot_texts(fake, group, None)
+        assert f"Game #{game_b} has a topic of its own" in pointer
         # A second /newgame in a topic with a game points at its board.
         await table_a[1].send(group, "/newgame", topic=topic_a)
         assert "This topic already has a game" in bot_texts(fake, group, topic_a)[-2]
@@ -114,19 +124,23 @@ async def test_two_games_in_two_topics_of_one_group_to_the_end(
             assert fake.message(group, info.meta["board"]).thread_id == topic
             said = bot_texts(fake, group, topic)
             assert sum("five-year plan is complete" in t for t in said) == 1, said
-            # A topic the players opened themselves stays open.
-            assert not fake.topic(group, topic).closed
-        # Nothing of either game in "General"; every group message went into its topic.
-        assert bot_texts(fake, group, None) == []
+        # The topic the bot opened is closed once its game is over (after the final
+        # table); the one the players opened stays open.
+        assert fake.topic(group, topic_b).closed and not fake.topic(group, topic_a).closed
+        closed = fake.topic_messages(group, topic_b, include_service=True)[-1]
+        assert "forum_topic_closed" in closed.extra
+        # Nothing of either game in "General"; every other group message went into its topic.
+        assert bot_texts(fake, group, None) == [pointer]
         sends = [c for c in fake.calls("sendMessage", ok=True)
-                 if c.params.get("chat_id") == group.id]
+                 if c.params.get("chat_id") == group.id and c.params.get("text") != pointer]
         assert sends and all(c.params.get("message_thread_id") in (topic_a, topic_b)
                              for c in sends)
-        # /log in a topic tells that topic's game.
-        await table_b[3].send(group, "/log", topic=topic_b)
-        assert f"Game {game_b}" in bot_texts(fake, group, topic_b)[-1]
+        # /log in a topic tells that topic's game; in "General", which had none, the chat's
+        # last one (table B's topic is closed: only admins may still write there).
         await table_a[3].send(group, "/log", topic=topic_a)
         assert f"Game {game_a}" in bot_texts(fake, group, topic_a)[-1]
+        await table_b[3].send(group, "/log")
+        assert f"Game {game_b}" in bot_texts(fake, group, None)[-1]
 
 
 async def test_buttons_of_a_game_work_only_in_its_own_topic(
@@ -410,3 +424,22 @@ async def test_a_topic_closed_to_the_bot_moves_its_lobby_to_general(
         lobby = lobby_in(fake, group, None)
         await users[1].tap(lobby, lobby.buttons[0][0].text)
         assert len(service.game_info(game.id).seats) == 2
+
+
+async def test_a_refused_topic_leaves_the_new_game_in_general(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """The bot may manage topics, but Telegram refuses the new one (a passing failure, a
+    limit): the game starts in "General" as in a group without topics."""
+    users = people(fake, 2700)
+    group = fake.create_group("Forum", users, forum=True, bot_admin=True)
+    async with fake.running(make_app(fake, service)):
+        fake.fail("createForumTopic", status=400, times=5,
+                  description="Bad Request: TOPICS_TOO_MUCH")
+        await users[0].send(group, "/newgame")
+        [game] = service.games_in_chat(group.id)
+        assert game.topic_id is None and TOPIC_OWN_KEY not in game.meta
+        lobby = lobby_in(fake, group, None)
+        await users[1].tap(lobby, lobby.buttons[0][0].text)
+        assert len(service.game_info(game.id).seats) == 2
+    assert fake.calls("createForumTopic", ok=False)
