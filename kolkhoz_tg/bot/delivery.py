@@ -579,6 +579,8 @@ class Deliverer:
             PICTURES, partial(cached_board_png, tr, board.game, board.view))
 
     async def _post(self, step: GroupPost, out: _Outcome) -> None:
+        if out.topic_gone is not None and step.topic_id == out.topic_gone[1]:
+            return  # (a mention of a private step, after the topic turned out to be gone)
         sent = await self._send_group(step.chat_id, step.text, step.keyboard,
                                       ParseMode.HTML if step.html else None,
                                       topic_id=step.topic_id)

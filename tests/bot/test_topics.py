@@ -7,13 +7,23 @@ topics as before; ``/newgame`` in "General" opening a topic for the game (or sta
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from telegram import Chat, Message
 from telegram.ext import Application
 
-from kolkhoz_tg.bot.context import DEPS_KEY, Deps
-from kolkhoz_tg.bot.plan import TOPIC_LOST_KEY, TOPIC_OWN_KEY
+from kolkhoz_tg.bot.buttons import misplaced
+from kolkhoz_tg.bot.context import DEPS_KEY, Deps, topic_of
+from kolkhoz_tg.bot.plan import (
+    TOPIC_LOST_KEY,
+    TOPIC_OWN_KEY,
+    Board,
+    CloseTopic,
+    GroupPost,
+    plan,
+)
+from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
@@ -179,8 +189,16 @@ async def test_a_group_without_topics_plays_as_before(
         await users[1].send(group, "/board")
         info = service.game_info(game_id)
         assert info.topic_id is None and TOPIC_OWN_KEY not in info.meta
+        # A reply carries a thread id here (its chain of replies), but it is no topic.
+        board = fake.message(group, info.meta["board"])
+        asked = await users[2].send(group, "/score", reply_to=board)
+        assert asked.extra["message_thread_id"] == board.message_id
+        assert "is_topic_message" not in asked.extra
+        answer = fake.last_message(group)
+        assert answer is not None and users[2].first_name in (answer.text or "")
     assert not fake.calls("createForumTopic")
     assert not [c for c in fake.sent_log if "message_thread_id" in c.params]
+    assert all(m.thread_id is None for m in fake.messages(group))
 
 
 async def test_newgame_in_general_opens_a_topic_and_closes_it_at_the_end(
@@ -443,3 +461,47 @@ async def test_a_refused_topic_leaves_the_new_game_in_general(
         await users[1].tap(lobby, lobby.buttons[0][0].text)
         assert len(service.game_info(game.id).seats) == 2
     assert fake.calls("createForumTopic", ok=False)
+
+
+# ---------------------------------------------------------------------- the pure parts
+
+
+def test_topic_of_a_message() -> None:
+    forum = Chat(-1001, "supergroup", is_forum=True)
+    now = datetime.now(UTC)
+    assert topic_of(Message(1, now, forum, message_thread_id=5, is_topic_message=True)) == 5
+    assert topic_of(Message(2, now, forum)) is None  # "General"
+    # Outside forums a reply's thread id names its chain of replies: no topic.
+    plain = Chat(-1002, "supergroup")
+    assert topic_of(Message(3, now, plain, message_thread_id=1)) is None
+    assert topic_of(None) is None
+
+
+def test_the_plan_sends_a_games_group_messages_into_its_topic(
+    service: GameService, clock: FakeClock
+) -> None:
+    game = service.create_game(-1001234, 1, topic_id=77, creator_name="Anna")
+    assert game.topic_id == 77
+    for user_id, name in ((2, "Boris"), (3, "Vera"), (4, "Gleb")):
+        service.join(game.id, user_id, name)
+    started = service.start(game.id, 1)
+    steps = plan(started.notifications, service.scene(game.id), clock.now(), "kolkhoz_test_bot").steps
+    group = [s for s in steps if isinstance(s, Board | GroupPost)]
+    assert group and all(s.topic_id == 77 for s in group)
+    assert not any(isinstance(s, CloseTopic) for s in steps)
+    # Called off in a topic the bot opened: its last word, then the topic closes.
+    service.set_meta(game.id, TOPIC_OWN_KEY, True)
+    aborted = service.abort(game.id, 1)
+    steps = plan(aborted.notifications, service.scene(game.id), clock.now(), "kolkhoz_test_bot").steps
+    assert isinstance(steps[0], Board) and steps[0].topic_id == 77
+    assert steps[-1] == CloseTopic(-1001234, 77)
+    # Buttons count only in the game's own chat and topic.
+    info = service.game_info(game.id)
+    tr = translator("en")
+    assert misplaced(tr, "l", info, 2, -1001234, False, 77) is None
+    assert misplaced(tr, "l", info, 2, -1001234, False, None) == (
+        "That button belongs to another topic.")
+    assert misplaced(tr, "v", info, 2, -1001234, False, 78) == (
+        "That button belongs to another topic.")
+    assert misplaced(tr, "l", info, 2, -5, False, 77) == "That button belongs to another chat."
+    assert misplaced(tr, "v", info, 2, 2, True, None) is None  # a player's private message

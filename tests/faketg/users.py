@@ -134,6 +134,12 @@ class FakeUser:
         if topic is None and reply_id is not None and reply_id in c.messages:
             topic = c.messages[reply_id].thread_id
         extra: dict[str, Any] = {}
+        if topic is None and reply_id is not None and c.type == "supergroup" and not (
+                c.is_forum) and reply_id in c.messages:
+            # Outside forums a reply carries the id of the first message of its chain of
+            # replies as its "thread", without ``is_topic_message``: no topic at all.
+            root = c.messages[reply_id].extra.get("message_thread_id", reply_id)
+            extra = {"message_thread_id": root}
         if topic is not None:
             found = c.topics.get(topic)
             if not c.is_forum or found is None or found.deleted:
