@@ -485,14 +485,15 @@ def test_the_plan_sends_a_games_group_messages_into_its_topic(
     for user_id, name in ((2, "Boris"), (3, "Vera"), (4, "Gleb")):
         service.join(game.id, user_id, name)
     started = service.start(game.id, 1)
-    steps = plan(started.notifications, service.scene(game.id), clock.now(), "kolkhoz_test_bot").steps
+    bot = "kolkhoz_test_bot"
+    steps = plan(started.notifications, service.scene(game.id), clock.now(), bot).steps
     group = [s for s in steps if isinstance(s, Board | GroupPost)]
     assert group and all(s.topic_id == 77 for s in group)
     assert not any(isinstance(s, CloseTopic) for s in steps)
     # Called off in a topic the bot opened: its last word, then the topic closes.
     service.set_meta(game.id, TOPIC_OWN_KEY, True)
     aborted = service.abort(game.id, 1)
-    steps = plan(aborted.notifications, service.scene(game.id), clock.now(), "kolkhoz_test_bot").steps
+    steps = plan(aborted.notifications, service.scene(game.id), clock.now(), bot).steps
     assert isinstance(steps[0], Board) and steps[0].topic_id == 77
     assert steps[-1] == CloseTopic(-1001234, 77)
     # Buttons count only in the game's own chat and topic.
