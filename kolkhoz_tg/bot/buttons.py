@@ -369,7 +369,7 @@ def inline_results(tr: Translator, sv: SeatView, chat_title: str) -> list[Inline
         results.append(InlineQueryResultArticle(
             id=action_button(game.id, game.version, text),
             title=texts.action_label(tr, sv.view, text),
-            description=tr.gettext("Kolkhoz in «{chat}»", chat=chat_title),
+            description=render.where(tr, game, chat_title),
             input_message_content=InputTextMessageContent(
                 f"🃏 {name}: {texts.card_action(tr, text)}"),
             reply_markup=InlineKeyboardMarkup(

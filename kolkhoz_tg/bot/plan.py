@@ -297,8 +297,7 @@ def _private_note(
     text = texts.notification_text(tr, note, now, scene.zones.get(note.user_id))
     if note.kind is Kind.TIMED_OUT:
         text += "\n" + tr.gettext("Take your seat back with /back or any button.")
-    title = scene.chat_title or str(scene.game.chat_id)
-    text = "🌾 " + tr.gettext("Kolkhoz in «{chat}»", chat=title) + "\n" + text
+    text = "🌾 " + render.where(tr, scene.game, scene.chat_title) + "\n" + text
     mention = None
     if note.kind is Kind.REMINDER and note.data.get("last"):
         mention = reminder_mention(scene, note, now, bot_username)

@@ -101,6 +101,11 @@ async def test_two_games_in_two_topics_of_one_group_to_the_end(
         assert (a.topic_id, a.chat_id, b.chat_id) == (topic_a, group.id, group.id)
         assert [g.id for g in service.games_in_chat(group.id, topic_a)] == [game_a]
         assert service.games_in_chat(group.id) == []  # nothing in "General"
+        # One group, several games: a player's private message names which one.
+        for user, game_id in ((table_a[0], game_a), (table_b[0], game_b)):
+            private = user.last_message()
+            assert private is not None
+            assert f"Kolkhoz #{game_id} in «Forum»" in (private.text or "")
         # "General" holds only the pointer to table B's topic.
         [pointer] = bot_texts(fake, group, None)
         assert f"Game #{game_b} has a topic of its own" in pointer
@@ -186,6 +191,8 @@ async def test_a_group_without_topics_plays_as_before(
         game_id = await open_game_in(fake, users, group, None)
         for _ in range(8):
             assert await tap_any_action(users)
+        private = users[0].last_message()
+        assert private is not None and "Kolkhoz in «Plain»" in (private.text or "")
         await users[1].send(group, "/board")
         info = service.game_info(game_id)
         assert info.topic_id is None and TOPIC_OWN_KEY not in info.meta
