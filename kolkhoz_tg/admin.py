@@ -363,7 +363,9 @@ def show_game(service: GameService, game_id: int) -> str:
     info = board.game
     finished = info.status == GameStatus.FINISHED.value
     lines = [
-        f"Game {info.id} · chat {info.chat_id} · {info.status} · preset {info.preset or '-'}"
+        f"Game {info.id} · chat {info.chat_id}"
+        + ("" if info.topic_id is None else f" (topic {info.topic_id})")
+        + f" · {info.status} · preset {info.preset or '-'}"
         f" · {info.players} players · version {info.version}",
         f"Seed {info.seed} · turn time {info.turn_timeout}s · reminders "
         f"{','.join(info.reminders) or '-'} · stand-in after {info.standin_after}",

@@ -39,6 +39,7 @@ from kolkhoz_tg.bot.context import (
     remember_user,
     result_text,
     service_error_text,
+    topic_of,
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting, is_not_modified
 from kolkhoz_tg.bot.lobby import lobby_tap
@@ -124,7 +125,7 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         await query.answer(tr.gettext("There is no such game."), show_alert=True)
         return
     refusal = misplaced(tr, cb.kind, info, user.id, message.chat.id if message else None,
-                        in_private)
+                        in_private, topic_of(message))
     if refusal is not None:
         await query.answer(refusal, show_alert=True)
         return
@@ -310,24 +311,32 @@ TAP_HANDLERS: dict[str, Callable[[Tap], Awaitable[None]]] = {
 
 def misplaced(
     tr: Translator, kind: str, info: GameInfo, user_id: int, chat_id: int | None,
-    in_private: bool,
+    in_private: bool, topic_id: int | None = None,
 ) -> str | None:
     """Why a tap on a button of this game may not act where it came from, or None.
 
-    Callback data can be forged and sent from any chat, so the chat counts: lobby buttons
-    work only in the game's own chat, views there or for a seated player in private (where
-    the private message carries them), moves and explanations only for a seated player
-    (they act on the tapper's own seat, wherever that is)."""
+    Callback data can be forged and sent from any chat, so the chat and its forum topic
+    (``topic_id``, None for "General" or no topics) count: lobby buttons work only where
+    the game lives, views there or for a seated player in private (where the private
+    message carries them), moves and explanations only for a seated player (they act on the
+    tapper's own seat, wherever that is)."""
     seated = info.seat_of(user_id) is not None
-    if kind == "l" and chat_id != info.chat_id:
-        return tr.gettext("That button belongs to another chat.")
-    if kind == "v" and chat_id != info.chat_id and not (in_private and seated):
+    home = chat_id == info.chat_id and topic_id == info.topic_id
+    if kind == "l" and not home:
+        return _elsewhere(tr, info, chat_id)
+    if kind == "v" and not home and not (in_private and seated):
         if in_private:
             return tr.gettext("You are not playing in this game.")
-        return tr.gettext("That button belongs to another chat.")
+        return _elsewhere(tr, info, chat_id)
     if kind in ("a", "x") and not seated:
         return tr.gettext("You are not playing in this game.")
     return None
+
+
+def _elsewhere(tr: Translator, info: GameInfo, chat_id: int | None) -> str:
+    if chat_id == info.chat_id:
+        return tr.gettext("That button belongs to another topic.")
+    return tr.gettext("That button belongs to another chat.")
 
 
 # ---------------------------------------------------------------------- inline mode
@@ -378,7 +387,7 @@ def inline_results(tr: Translator, sv: SeatView, chat_title: str) -> list[Inline
         results.append(InlineQueryResultArticle(
             id=action_button(game.id, game.version, text),
             title=texts.action_label(tr, sv.view, text),
-            description=tr.gettext("Kolkhoz in «{chat}»", chat=chat_title),
+            description=render.where(tr, game, chat_title),
             input_message_content=InputTextMessageContent(
                 f"🃏 {name}: {texts.card_action(tr, text)}"),
             reply_markup=InlineKeyboardMarkup(
@@ -498,7 +507,7 @@ async def on_my_chat_member(update: Update, context: ContextTypes.DEFAULT_TYPE) 
         return
     if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
         return
-    games = await call(d.service.games_in_chat, chat.id)
+    games = await call(d.service.games_in_chat, chat.id, all_topics=True)
     if present:
         await _back_in_group(d, chat.id, chat.title, by.id, games)
         return
@@ -531,7 +540,7 @@ async def _back_in_group(
         log.info("back in chat %s: game %s resumed", chat_id, game.id)
         tr = await call(d.deliverer.tr_chat, chat_id)
         await d.deliverer.say_in_group(chat_id, tr.gettext(
-            "I am back, and so is our game: the clock runs again."))
+            "I am back, and so is our game: the clock runs again."), game.topic_id)
         await d.deliverer.deliver(result.notifications)
         await d.deliverer.refresh_board(game.id, resend=True)
 

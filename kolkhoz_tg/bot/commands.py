@@ -20,6 +20,7 @@ from kolkhoz_tg.bot import practice, render
 from kolkhoz_tg.bot.callbacks import practice_button
 from kolkhoz_tg.bot.context import (
     Deps,
+    Place,
     act_later,
     call,
     current_game,
@@ -28,13 +29,22 @@ from kolkhoz_tg.bot.context import (
     is_admin,
     is_group,
     perform,
+    place_of,
     remember_user,
     reply,
     result_text,
     service_error_text,
 )
-from kolkhoz_tg.bot.delivery import ABSENT_KEY, Acting, pm_key
+from kolkhoz_tg.bot.delivery import ABSENT_KEY, TOPIC_LOST_KEY, Acting, pm_key
 from kolkhoz_tg.bot.practice import PRACTICE_PAYLOAD
+from kolkhoz_tg.bot.topics import (
+    HERE,
+    bring_here,
+    game_to_resume,
+    may_open_topics,
+    open_topic,
+    topic_link,
+)
 from kolkhoz_tg.bot.typed import TypedError, parse_typed
 from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.config import LOCALES
@@ -77,6 +87,13 @@ class Cmd:
     def args(self) -> list[str]:
         return self.context.args or []
 
+    @property
+    def place(self) -> Place:
+        """The chat and forum topic the command was sent in."""
+        place = place_of(self.update)
+        assert place is not None
+        return place
+
     async def reply(self, text: str, keyboard: render.Keyboard | None = None) -> None:
         await reply(self.update, text, keyboard)
 
@@ -99,7 +116,9 @@ class Cmd:
         they have no game in play here."""
         game = await current_game(self.update, self.d)
         if finished and self.in_group and (game is None or game.status == "lobby"):
-            done = [g for g in await call(self.d.service.games_in_chat, self.chat.id, False)
+            place = self.place
+            done = [g for g in await call(self.d.service.games_in_chat, place.chat_id,
+                                          place.topic_id, False)
                     if g.status == "finished"]
             game = done[0] if done else game
         if (game is None or (started and game.status == "lobby")
@@ -271,8 +290,10 @@ async def cmd_practice(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 
 
 async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/newgame [preset] [players]``: a lobby here; in a forum's "General", in a topic of
+    its own when the bot may open one (``/newgame here``: in "General" all the same)."""
     c = await command(update, context)
-    d, chat, user = c.d, c.chat, c.user
+    d, chat, user, place = c.d, c.chat, c.user, c.place
     if not c.in_group:
         await c.reply(c.tr.gettext("Start a game in a group chat: add me there."))
         return
@@ -282,25 +303,44 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         creator = await call(d.service.locale_for, user.id, None, user.language_code)
         await call(d.service.set_chat_locale, chat.id, creator)
     tr = await group_tr(update, d)  # the chat's language, settled just now
-    open_games = await call(d.service.games_in_chat, chat.id)
-    if open_games:
-        await c.reply(tr.gettext("This chat already has a game: see the board below."))
-        await d.deliverer.refresh_board(open_games[0].id, resend=True)
-        return
+    args = [a.lower() for a in c.args]
+    general = bool(chat.is_forum) and place.topic_id is None
+    own_topic = general and not HERE.intersection(args) and await may_open_topics(
+        context, chat)
+    if not own_topic:
+        open_games = await call(d.service.games_in_chat, place.chat_id, place.topic_id)
+        if open_games:
+            await c.reply(tr.gettext("This topic already has a game: see the board below.")
+                          if place.topic_id is not None else
+                          tr.gettext("This chat already has a game: see the board below."))
+            await d.deliverer.refresh_board(open_games[0].id, resend=True)
+            return
     preset_name: str | None = None
     players = 4
-    for arg in c.args:
-        if arg.lower() in PRESETS:
-            preset_name = arg.lower()
+    for arg in args:
+        if arg in PRESETS:
+            preset_name = arg
         elif arg.isdigit():
             players = int(arg)
     try:
-        game = await call(d.service.create_game, chat.id, user.id, creator_name=user.full_name,
-                          preset=preset_name, players=players)
+        game = await call(d.service.create_game, chat.id, user.id, topic_id=place.topic_id,
+                          creator_name=user.full_name, preset=preset_name, players=players)
     except ServiceError as e:
         await c.reply(service_error_text(tr, e))
         return
+    if own_topic:
+        game = await open_topic(context, d, tr, game)
     await d.deliverer.refresh_board(game.id, resend=True)
+    if game.topic_id is not None and game.topic_id != place.topic_id:
+        link = topic_link(game.chat_id, game.topic_id)
+        await c.reply(tr.gettext("Game #{id} has a topic of its own: join it there.",
+                                 id=game.id),
+                      [[render.Button("🧵 " + tr.gettext("Open the topic"), url=link)]]
+                      if link else None)
+    elif general and not own_topic and not HERE.intersection(args):
+        await c.reply(tr.gettext(
+            "Tip: give me the right to manage topics, and each game gets a topic of its "
+            "own."))
 
 
 async def lobby_op(
@@ -424,7 +464,7 @@ async def cmd_back(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     d, tr, user = c.d, c.tr, c.user
     games = await call(d.service.games_of_user, user.id)
     if c.in_group:
-        games = [g for g in games if g.chat_id == c.chat.id]
+        games = [g for g in games if c.place.holds(g)]
     back = False
     for game in games:
         result = await call(d.service.back, game.id, user.id)
@@ -439,7 +479,13 @@ async def creator_command(
     update: Update, context: ContextTypes.DEFAULT_TYPE, what: str
 ) -> None:
     c = await command(update, context, group_language=True)
-    game = await c.open_game()
+    if what == "resume" and c.in_group:
+        # A game whose topic was deleted goes on wherever /resume is sent.
+        game = await game_to_resume(c.d, c.place)
+        if game is None:
+            game = await c.open_game()
+    else:
+        game = await c.open_game()
     if game is None:
         return
     d, tr, user = c.d, c.tr, c.user
@@ -449,10 +495,12 @@ async def creator_command(
     # return to the group (if it ever did) to go on by itself.
     try:
         result = await call(method[what], game.id, user.id, admin,
-                            meta={ABSENT_KEY: None})
+                            meta={ABSENT_KEY: None, TOPIC_LOST_KEY: None})
     except ServiceError as e:
         await c.reply(service_error_text(tr, e))
         return
+    if c.in_group:
+        await bring_here(d, game, c.place)
     await d.deliverer.deliver(result.notifications)
     await d.deliverer.refresh_board(game.id)
     done = {
@@ -470,7 +518,7 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     locale = args[0].lower()
     if c.in_group:
-        games = await call(d.service.games_in_chat, chat.id)
+        games = await call(d.service.games_in_chat, chat.id, all_topics=True)
         creators = {g.creator_id for g in games}
         if not (await is_admin(update, context) or user.id in creators or not games):
             await c.reply(c.tr.gettext("Only the chat's admins may change its language."))
@@ -654,7 +702,12 @@ async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     private, the full log, move by move, of the player's last finished game."""
     c = await command(update, context, group_language=True, remember=False)
     if c.in_group:
-        games = await call(c.d.service.games_in_chat, c.chat.id, False)
+        place = c.place
+        games = await call(c.d.service.games_in_chat, place.chat_id, place.topic_id, False)
+        if not any(g.status in ("finished", "aborted") for g in games):
+            # None here yet: the chat's last one, whichever topic it was played in.
+            games = await call(c.d.service.games_in_chat, place.chat_id, open_only=False,
+                               all_topics=True)
     else:
         games = await call(c.d.service.games_of_user, c.user.id, False)
     if c.args and c.args[0].isdigit():

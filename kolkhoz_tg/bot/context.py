@@ -13,13 +13,13 @@ from typing import Any, TypeVar, cast
 
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes, Job
 
 from engine import Action, ActionKind, InvalidAction
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
-from kolkhoz_tg.bot.delivery import Acting, Deliverer, Relay, markup
+from kolkhoz_tg.bot.delivery import Acting, Deliverer, Relay, markup, topic_gone
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.scheduler import DeadlineScheduler
@@ -93,6 +93,38 @@ async def reader_tr(update: Update, d: Deps) -> Translator:
     return await (group_tr(update, d) if is_group(update) else remember_user(update, d))
 
 
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where in Telegram a group update happened, as the service addresses games: the chat
+    and its forum topic (None: a chat without topics, or a forum's "General")."""
+
+    chat_id: int
+    topic_id: int | None
+
+    def holds(self, game: GameInfo) -> bool:
+        """Whether ``game`` lives here."""
+        return game.chat_id == self.chat_id and game.topic_id == self.topic_id
+
+
+def topic_of(message: object) -> int | None:
+    """The forum topic a message is in: its ``message_thread_id`` when it is a topic
+    message; None in "General" and outside forums (where a thread id only names the first
+    message of a chain of replies). ``message`` may be inaccessible (an old button)."""
+    if message is None or not getattr(message, "is_topic_message", False):
+        return None
+    thread = getattr(message, "message_thread_id", None)
+    return int(thread) if thread is not None else None
+
+
+def place_of(update: Update) -> Place | None:
+    """The chat and forum topic of an update (a message, a command, a tap on a message),
+    the one way handlers turn an update into where it happened; None without a chat."""
+    chat = update.effective_chat
+    if chat is None:
+        return None
+    return Place(chat.id, topic_of(update.effective_message))
+
+
 def is_group(update: Update) -> bool:
     chat = update.effective_chat
     return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
@@ -100,8 +132,16 @@ def is_group(update: Update) -> bool:
 
 async def reply(update: Update, text: str, keyboard: render.Keyboard | None = None) -> None:
     message = update.effective_message
-    if message is not None:
+    if message is None:
+        return
+    try:
         await message.reply_text(text[: render.MAX_TEXT], reply_markup=markup(keyboard or []))
+    except BadRequest as e:
+        # (The reply goes into the command's forum topic: one closed to the bot, or deleted
+        # meanwhile, takes nothing; a game there moves out when its own messages fail.)
+        if not topic_gone(e):
+            raise
+        log.info("could not reply in a topic of chat %s: %s", message.chat_id, e)
 
 
 async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
@@ -116,11 +156,14 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
 
 
 async def current_game(update: Update, d: Deps) -> GameInfo | None:
-    """The chat's open game (group), or the user's game that waits for them (private)."""
+    """The open game where the update happened (a group's, in a forum its topic's), or the
+    user's game that waits for them (private)."""
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     if chat.type != ChatType.PRIVATE:
-        games = await call(d.service.games_in_chat, chat.id)
+        place = place_of(update)
+        assert place is not None
+        games = await call(d.service.games_in_chat, place.chat_id, place.topic_id)
         return games[0] if games else None
     games = await call(d.service.games_of_user, user.id)
     for game in games:

@@ -45,8 +45,11 @@ from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.plan import (
     BOARD_KEY,
     BOARD_STYLE_KEY,
+    TOPIC_LOST_KEY,
+    TOPIC_OWN_KEY,
     Acting,
     Board,
+    CloseTopic,
     GroupPost,
     Plan,
     Private,
@@ -57,7 +60,7 @@ from kolkhoz_tg.bot.plan import (
 )
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.picture import cached_board_png
-from kolkhoz_tg.service import GameService, NotFound, Notification, Scene
+from kolkhoz_tg.service import GameService, NotFound, Notification, Scene, ServiceError
 
 log = logging.getLogger(__name__)
 #: Where board pictures are drawn: one thread, off the event loop (the fonts Pillow
@@ -69,8 +72,8 @@ T = TypeVar("T")
 #: itself when the bot is added back (a pause or resume by hand clears it).
 ABSENT_KEY = "paused:bot_removed"
 
-__all__ = ["ABSENT_KEY", "BOARD_KEY", "Acting", "Deliverer", "Relay", "is_not_modified",
-           "markup", "pm_key"]
+__all__ = ["ABSENT_KEY", "BOARD_KEY", "TOPIC_LOST_KEY", "TOPIC_OWN_KEY", "Acting", "Deliverer",
+           "Relay", "is_not_modified", "markup", "pm_key", "topic_gone"]
 
 
 def markup(keyboard: render.Keyboard) -> InlineKeyboardMarkup | None:
@@ -103,6 +106,22 @@ def _gone(error: BadRequest) -> bool:
     return "not found" in text or "can't be edited" in text
 
 
+def topic_gone(error: BadRequest) -> bool:
+    """The forum topic a message was sent to is deleted, or closed to the bot (which may
+    not manage topics there)."""
+    text = error.message.lower()
+    return "message thread not found" in text or "topic_closed" in text
+
+
+class _TopicGone(Exception):
+    """The game's forum topic is gone: nothing more can be posted there."""
+
+    def __init__(self, chat_id: int, topic_id: int) -> None:
+        super().__init__(chat_id, topic_id)
+        self.chat_id = chat_id
+        self.topic_id = topic_id
+
+
 class _Passing(Exception):
     """A step failed for a passing reason: its notifications wait for the relay."""
 
@@ -125,6 +144,8 @@ class _Outcome:
     shown: set[int] = field(default_factory=set)
     #: Not tried (the claims were lost midway): back to the outbox at once.
     release: list[int] = field(default_factory=list)
+    #: The game's forum topic turned out to be deleted: (chat id, topic id).
+    topic_gone: tuple[int, int] | None = None
 
 
 class _Claims:
@@ -286,6 +307,7 @@ class Deliverer:
                     with contextlib.suppress(asyncio.CancelledError):
                         await beat
             await self._settle(game_id, outcome)
+        await self._after(game_id, outcome)
 
     async def show_private(self, scene: Scene, acting: Acting) -> None:
         """Edit the message a player tapped to show the game as it is now (their tap
@@ -297,6 +319,7 @@ class Deliverer:
                 return
             outcome = await self._carry_out(scene, Plan(scene.game.id, [step]))
             await self._settle(scene.game.id, outcome)
+        await self._after(scene.game.id, outcome)
 
     async def refresh_board(
         self, game_id: int, resend: bool = False, pin: bool = False
@@ -312,14 +335,17 @@ class Deliverer:
                 level = await self.call(self.service.chat_bot_level, scene.game.chat_id)
                 msg = render.lobby(tr, scene.game, unreachable, self._username(), level)
                 step = Board(scene.game.chat_id, scene.game.meta.get(BOARD_KEY), msg.text,
-                             msg.keyboard, pin=pin, resend=resend)
+                             msg.keyboard, pin=pin, resend=resend,
+                             topic_id=scene.game.topic_id)
             else:
                 step = planning.board_step(scene, self.now(), self._username(), pin=pin,
                                            resend=resend)
             outcome = await self._carry_out(scene, Plan(game_id, [step]))
             await self._settle(game_id, outcome)
-            board = outcome.meta.get(BOARD_KEY, scene.game.meta.get(BOARD_KEY))
-            return int(board) if board else None
+        if await self._after(game_id, outcome):
+            return None
+        board = outcome.meta.get(BOARD_KEY, scene.game.meta.get(BOARD_KEY))
+        return int(board) if board else None
 
     async def refresh_private(
         self, game_id: int, user_id: int, new: bool, acting: Acting | None = None
@@ -338,13 +364,18 @@ class Deliverer:
                 return False
             outcome = await self._carry_out(scene, Plan(game_id, [step]))
             await self._settle(game_id, outcome)
-            return user_id in outcome.shown
+        await self._after(game_id, outcome)
+        return user_id in outcome.shown
 
-    async def say_in_group(self, chat_id: int, text: str) -> int | None:
-        """A plain message to the group; None if the bot is not there."""
+    async def say_in_group(
+        self, chat_id: int, text: str, topic_id: int | None = None,
+        keyboard: render.Keyboard | None = None,
+    ) -> int | None:
+        """A plain message to the group (into its forum topic ``topic_id``, if given); None
+        if the bot is not there, or the topic is gone."""
         try:
-            return await self._send_group(chat_id, text)
-        except _Passing:
+            return await self._send_group(chat_id, text, keyboard, topic_id=topic_id)
+        except (_Passing, _TopicGone):
             return None
 
     async def say_privately(self, user_id: int, text: str) -> bool:
@@ -390,6 +421,11 @@ class Deliverer:
                 # slow): it sends them, from the start; ours go back untried.
                 out.release.extend(n for later in steps.steps[i:] for n in later.notes)
                 break
+            if out.topic_gone is not None and isinstance(step, Board | GroupPost | CloseTopic):
+                # Nothing more goes into a deleted topic: the game is shown again where it
+                # goes on (see _after), so these are settled, not retried for ever.
+                out.delivered.extend(step.notes)
+                continue
             if failed:
                 # Keep the order of what a chat reads: after a passing failure the rest
                 # of this game's messages wait for the relay too.
@@ -397,6 +433,10 @@ class Deliverer:
                 continue
             try:
                 await self._step(scene, step, out)
+            except _TopicGone as e:
+                log.info("game %s: the forum topic %s of chat %s is gone", scene.game.id,
+                         e.topic_id, e.chat_id)
+                out.topic_gone = (e.chat_id, e.topic_id)
             except _Passing as e:
                 failed = True
                 out.retry.extend(step.notes)
@@ -433,8 +473,71 @@ class Deliverer:
             await self._post(step, out)
         elif isinstance(step, Private):
             await self._private(step, out)
+        elif isinstance(step, CloseTopic):
+            with contextlib.suppress(TelegramError):
+                await self.bot.close_forum_topic(step.chat_id, step.topic_id)
         else:
             await self._private_note(step, out)
+
+    async def _after(self, game_id: int, out: _Outcome) -> bool:
+        """What a delivery leaves to do once the game's lock is free: when the game's forum
+        topic turned out to be gone, move the game to "General", pause it if it runs, say
+        so there and show it there. Returns whether the topic was gone."""
+        if out.topic_gone is None:
+            return False
+        chat_id, topic_id = out.topic_gone
+        try:
+            await self.topic_lost(game_id, chat_id, topic_id)
+        except ServiceError:
+            log.exception("game %s: could not move it out of its deleted topic", game_id)
+        return True
+
+    async def topic_lost(self, game_id: int, chat_id: int, topic_id: int) -> None:
+        """The forum topic of a game was deleted, or closed while the bot may not manage
+        topics (Telegram tells bots nothing of a deletion: a send into it failed). The game
+        moves to the chat's "General" with nothing lost: a running game is paused (no
+        deadline plays it out unseen) until the creator or an admin sends /resume, there or
+        in another topic; a note and the board are posted in "General"."""
+        info = await self.call(self.service.game_info, game_id)
+        if info.chat_id != chat_id or info.topic_id != topic_id:
+            return  # moved already (two deliveries met the deleted topic)
+        if info.status not in ("lobby", "active", "paused"):
+            await self.call(self.service.move_game, game_id, None,
+                            meta={TOPIC_OWN_KEY: None})
+            return
+        await self.call(self.service.move_game, game_id, None,
+                        meta={TOPIC_LOST_KEY: topic_id, TOPIC_OWN_KEY: None})
+        tr = await self.call(self.tr_chat, chat_id)
+        notes: list[Notification] = []
+        status = info.status
+        if status == "active":
+            try:
+                result = await self.call(self.service.pause, game_id, info.creator_id or 0,
+                                         True)
+                notes = list(result.notifications)
+            except ServiceError:  # paused (or over) meanwhile
+                status = (await self.call(self.service.game_info, game_id)).status
+        if notes:
+            text = tr.gettext(
+                "The topic of game #{id} was closed or deleted, so the game is paused and "
+                "has moved here; nothing is lost. Its creator or an admin continues it with "
+                "/resume: here, or in another topic.", id=game_id)
+        elif status == "paused":
+            text = tr.gettext(
+                "The topic of game #{id} was closed or deleted, so the paused game has moved "
+                "here; nothing is lost. Its creator or an admin continues it with /resume: "
+                "here, or in another topic.", id=game_id)
+        elif status == "lobby":
+            text = tr.gettext(
+                "The topic of game #{id} was closed or deleted, so its lobby has moved here.",
+                id=game_id)
+        else:
+            return
+        await self.say_in_group(chat_id, text)
+        if notes:
+            await self.deliver(notes)  # the paused board, sent anew in "General"
+        else:
+            await self.refresh_board(game_id, resend=True)
 
     async def _board(self, scene: Scene, step: Board, out: _Outcome) -> None:
         board_id = step.message_id
@@ -464,9 +567,10 @@ class Deliverer:
         if new_id is None:
             if picture is not None:
                 new_id = await self._send_group_photo(step.chat_id, picture, step.text,
-                                                      step.keyboard)
+                                                      step.keyboard, step.topic_id)
             else:
-                new_id = await self._send_group(step.chat_id, step.text, step.keyboard)
+                new_id = await self._send_group(step.chat_id, step.text, step.keyboard,
+                                                topic_id=step.topic_id)
             if new_id is None:
                 return
             out.meta[BOARD_KEY] = new_id
@@ -489,8 +593,11 @@ class Deliverer:
             PICTURES, partial(cached_board_png, tr, board.game, board.view))
 
     async def _post(self, step: GroupPost, out: _Outcome) -> None:
+        if out.topic_gone is not None and step.topic_id == out.topic_gone[1]:
+            return  # (a mention of a private step, after the topic turned out to be gone)
         sent = await self._send_group(step.chat_id, step.text, step.keyboard,
-                                      ParseMode.HTML if step.html else None)
+                                      ParseMode.HTML if step.html else None,
+                                      topic_id=step.topic_id)
         if sent is not None and step.once is not None:
             out.meta[step.once[0]] = step.once[1]
 
@@ -554,12 +661,16 @@ class Deliverer:
 
     async def _send_group(
         self, chat_id: int, text: str, keyboard: render.Keyboard | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | None = None, *, topic_id: int | None = None,
     ) -> int | None:
+        """Post in the group, into its forum topic ``topic_id`` (None: "General", or a chat
+        without topics); raises :class:`_TopicGone` when that topic was deleted."""
         try:
             msg = await self._guard(chat_id, self.bot.send_message(
-                chat_id, text, reply_markup=markup(keyboard or []), parse_mode=parse_mode))
+                chat_id, text, reply_markup=markup(keyboard or []), parse_mode=parse_mode,
+                message_thread_id=topic_id))
         except ChatMigrated as e:
+            # (A basic group has no topics: its supergroup has none yet either.)
             await self.call(self.service.migrate_chat, chat_id, e.new_chat_id)
             msg = await self._guard(e.new_chat_id, self.bot.send_message(
                 e.new_chat_id, text, reply_markup=markup(keyboard or []),
@@ -567,14 +678,20 @@ class Deliverer:
         except Forbidden:
             log.info("the bot is no longer in chat %s", chat_id)
             return None
+        except BadRequest as e:
+            if topic_id is not None and topic_gone(e):
+                raise _TopicGone(chat_id, topic_id) from e
+            raise
         return int(msg.message_id)
 
     async def _send_group_photo(
-        self, chat_id: int, picture: bytes, caption: str, keyboard: render.Keyboard
+        self, chat_id: int, picture: bytes, caption: str, keyboard: render.Keyboard,
+        topic_id: int | None = None,
     ) -> int | None:
         try:
             msg = await self._guard(chat_id, self.bot.send_photo(
-                chat_id, picture, caption=caption, reply_markup=markup(keyboard)))
+                chat_id, picture, caption=caption, reply_markup=markup(keyboard),
+                message_thread_id=topic_id))
         except ChatMigrated as e:
             await self.call(self.service.migrate_chat, chat_id, e.new_chat_id)
             msg = await self._guard(e.new_chat_id, self.bot.send_photo(
@@ -582,6 +699,10 @@ class Deliverer:
         except Forbidden:
             log.info("the bot is no longer in chat %s", chat_id)
             return None
+        except BadRequest as e:
+            if topic_id is not None and topic_gone(e):
+                raise _TopicGone(chat_id, topic_id) from e
+            raise
         return int(msg.message_id)
 
     async def _send_private(

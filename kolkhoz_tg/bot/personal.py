@@ -146,7 +146,7 @@ async def cmd_away(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     games = [g for g in await call(d.service.games_of_user, user.id) if g.status in _RUNNING]
     if c.in_group:
-        games = [g for g in games if g.chat_id == c.chat.id]
+        games = [g for g in games if c.place.holds(g)]
     if wanted:
         games = [g for g in games if g.id in wanted]
     if not games:

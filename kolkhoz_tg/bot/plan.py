@@ -30,6 +30,11 @@ from kolkhoz_tg.service import Kind, Notification, Scene
 BOARD_KEY = "board"
 #: How the board message now in the group shows the game: ``text`` or ``picture``.
 BOARD_STYLE_KEY = "board:style"
+#: Set on a game whose forum topic the bot opened for it: the topic is closed at the end.
+TOPIC_OWN_KEY = "topic:own"
+#: Set on a game paused because its forum topic was deleted (the topic's id): the game
+#: moved to "General" and goes on, there or in another topic, with /resume.
+TOPIC_LOST_KEY = "paused:topic_lost"
 RECENT_LINES = 3
 #: Group notifications after which every private message is out of date (it would look
 #: playable, or still say "paused").
@@ -80,6 +85,8 @@ class Board:
     notes: tuple[int, ...] = ()
     #: The board as a picture (``/settings board picture``): ``text`` is its caption.
     photo: bool = False
+    #: The forum topic to send it to (None: "General", or a chat without topics).
+    topic_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +100,8 @@ class GroupPost:
     html: bool = False
     once: tuple[str, Any] | None = None
     notes: tuple[int, ...] = ()
+    #: The forum topic to post in (None: "General", or a chat without topics).
+    topic_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +130,16 @@ class PrivateNote:
     notes: tuple[int, ...] = ()
 
 
-Step = Board | GroupPost | Private | PrivateNote
+@dataclass(frozen=True, slots=True)
+class CloseTopic:
+    """Close the forum topic the bot opened for a game that is over (errors ignored)."""
+
+    chat_id: int
+    topic_id: int
+    notes: tuple[int, ...] = ()
+
+
+Step = Board | GroupPost | Private | PrivateNote | CloseTopic
 
 
 @dataclass
@@ -159,12 +177,17 @@ def plan(
     for note in group:
         if note.kind is Kind.YEAR_SUMMARY:
             out.steps.append(GroupPost(game.chat_id, texts.year_summary(chat_tr, note),
-                                       notes=(note.id,)))
+                                       notes=(note.id,), topic_id=game.topic_id))
         elif note.kind is Kind.GAME_OVER:
             out.steps.append(GroupPost(game.chat_id, texts.final_table(chat_tr, note.data),
-                                       notes=(note.id,)))
+                                       notes=(note.id,), topic_id=game.topic_id))
         elif note.kind not in GROUP_KINDS:
             out.free.append(note.id)
+    over = [n.id for n in group if n.kind in (Kind.GAME_OVER, Kind.ABORTED)]
+    if over and game.topic_id is not None and game.meta.get(TOPIC_OWN_KEY):
+        # The topic the bot opened for the game is closed once its last word is in; it
+        # stays readable (the final table, the board).
+        out.steps.append(CloseTopic(game.chat_id, game.topic_id))
 
     humans = [s.user_id for s in game.seats if s.user_id is not None and not s.is_bot]
     happened = board_events(notes)
@@ -242,7 +265,7 @@ def board_step(
     shown_as = game.meta.get(BOARD_STYLE_KEY, "text")
     return Board(game.chat_id, game.meta.get(BOARD_KEY), msg.text, msg.keyboard, pin=pin,
                  resend=resend or shown_as != ("picture" if photo else "text"), notes=notes,
-                 photo=photo)
+                 photo=photo, topic_id=game.topic_id)
 
 
 def private_step(
@@ -278,8 +301,7 @@ def _private_note(
     text = texts.notification_text(tr, note, now, scene.zones.get(note.user_id))
     if note.kind is Kind.TIMED_OUT:
         text += "\n" + tr.gettext("Take your seat back with /back or any button.")
-    title = scene.chat_title or str(scene.game.chat_id)
-    text = "🌾 " + tr.gettext("Kolkhoz in «{chat}»", chat=title) + "\n" + text
+    text = "🌾 " + render.where(tr, scene.game, scene.chat_title) + "\n" + text
     mention = None
     if note.kind is Kind.REMINDER and note.data.get("last"):
         mention = reminder_mention(scene, note, now, bot_username)
@@ -318,7 +340,8 @@ def reminder_mention(
                           "cards.", name=link)
     keyboard = [[render.Button("✉️ " + tr.gettext("Open my cards"),
                                url=render.deep_link(bot_username, game.id))]]
-    return GroupPost(game.chat_id, text, keyboard, html=True, once=(key, note.id))
+    return GroupPost(game.chat_id, text, keyboard, html=True, once=(key, note.id),
+                     topic_id=game.topic_id)
 
 
 def group_mention(scene: Scene, user_id: int, bot_username: str) -> GroupPost | None:
@@ -339,7 +362,8 @@ def group_mention(scene: Scene, user_id: int, bot_username: str) -> GroupPost | 
     )
     keyboard = [[render.Button("✉️ " + tr.gettext("Open my cards"),
                                url=render.deep_link(bot_username, game.id))]]
-    return GroupPost(game.chat_id, text, keyboard, html=True, once=(key, game.version))
+    return GroupPost(game.chat_id, text, keyboard, html=True, once=(key, game.version),
+                     topic_id=game.topic_id)
 
 
 def has_moves(keyboard: render.Keyboard) -> bool:
@@ -392,7 +416,8 @@ def recent_lines(tr: Translator, notes: list[Notification]) -> list[str]:
 
 
 __all__ = [
-    "BOARD_KEY", "Acting", "Board", "GroupPost", "Plan", "Private", "PrivateNote",
+    "BOARD_KEY", "TOPIC_LOST_KEY", "TOPIC_OWN_KEY", "Acting", "Board", "CloseTopic",
+    "GroupPost", "Plan", "Private", "PrivateNote",
     "Step", "board_events", "group_mention", "has_moves", "live_key", "mention_key", "plan",
     "pm_key", "private_step", "recent_lines", "reminder_key", "reminder_mention",
 ]

@@ -299,6 +299,17 @@ def board(
 # ---------------------------------------------------------------------- private
 
 
+def where(tr: Translator, game: GameInfo, chat_title: str | None) -> str:
+    """Which game a private message is about: its group, and in a forum (where one group
+    may hold several games, one a topic) its number too."""
+    if game.practice:
+        return tr.gettext("Practice game")
+    chat = chat_title or str(game.chat_id)
+    if game.topic_id is None:
+        return tr.gettext("Kolkhoz in «{chat}»", chat=chat)
+    return tr.gettext("Kolkhoz #{id} in «{chat}»", id=game.id, chat=chat)
+
+
 def private(
     tr: Translator, sv: SeatView, chat_title: str | None, now: datetime,
     zone: str | None = None,
@@ -307,9 +318,8 @@ def private(
     (the deadline also on their clock when their time ``zone`` is known)."""
     _ = tr.gettext
     view, game = sv.view, sv.game
-    where = (_("Practice game") if game.practice
-             else _("Kolkhoz in «{chat}»", chat=chat_title or str(game.chat_id)))
-    head = [where, _("year {year} of {years}", year=view["year"], years=view["years"])]
+    head = [where(tr, game, chat_title),
+            _("year {year} of {years}", year=view["year"], years=view["years"])]
     if view["trump"]:
         head.append(_("trump {suit}", suit=texts.SUIT_SYMBOLS[view["trump"]]))
     lines = ["🌾 " + " · ".join(head)]

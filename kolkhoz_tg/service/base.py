@@ -460,6 +460,7 @@ class ServiceBase:
             finished_at=row.finished_at,
             meta=dict(row.meta),
             result=None if row.result is None else dict(row.result),
+            topic_id=row.topic_id,
         )
 
     def _scene(

@@ -50,6 +50,7 @@ class LobbyMixin(ServiceBase):
         chat_id: int,
         creator_id: int,
         *,
+        topic_id: int | None = None,
         creator_name: str | None = None,
         preset: str | None = None,
         options: dict[str, Any] | None = None,
@@ -60,7 +61,8 @@ class LobbyMixin(ServiceBase):
         seed: int | str | None = None,
         join: bool = True,
     ) -> GameInfo:
-        """Open a lobby in ``chat_id``; the creator takes seat 0 unless ``join`` is False.
+        """Open a lobby in ``chat_id`` (in its forum topic ``topic_id``, if given); the
+        creator takes seat 0 unless ``join`` is False.
 
         Unset values come from the chat's defaults, then the service settings. Raises
         :class:`BadRequest` (``bad_preset``, ``bad_option``, ``bad_players``,
@@ -76,6 +78,7 @@ class LobbyMixin(ServiceBase):
             rules = _make_rules(preset_value, opts)
             row = GameRow(
                 chat_id=chat_id,
+                topic_id=topic_id,
                 creator_id=creator_id,
                 status=_LOBBY,
                 preset=preset_name(rules),

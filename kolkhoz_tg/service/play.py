@@ -21,6 +21,7 @@ from kolkhoz_tg.service.errors import BadRequest, NotAllowed, NotFound, WrongSta
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
+    GameInfo,
     Kind,
     Scene,
 )
@@ -295,6 +296,20 @@ class PlayMixin(ServiceBase):
             result = self._result(turn, ActStatus.APPLIED, None)
         self._after_commit(turn)
         return result
+
+    def move_game(
+        self, game_id: int, topic_id: int | None, *, meta: dict[str, Any] | None = None
+    ) -> GameInfo:
+        """Move the game to another forum topic of its chat (None: "General"), e.g. when
+        its topic was deleted or it is to go on in a new one; ``meta`` as for
+        :meth:`pause`. No version change, no notification: the front end shows the game
+        where it now lives. Raises :class:`NotFound`."""
+        with self._write() as s:
+            row = self._get(s, game_id)
+            row.topic_id = topic_id
+            _update_meta(row, meta)
+            s.flush()
+            return self._info(s, row)
 
     def set_meta(self, game_id: int, key: str, value: Any) -> None:
         """Store a front end's own value on the game (e.g. the board message id); no version

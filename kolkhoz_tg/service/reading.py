@@ -42,10 +42,20 @@ class ReadingMixin(ServiceBase):
                 raise NotFound(f"no game {game_id}", "game_not_found")
             return self._info(s, row)
 
-    def games_in_chat(self, chat_id: int, open_only: bool = True) -> list[GameInfo]:
-        """The chat's games, newest first (only lobby / active / paused by default)."""
+    def games_in_chat(
+        self, chat_id: int, topic_id: int | None = None, open_only: bool = True, *,
+        all_topics: bool = False,
+    ) -> list[GameInfo]:
+        """The games of the chat's forum topic ``topic_id`` (None: a chat without topics, or
+        the forum's "General"), or with ``all_topics`` of every topic, newest first (only
+        lobby / active / paused by default)."""
         with self.db.read() as s:
             stmt = select(GameRow).where(GameRow.chat_id == chat_id)
+            if not all_topics:
+                stmt = stmt.where(
+                    GameRow.topic_id.is_(None) if topic_id is None  # type: ignore[union-attr]
+                    else GameRow.topic_id == topic_id
+                )
             if open_only:
                 stmt = stmt.where(GameRow.status.in_(_OPEN))  # type: ignore[attr-defined]
             rows = s.exec(stmt.order_by(GameRow.id.desc())).all()  # type: ignore[union-attr]

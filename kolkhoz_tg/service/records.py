@@ -106,6 +106,8 @@ class GameInfo:
     meta: dict[str, Any] = field(default_factory=dict)
     #: A finished game's outcome: ``scores`` by seat, ``winners`` (seats), ``early``.
     result: dict[str, Any] | None = None
+    #: The forum topic the game lives in (None: no topic, or the forum's "General").
+    topic_id: int | None = None
 
     def seat_of(self, user_id: int) -> int | None:
         for s in self.seats:

@@ -106,13 +106,17 @@ class GameRow(SQLModel, table=True):
 
     __tablename__ = "games"
     __table_args__ = (
-        sa.Index("ix_games_chat_status", "chat_id", "status"),
+        # A chat's open games, and a forum topic's (topic_id NULL: no topic, or "General").
+        sa.Index("ix_games_chat_topic_status", "chat_id", "topic_id", "status"),
     )
     # The service sets the new version itself (one bump per transaction).
     __mapper_args__ = {"version_id_col": _GAME_VERSION, "version_id_generator": False}
 
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_type=sa.BigInteger(), foreign_key="chats.id", nullable=False)
+    #: The forum topic the game lives in (Telegram's ``message_thread_id``); NULL: the chat
+    #: has no topics, or the game is in its "General" topic.
+    topic_id: int | None = Field(default=None, sa_type=sa.BigInteger(), nullable=True)
     creator_id: int | None = Field(
         default=None, sa_type=sa.BigInteger(), foreign_key="users.id", nullable=True
     )

@@ -40,6 +40,7 @@ from .models import (
     ApiCall,
     CallbackQueryRecord,
     FakeChat,
+    FakeTopic,
     InlineQueryRecord,
     StoredMessage,
 )
@@ -401,13 +402,18 @@ class FakeTelegram:
         username: str | None = None,
         chat_id: int | None = None,
         announce: bool = False,
+        forum: bool = False,
+        bot_can_manage_topics: bool = True,
     ) -> FakeChat:
         """Create a group (or supergroup) with the bot already in it.
 
         No updates are emitted unless ``announce``: then the creator adds the bot, which
         gets the ``my_chat_member`` update and the ``new_chat_members`` service message.
+        ``forum``: a supergroup with topics (:meth:`create_topic`); the bot, if an admin,
+        may manage them unless ``bot_can_manage_topics`` is off.
         """
         members = list(members)
+        supergroup = supergroup or forum
         n = next(self._group_ids)
         if chat_id is None:
             chat_id = -(1_001_000_000_000 + n) if supergroup else -(4_000_000_000 + n)
@@ -416,6 +422,8 @@ class FakeTelegram:
             type="supergroup" if supergroup else "group",
             title=title,
             username=username,
+            is_forum=forum,
+            bot_can_manage_topics=bot_can_manage_topics,
         )
         for m in members:
             chat.members[m.id] = "member"
@@ -434,6 +442,65 @@ class FakeTelegram:
     def chat(self, chat: FakeChat | int) -> FakeChat:
         chat_id = chat if isinstance(chat, int) else chat.id
         return self.chats[chat_id]
+
+    # ------------------------------------------------------------------ forum topics
+    def create_topic(
+        self, chat: FakeChat | int, name: str, *, by: FakeUser | None = None,
+        announce: bool = True,
+    ) -> int:
+        """A member opens a topic in a forum: the ``forum_topic_created`` service message
+        (whose id is the topic's ``message_thread_id``), sent to the bot if ``announce``.
+        Returns the topic's id."""
+        c = self.chat(chat)
+        if not c.is_forum:
+            raise ValueError(f"chat {c.id} is not a forum")
+        actor = by or self._some_member(c)
+        topic = self._open_topic(c, name, actor.id if actor else self.bot_id)
+        if announce and c.members.get(self.bot_id, "left") not in ("left", "kicked"):
+            msg = c.messages[topic.id]
+            self.push_update("message", self.message_json(msg))
+        return topic.id
+
+    def _open_topic(self, chat: FakeChat, name: str, creator_id: int,
+                    icon_color: int | None = None) -> FakeTopic:
+        msg = self._store_message(chat, creator_id, None, service=True)
+        topic = FakeTopic(msg.message_id, name, creator_id)
+        if icon_color is not None:
+            topic.icon_color = icon_color
+        msg.extra.update({
+            "message_thread_id": topic.id, "is_topic_message": True,
+            "forum_topic_created": {"name": name, "icon_color": topic.icon_color},
+        })
+        chat.topics[topic.id] = topic
+        return topic
+
+    def delete_topic(self, chat: FakeChat | int, topic_id: int) -> None:
+        """A member deletes a topic, with all its messages (Telegram tells bots nothing):
+        from then on sending into it fails with "message thread not found", and editing its
+        old messages with "message to edit not found"."""
+        c = self.chat(chat)
+        self._drop_topic(c, c.topics[topic_id])
+
+    def _drop_topic(self, chat: FakeChat, topic: FakeTopic) -> None:
+        topic.deleted = True
+        for msg in chat.messages.values():
+            if msg.thread_id == topic.id:
+                msg.deleted = True
+                if msg.message_id in chat.pinned:
+                    chat.pinned.remove(msg.message_id)
+
+    def topic(self, chat: FakeChat | int, topic_id: int) -> FakeTopic:
+        return self.chat(chat).topics[topic_id]
+
+    def topic_messages(
+        self, chat: FakeChat | int, topic_id: int | None, *, include_service: bool = False,
+        include_deleted: bool = False,
+    ) -> list[StoredMessage]:
+        """The messages of one forum topic (``None``: "General", or the whole of a chat
+        without topics), oldest first."""
+        return [m for m in self.messages(chat, include_service=include_service,
+                                         include_deleted=include_deleted)
+                if m.thread_id == topic_id]
 
     def set_bot_status(
         self,
@@ -766,6 +833,8 @@ class FakeTelegram:
                 "can_edit_stories": False,
                 "can_delete_stories": False,
                 "can_pin_messages": True,
+                **({"can_manage_topics": chat.bot_can_manage_topics or user_id != self.bot_id}
+                   if chat.type == "supergroup" else {}),
             }
         if status == "kicked":
             return {"status": "kicked", "user": user, "until_date": 0}
@@ -1490,6 +1559,7 @@ class FakeTelegram:
         text, entities = self._text(p)
         markup = self.validate_markup(p.get_json("reply_markup"))
         reply_to = self._reply_target(chat, p)
+        thread = self._thread(chat, p, reply_to)
         msg = self._store_message(
             chat,
             self.bot_id,
@@ -1498,10 +1568,90 @@ class FakeTelegram:
             reply_markup=markup if markup and "inline_keyboard" in markup else None,
             reply_to=reply_to,
             params=dict(p.data),
+            extra=thread,
         )
-        if p.has("message_thread_id"):
-            msg.extra["message_thread_id"] = p.get_int("message_thread_id")
         return self.message_json(msg)
+
+    def _thread(self, chat: FakeChat, p: Params, reply_to: int | None) -> dict[str, Any]:
+        """Where in a forum a message goes: the topic ``message_thread_id`` names (it must
+        exist and be open, or the bot may manage topics), or the topic of the message it
+        replies to; nothing for "General". In a chat without topics a thread id may only
+        name a message (a reply thread)."""
+        thread = p.get_int("message_thread_id")
+        if not chat.is_forum:
+            if thread is None:
+                return {}
+            root = chat.messages.get(thread)
+            if root is None or root.deleted:
+                raise bad_request("message thread not found")
+            return {"message_thread_id": thread}
+        if thread is None and reply_to is not None:
+            thread = chat.messages[reply_to].thread_id
+        if thread is None:
+            return {}
+        topic = chat.topics.get(thread)
+        if topic is None or topic.deleted:
+            raise bad_request("message thread not found")
+        if topic.closed and not self._manages_topics(chat):
+            raise bad_request("TOPIC_CLOSED")
+        return {"message_thread_id": thread, "is_topic_message": True}
+
+    def _manages_topics(self, chat: FakeChat) -> bool:
+        status = chat.members.get(self.bot_id, "left")
+        return status == "creator" or (status == "administrator" and chat.bot_can_manage_topics)
+
+    def _forum_topic(self, p: Params, *, own: bool = False) -> tuple[FakeChat, FakeTopic]:
+        """The chat and open-or-closed topic a topic method names; ``own``: the bot may act
+        on a topic it created even without the right to manage topics."""
+        chat = self._writable_chat(p.data.get("chat_id"))
+        if not chat.is_forum:
+            raise bad_request("the chat is not a forum")
+        thread = p.req_int("message_thread_id")
+        topic = chat.topics.get(thread)
+        if topic is None or topic.deleted:
+            raise bad_request("message thread not found")
+        if not self._manages_topics(chat) and not (own and topic.creator_id == self.bot_id):
+            raise bad_request("not enough rights to manage topics")
+        return chat, topic
+
+    def api_createForumTopic(self, p: Params) -> dict[str, Any]:
+        chat = self._writable_chat(p.data.get("chat_id"))
+        if not chat.is_forum:
+            raise bad_request("the chat is not a forum")
+        if not self._manages_topics(chat):
+            raise bad_request("not enough rights to create a topic")
+        name = p.req_str("name")
+        if not 1 <= len(name) <= 128:
+            raise bad_request("TOPIC_TITLE_EMPTY" if not name else "TOPIC_TITLE_TOO_LONG")
+        color = p.get_int("icon_color")
+        topic = self._open_topic(chat, name, self.bot_id, color)
+        return {"message_thread_id": topic.id, "name": topic.name,
+                "icon_color": topic.icon_color}
+
+    def api_closeForumTopic(self, p: Params) -> bool:
+        chat, topic = self._forum_topic(p, own=True)
+        if topic.closed:
+            raise bad_request("TOPIC_NOT_MODIFIED")
+        topic.closed = True
+        self._store_message(chat, self.bot_id, None, service=True, extra={
+            "message_thread_id": topic.id, "is_topic_message": True,
+            "forum_topic_closed": {}})
+        return True
+
+    def api_reopenForumTopic(self, p: Params) -> bool:
+        chat, topic = self._forum_topic(p, own=True)
+        if not topic.closed:
+            raise bad_request("TOPIC_NOT_MODIFIED")
+        topic.closed = False
+        self._store_message(chat, self.bot_id, None, service=True, extra={
+            "message_thread_id": topic.id, "is_topic_message": True,
+            "forum_topic_reopened": {}})
+        return True
+
+    def api_deleteForumTopic(self, p: Params) -> bool:
+        chat, topic = self._forum_topic(p, own=True)
+        self._drop_topic(chat, topic)
+        return True
 
     def _reply_target(self, chat: FakeChat, p: Params) -> int | None:
         reply = p.get_json("reply_parameters")
@@ -1613,13 +1763,13 @@ class FakeTelegram:
         photo = self._photo(p.data.get("photo"))
         extra = {"photo": [photo], **self._caption(p)}
         markup = self.validate_markup(p.get_json("reply_markup"))
+        reply_to = self._reply_target(chat, p)
+        extra.update(self._thread(chat, p, reply_to))
         msg = self._store_message(
             chat, self.bot_id, None, extra=extra,
             reply_markup=markup if markup and "inline_keyboard" in markup else None,
-            reply_to=self._reply_target(chat, p), params=dict(p.data),
+            reply_to=reply_to, params=dict(p.data),
         )
-        if p.has("message_thread_id"):
-            msg.extra["message_thread_id"] = p.get_int("message_thread_id")
         return self.message_json(msg)
 
     def _edit_photo(self, msg: StoredMessage, extra: dict[str, Any],

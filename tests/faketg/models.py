@@ -44,6 +44,14 @@ class StoredMessage:
     params: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def thread_id(self) -> int | None:
+        """The forum topic the message is in (None: "General", or a chat without topics)."""
+        if not self.extra.get("is_topic_message"):
+            return None
+        value = self.extra.get("message_thread_id")
+        return int(value) if value is not None else None
+
+    @property
     def edits(self) -> int:
         return len(self.history)
 
@@ -89,6 +97,21 @@ class StoredMessage:
 
 
 @dataclass
+class FakeTopic:
+    """A forum topic: its id is Telegram's ``message_thread_id`` (the id of the
+    ``forum_topic_created`` service message that opened it)."""
+
+    id: int
+    name: str
+    #: who created it (a user id, or the bot's)
+    creator_id: int
+    icon_color: int = 0x6FB9F0
+    closed: bool = False
+    #: deleted with all its messages: sending into it fails ("message thread not found")
+    deleted: bool = False
+
+
+@dataclass
 class FakeChat:
     id: int
     type: str  # "private" | "group" | "supergroup" | "channel"
@@ -103,6 +126,12 @@ class FakeChat:
     pinned: list[int] = field(default_factory=list)
     migrated_to: int | None = None
     migrated_from: int | None = None
+    #: a supergroup with topics (a forum); messages without a thread id are in "General"
+    is_forum: bool = False
+    #: the forum's topics by id (``message_thread_id``)
+    topics: dict[int, FakeTopic] = field(default_factory=dict)
+    #: whether the bot, as an administrator here, may manage topics (``can_manage_topics``)
+    bot_can_manage_topics: bool = True
     #: default member permissions (ChatPermissions JSON)
     permissions: dict[str, Any] = field(
         default_factory=lambda: {
@@ -122,6 +151,8 @@ class FakeChat:
             value = getattr(self, key)
             if value is not None:
                 data[key] = value
+        if self.is_forum:
+            data["is_forum"] = True
         return data
 
     @property

@@ -1167,3 +1167,91 @@ async def test_photos_are_sent_with_their_bytes_and_edited_in_place(
             await app.bot.edit_message_text("text", alice.id, msg.message_id)
         with pytest.raises(BadRequest, match=r"(?i)wrong file identifier"):
             await app.bot.send_photo(alice.id, "no-such-file")
+
+
+# --------------------------------------------------------------------------- forum topics
+async def test_forum_topics_threads_and_replies(
+    fake: FakeTelegram, app_factory: AppFactory
+) -> None:
+    """A user's message in a topic carries its thread id (``is_topic_message``), and PTB's
+    reply goes into the same topic; "General" has no thread id."""
+    seen = seen_dict()
+    app = add_tiny_bot(app_factory(), seen)
+    alice, bob = fake.user(101, "Alice"), fake.user(102, "Bob")
+    forum = fake.create_group("Forum", [alice, bob], forum=True, bot_admin=True)
+    assert forum.type == "supergroup" and forum.to_json()["is_forum"] is True
+    async with fake.running(app):
+        topic = fake.create_topic(forum, "Cards", by=alice)
+        created = fake.message(forum, topic)
+        assert created.service and created.extra["forum_topic_created"]["name"] == "Cards"
+        await bob.send(forum, "hello topic", topic=topic)
+        await bob.send(forum, "hello general")
+        in_topic = fake.topic_messages(forum, topic)
+        assert [m.text for m in in_topic] == ["hello topic", "hello topic"]
+        assert in_topic[1].from_id == fake.bot_id
+        assert in_topic[1].extra["is_topic_message"] is True
+        assert [m.text for m in fake.topic_messages(forum, None)] == ["hello general"] * 2
+        assert "message_thread_id" not in fake.last_message(forum).extra  # type: ignore[union-attr]
+        # A reply to a message in the topic goes into the topic.
+        await alice.send(forum, "a reply", reply_to=in_topic[1])
+        assert fake.topic_messages(forum, topic)[-1].text == "a reply"
+    assert seen["echo"] == ["hello topic", "hello general", "a reply"]
+
+
+async def test_forum_topic_methods_and_rights(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(101, "Alice")
+    forum = fake.create_group("Forum", [alice], forum=True, bot_admin=True)
+    plain = fake.create_group("Plain", [alice], supergroup=True, bot_admin=True)
+    with pytest.raises(BadRequest, match=r"(?i)the chat is not a forum"):
+        await bot.create_forum_topic(plain.id, "Game")
+    topic = await bot.create_forum_topic(forum.id, "Kolkhoz #1 — Classic")
+    assert topic.name == "Kolkhoz #1 — Classic"
+    tid = topic.message_thread_id
+    sent = await bot.send_message(forum.id, "lobby", message_thread_id=tid)
+    assert sent.message_thread_id == tid and sent.is_topic_message
+    assert [m.text for m in fake.topic_messages(forum, tid)] == ["lobby"]
+    general = await bot.send_message(forum.id, "note")
+    assert general.message_thread_id is None and not general.is_topic_message
+    with pytest.raises(BadRequest, match=r"(?i)message thread not found"):
+        await bot.send_message(forum.id, "x", message_thread_id=9999)
+    with pytest.raises(BadRequest, match=r"(?i)message thread not found"):
+        await bot.send_message(plain.id, "x", message_thread_id=9999)
+
+    # Closing: a closed topic still takes the messages of a bot that manages topics.
+    assert await bot.close_forum_topic(forum.id, tid)
+    assert fake.topic(forum, tid).closed
+    with pytest.raises(BadRequest, match=r"(?i)TOPIC_NOT_MODIFIED"):
+        await bot.close_forum_topic(forum.id, tid)
+    await bot.send_message(forum.id, "late", message_thread_id=tid)
+    assert await bot.reopen_forum_topic(forum.id, tid)
+
+    # Without the right to manage topics: no new topic; its own it may still close.
+    forum.bot_can_manage_topics = False
+    member = await bot.get_chat_member(forum.id, fake.bot_id)
+    assert getattr(member, "can_manage_topics", None) is False
+    with pytest.raises(BadRequest, match=r"(?i)not enough rights to create a topic"):
+        await bot.create_forum_topic(forum.id, "Another")
+    other = fake.create_topic(forum, "Chat", by=alice, announce=False)
+    with pytest.raises(BadRequest, match=r"(?i)not enough rights"):
+        await bot.close_forum_topic(forum.id, other)
+    assert await bot.close_forum_topic(forum.id, tid)
+    with pytest.raises(BadRequest, match=r"(?i)TOPIC_CLOSED"):
+        await bot.send_message(forum.id, "closed", message_thread_id=tid)
+    forum.bot_can_manage_topics = True
+
+    # Deleting a topic deletes its messages: sends fail, and edits of the old ones.
+    board = await bot.send_message(forum.id, "board", message_thread_id=other)
+    fake.delete_topic(forum, other)
+    assert fake.topic_messages(forum, other) == []
+    assert fake.topic_messages(forum, other, include_deleted=True)[0].text == "board"
+    with pytest.raises(BadRequest) as e:
+        await bot.send_message(forum.id, "x", message_thread_id=other)
+    assert e.value.message == "Message thread not found"
+    assert fake.calls("sendMessage", ok=False)[-1].description == (
+        "Bad Request: message thread not found")
+    with pytest.raises(BadRequest, match=r"(?i)message to edit not found"):
+        await bot.edit_message_text("new", chat_id=forum.id, message_id=board.message_id)
+    assert await bot.delete_forum_topic(forum.id, tid)
+    assert fake.topic(forum, tid).deleted
+    with pytest.raises(BadRequest, match=r"(?i)message thread not found"):
+        await bot.delete_forum_topic(forum.id, tid)

@@ -119,14 +119,34 @@ class FakeUser:
         *,
         reply_to: StoredMessage | int | None = None,
         parse_mode: str | None = None,
+        topic: int | None = None,
         wait: bool = True,
     ) -> StoredMessage:
-        """Type a message into ``chat`` (``None`` = the private chat with the bot).
+        """Type a message into ``chat`` (``None`` = the private chat with the bot), in a
+        forum into its ``topic`` (``None``: "General"; a reply goes into the topic of the
+        message it replies to).
 
         ``/cmd`` and ``/cmd@bot`` get ``bot_command`` entities (also URLs and mentions).
         Writing to the bot in private opens the conversation (like pressing Start).
         """
         c = self._chat(chat)
+        reply_id = reply_to.message_id if isinstance(reply_to, StoredMessage) else reply_to
+        if topic is None and reply_id is not None and reply_id in c.messages:
+            topic = c.messages[reply_id].thread_id
+        extra: dict[str, Any] = {}
+        if topic is None and reply_id is not None and c.type == "supergroup" and not (
+                c.is_forum) and reply_id in c.messages:
+            # Outside forums a reply carries the id of the first message of its chain of
+            # replies as its "thread", without ``is_topic_message``: no topic at all.
+            root = c.messages[reply_id].extra.get("message_thread_id", reply_id)
+            extra = {"message_thread_id": root}
+        if topic is not None:
+            found = c.topics.get(topic)
+            if not c.is_forum or found is None or found.deleted:
+                raise ValueError(f"chat {c.id} has no topic {topic}")
+            if found.closed and c.members.get(self.id) not in ("creator", "administrator"):
+                raise ValueError(f"topic {topic} is closed: only admins may write there")
+            extra = {"message_thread_id": topic, "is_topic_message": True}
         if c.migrated_to is not None:
             raise ValueError(f"chat {c.id} was migrated to {c.migrated_to}")
         if c.type == "private":
@@ -136,8 +156,8 @@ class FakeUser:
         plain, entities = parse_text(text, parse_mode)
         if not parse_mode:
             entities = auto_entities(plain)
-        reply_id = reply_to.message_id if isinstance(reply_to, StoredMessage) else reply_to
-        msg = self.fake._store_message(c, self.id, plain, entities=entities, reply_to=reply_id)
+        msg = self.fake._store_message(c, self.id, plain, entities=entities, reply_to=reply_id,
+                                       extra=extra)
         if self._bot_sees(c, msg):
             self.fake.push_update("message", self.fake.message_json(msg))
         await self._maybe_wait(wait)

@@ -114,3 +114,25 @@ def test_locales(service: GameService) -> None:
     assert service.user(1) is not None and service.user(1).locale == "ru"  # type: ignore[union-attr]
     with pytest.raises(BadRequest):
         service.set_user_locale(1, "de")
+
+
+def test_games_of_a_forum_topic(service: GameService) -> None:
+    """Each forum topic of a chat holds its own games; None is "General" (or no topics)."""
+    general = service.create_game(-7, 1, creator_name="Anna")
+    first = service.create_game(-7, 1, topic_id=11, creator_name="Anna")
+    second = service.create_game(-7, 2, topic_id=12, creator_name="Boris")
+    assert (first.topic_id, second.topic_id, general.topic_id) == (11, 12, None)
+    assert [g.id for g in service.games_in_chat(-7)] == [general.id]
+    assert [g.id for g in service.games_in_chat(-7, 11)] == [first.id]
+    assert [g.id for g in service.games_in_chat(-7, topic_id=12)] == [second.id]
+    assert service.games_in_chat(-7, 13) == []
+    assert [g.id for g in service.games_in_chat(-7, all_topics=True)] == [
+        second.id, first.id, general.id]
+    # A game moves (its topic was deleted): from then on it is General's.
+    moved = service.move_game(first.id, None, meta={"why": "gone"})
+    assert moved.topic_id is None and moved.meta["why"] == "gone"
+    assert moved.version == first.version
+    assert [g.id for g in service.games_in_chat(-7)] == [first.id, general.id]
+    service.abort(second.id, 2)
+    assert service.games_in_chat(-7, 12) == []
+    assert [g.id for g in service.games_in_chat(-7, 12, open_only=False)] == [second.id]

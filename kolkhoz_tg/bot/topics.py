@@ -1,0 +1,106 @@
+"""Forum topics: a game lives in a chat and, in a supergroup with topics, in one topic.
+
+Every message of a game goes into its topic (the :class:`~kolkhoz_tg.bot.plan.Board` and
+:class:`~kolkhoz_tg.bot.plan.GroupPost` steps carry it; replies to commands follow the
+command into its topic), and a command addresses the game of the topic it was sent in
+(:func:`~kolkhoz_tg.bot.context.place_of`). ``/newgame`` in a forum's "General" opens a topic
+for the new game when the bot may manage topics (else the game stays in "General"), and the
+bot closes the topics it opened when their game is over. A deleted topic is noticed when a
+message into it fails: the game moves to "General" and pauses (see
+:meth:`~kolkhoz_tg.bot.delivery.Deliverer.topic_lost`), and ``/resume`` continues it where it
+is sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+from telegram import Chat
+from telegram.constants import ChatMemberStatus
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from kolkhoz_tg import texts
+from kolkhoz_tg.bot.context import Deps, Place, call
+from kolkhoz_tg.bot.plan import BOARD_KEY, TOPIC_LOST_KEY, TOPIC_OWN_KEY
+from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.service import GameInfo
+
+log = logging.getLogger(__name__)
+
+#: ``/newgame here`` (or ``тут``, ``здесь``) in a forum's "General": no topic of its own.
+HERE = frozenset({"here", "тут", "здесь"})
+#: Telegram's longest topic name.
+MAX_TOPIC_NAME = 128
+
+
+async def may_open_topics(context: ContextTypes.DEFAULT_TYPE, chat: Chat) -> bool:
+    """Whether the bot may open topics in ``chat``: a forum where it is the owner, or an
+    administrator with the right to manage topics (Telegram asked; False if it cannot
+    say)."""
+    if not chat.is_forum:
+        return False
+    try:
+        member = await context.bot.get_chat_member(chat.id, context.bot.id)
+    except TelegramError:
+        return False
+    if member.status == ChatMemberStatus.OWNER:
+        return True
+    return member.status == ChatMemberStatus.ADMINISTRATOR and bool(
+        getattr(member, "can_manage_topics", False))
+
+
+def topic_name(tr: Translator, game: GameInfo) -> str:
+    """The name of a game's own topic: "Kolkhoz #12 — Classic" (in the chat's language)."""
+    name = tr.gettext("Kolkhoz #{id} — {rules}", id=game.id,
+                      rules=texts.preset_title(tr, game.preset))
+    return name[:MAX_TOPIC_NAME]
+
+
+async def open_topic(
+    context: ContextTypes.DEFAULT_TYPE, d: Deps, tr: Translator, game: GameInfo
+) -> GameInfo:
+    """Open a forum topic for a new game and move the game there (the bot closes it when
+    the game is over). When Telegram refuses, the game stays where it is."""
+    try:
+        topic = await context.bot.create_forum_topic(game.chat_id, topic_name(tr, game))
+    except TelegramError as e:
+        log.info("could not open a topic for game %s in chat %s: %s", game.id, game.chat_id, e)
+        return game
+    return await call(d.service.move_game, game.id, topic.message_thread_id,
+                      meta={TOPIC_OWN_KEY: True})
+
+
+def topic_link(chat_id: int, topic_id: int) -> str | None:
+    """A link that opens a topic of a supergroup (None for other chats)."""
+    digits = str(chat_id)
+    if not digits.startswith("-100"):
+        return None
+    return f"https://t.me/c/{digits[4:]}/{topic_id}"
+
+
+async def game_to_resume(d: Deps, place: Place) -> GameInfo | None:
+    """The game ``/resume`` sent at ``place`` is about: the paused game there (else the
+    open one), or else a game of the chat that lost its topic (it goes on here)."""
+    games = await call(d.service.games_in_chat, place.chat_id, place.topic_id)
+    paused = [g for g in games if g.status == "paused"]
+    if paused or games:
+        return (paused or games)[0]
+    chat_games = await call(d.service.games_in_chat, place.chat_id, all_topics=True)
+    lost = [g for g in chat_games if g.meta.get(TOPIC_LOST_KEY)]
+    return lost[0] if lost else None
+
+
+async def bring_here(d: Deps, game: GameInfo, place: Place) -> bool:
+    """Move a game to ``place`` (its board is sent there anew, the old one deleted).
+    Returns whether it moved."""
+    if place.holds(game):
+        return False
+    await call(d.service.move_game, game.id, place.topic_id,
+               meta={TOPIC_LOST_KEY: None, TOPIC_OWN_KEY: None, BOARD_KEY: None})
+    old = game.meta.get(BOARD_KEY)
+    if old:
+        with contextlib.suppress(TelegramError):
+            await d.deliverer.bot.delete_message(game.chat_id, int(old))
+    return True
