@@ -42,31 +42,31 @@ from kolkhoz_tg.bot.buttons import (
     on_migrate,
     on_my_chat_member,
 )
+from kolkhoz_tg.bot.chat_settings import cmd_lang
 from kolkhoz_tg.bot.commands import (
     TYPED,
     cmd_back,
     cmd_board,
     cmd_hand,
     cmd_help,
-    cmd_lang,
     cmd_last,
-    cmd_log,
     cmd_newgame,
     cmd_practice,
     cmd_rules,
     cmd_score,
     cmd_start,
-    cmd_stats,
     cmd_typed,
     creator_command,
     group_game_command,
 )
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps
 from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name
+from kolkhoz_tg.bot.history import cmd_log, cmd_stats
 from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.bot.thinking import install_thinker, start_thinker, stop_thinker
+from kolkhoz_tg.bot.topics import on_topic_closed, on_topic_reopened
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.scheduler import DeadlineScheduler
@@ -261,6 +261,9 @@ def build_application(
     app.add_handler(InlineQueryHandler(on_inline_query))
     app.add_handler(ChosenInlineResultHandler(on_chosen_inline))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
+    app.add_handler(MessageHandler(filters.StatusUpdate.FORUM_TOPIC_CLOSED, on_topic_closed))
+    app.add_handler(MessageHandler(filters.StatusUpdate.FORUM_TOPIC_REOPENED,
+                                   on_topic_reopened))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)
     return app

@@ -1,37 +1,27 @@
-"""Command handlers: the lobby, the game's commands, typed moves, language and settings."""
+"""Command handlers: start, help and rules, practice, the lobby, the game's commands and typed
+moves (settings: :mod:`.chat_settings`; stats and logs: :mod:`.history`)."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from telegram import Chat, Update, User
-from telegram.constants import ChatMemberStatus
-from telegram.error import TelegramError
+from telegram import Update
 from telegram.ext import ContextTypes
 from telegram.helpers import create_deep_linked_url
 
 from engine import PRESETS
-from kolkhoz_tg import texts
-from kolkhoz_tg.bot import practice, render
+from kolkhoz_tg.bot import history, practice, render
 from kolkhoz_tg.bot.callbacks import practice_button
 from kolkhoz_tg.bot.context import (
-    Deps,
-    Place,
     act_later,
     call,
-    current_game,
+    command,
     deps,
     group_tr,
     is_admin,
-    is_group,
     perform,
-    place_of,
-    remember_user,
-    reply,
     result_text,
     service_error_text,
 )
@@ -46,11 +36,8 @@ from kolkhoz_tg.bot.topics import (
     topic_link,
 )
 from kolkhoz_tg.bot.typed import TypedError, parse_typed
-from kolkhoz_tg.botplay import PLAYER_LEVELS
-from kolkhoz_tg.config import LOCALES
-from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service import (
-    BOARD_STYLES,
     ActStatus,
     Busy,
     GameInfo,
@@ -63,89 +50,7 @@ log = logging.getLogger(__name__)
 
 RULES_PAYLOAD = "rules"
 #: Games whose log would still tell hidden cards (swaps, the cards dealt).
-OPEN_STATUSES = frozenset({"lobby", "active", "paused"})
 TIMEOUT_CHOICES = (3600, 4 * 3600, 12 * 3600, 24 * 3600, 48 * 3600, 72 * 3600)
-
-
-@dataclass(frozen=True, slots=True)
-class Cmd:
-    """A command being handled: the application's dependencies, the translator to answer
-    in, who sent it and where; what every command starts from (see :func:`command`)."""
-
-    update: Update
-    context: ContextTypes.DEFAULT_TYPE
-    d: Deps
-    tr: Translator
-    user: User
-    chat: Chat
-
-    @property
-    def in_group(self) -> bool:
-        return is_group(self.update)
-
-    @property
-    def args(self) -> list[str]:
-        return self.context.args or []
-
-    @property
-    def place(self) -> Place:
-        """The chat and forum topic the command was sent in."""
-        place = place_of(self.update)
-        assert place is not None
-        return place
-
-    async def reply(self, text: str, keyboard: render.Keyboard | None = None) -> None:
-        await reply(self.update, text, keyboard)
-
-    async def open_game(self, *, group_only: bool = True) -> GameInfo | None:
-        """The open game here — the group's; with ``group_only`` off, in private the user's
-        game that waits for them — or None after saying there is none."""
-        game = (await current_game(self.update, self.d)
-                if self.in_group or not group_only else None)
-        if game is None:
-            await self.reply(self.tr.gettext(
-                "There is no open game here. Start one with /newgame."))
-        return game
-
-    async def game_in_play(
-        self, *, seated: bool, started: bool = True, finished: bool = False
-    ) -> GameInfo | None:
-        """The game here (:func:`~kolkhoz_tg.bot.context.current_game`) if it has
-        ``started`` and, when asked, the sender has a seat in it (with ``finished``, in a
-        group with none in play, the chat's last finished game); else None after saying
-        they have no game in play here."""
-        game = await current_game(self.update, self.d)
-        if finished and self.in_group and (game is None or game.status == "lobby"):
-            place = self.place
-            done = [g for g in await call(self.d.service.games_in_chat, place.chat_id,
-                                          place.topic_id, False)
-                    if g.status == "finished"]
-            game = done[0] if done else game
-        if (game is None or (started and game.status == "lobby")
-                or (seated and game.seat_of(self.user.id) is None)):
-            await self.reply(self.tr.gettext("You have no game in play here."))
-            return None
-        return game
-
-
-async def command(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, *, group_language: bool = False,
-    remember: bool = True,
-) -> Cmd:
-    """Start handling a command. The answer is in the sender's language, recorded with
-    their name first (:func:`~kolkhoz_tg.bot.context.remember_user`); with
-    ``group_language``, in a group, in the chat's language instead, and the sender is
-    recorded only if ``remember``."""
-    d = deps(context)
-    if group_language and is_group(update):
-        if remember:
-            await remember_user(update, d)
-        tr = await group_tr(update, d)
-    else:
-        tr = await remember_user(update, d)
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
-    return Cmd(update, context, d, tr, user, chat)
 
 
 async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -162,7 +67,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if payload == PRACTICE_PAYLOAD:
         await practice.offer(update, context, c.tr, "classic", practice.DEFAULT_PLAYERS)
         return
-    if await _start_log(c, payload):
+    if await history.start_log(c, payload):
         return
     games = await call(d.service.games_of_user, user.id)
     for game in games:
@@ -510,120 +415,6 @@ async def creator_command(
     await c.reply(done[what])
 
 
-async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    c = await command(update, context)
-    d, user, chat, args = c.d, c.user, c.chat, c.args
-    if len(args) != 1 or args[0].lower() not in LOCALES:
-        await c.reply(c.tr.gettext("Usage: /lang ru or /lang en"))
-        return
-    locale = args[0].lower()
-    if c.in_group:
-        games = await call(d.service.games_in_chat, chat.id, all_topics=True)
-        creators = {g.creator_id for g in games}
-        if not (await is_admin(update, context) or user.id in creators or not games):
-            await c.reply(c.tr.gettext("Only the chat's admins may change its language."))
-            return
-        await call(d.service.set_chat_locale, chat.id, locale)
-        for game in games:
-            await d.deliverer.refresh_board(game.id)
-    else:
-        await call(d.service.set_user_locale, user.id, locale)
-        # The private chat's own messages (a practice game's board) follow the user.
-        await call(d.service.set_chat_locale, chat.id, locale)
-        practice_game = await call(d.service.practice_game, user.id)
-        if practice_game is not None:
-            await d.deliverer.refresh_board(practice_game.id)
-    await c.reply(translator(locale).gettext("Language: English"))
-
-
-async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/settings`` shows the game's settings; ``/settings timeout 12h``,
-    ``/settings preset zone``, ``/settings players 3``, ``/settings medals on`` change them."""
-    c = await command(update, context, group_language=True, remember=False)
-    game = await c.open_game()
-    if game is None:
-        return
-    d, tr, user = c.d, c.tr, c.user
-    args = [a.lower() for a in c.args]
-    usage = tr.gettext(
-        "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
-        "medals on|off · reminders 50%,1h · bots normal|strong|hard · board text|picture"
-    )
-    if not args:
-        level = await call(d.service.chat_bot_level, c.chat.id)
-        await c.reply(render.rules_line(tr, game) + "\n" + tr.gettext(
-            "Stand-ins and the bots that fill empty seats play at the level: {level}.",
-            level=render.level_name(tr, level)) + "\n" + usage)
-        return
-    key, values = args[0], args[1:]
-    if key == "bots":
-        await _set_bot_level(c, game, values)
-        return
-    if key == "board":
-        await _set_board_style(c, game, values)
-        return
-    try:
-        if key == "timeout" and len(values) == 1:
-            await call(d.service.configure, game.id, user.id, turn_timeout=values[0])
-        elif key == "reminders" and len(values) == 1:
-            await call(d.service.configure, game.id, user.id,
-                       reminders=[v for v in values[0].split(",") if v])
-        elif key == "preset" and len(values) == 1:
-            await call(d.service.configure_lobby, game.id, user.id, preset=values[0],
-                       options={"medals_score": bool(game.rules.get("medals_score"))})
-        elif key == "players" and len(values) == 1 and values[0].isdigit():
-            await call(d.service.configure_lobby, game.id, user.id, players=int(values[0]))
-        elif key == "medals" and len(values) == 1 and values[0] in ("on", "off"):
-            await call(d.service.configure_lobby, game.id, user.id,
-                       options={"medals_score": values[0] == "on"})
-        else:
-            await c.reply(usage)
-            return
-    except ServiceError as e:
-        await c.reply(service_error_text(tr, e))
-        return
-    await d.deliverer.refresh_board(game.id)
-    info = await call(d.service.game_info, game.id)
-    await c.reply(render.rules_line(tr, info))
-
-
-async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
-    """``/settings bots hard``: the chat's level for stand-ins and for the bots that fill
-    empty seats (the game's creator or an admin)."""
-    tr = c.tr
-    if len(values) != 1 or values[0] not in PLAYER_LEVELS:
-        await c.reply(tr.gettext("Usage: /settings bots normal|strong|hard") + "\n"
-                      + render.levels_help(tr))
-        return
-    if c.user.id != game.creator_id and not await is_admin(c.update, c.context):
-        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
-        return
-    await call(c.d.service.set_chat_bot_level, c.chat.id, values[0])
-    if game.status == "lobby":
-        await c.d.deliverer.refresh_board(game.id)
-    await c.reply(tr.gettext(
-        "Stand-ins and the bots that fill empty seats play at the level: {level}.",
-        level=render.level_name(tr, values[0])))
-
-
-async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
-    """``/settings board picture``: the chat's games show their board as a picture (or
-    ``text``) from now on (the game's creator or an admin); the board is sent again."""
-    tr = c.tr
-    if len(values) != 1 or values[0] not in BOARD_STYLES:
-        await c.reply(tr.gettext("Usage: /settings board text|picture"))
-        return
-    if c.user.id != game.creator_id and not await is_admin(c.update, c.context):
-        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
-        return
-    await call(c.d.service.set_board_style, c.chat.id, values[0])
-    await c.d.deliverer.refresh_board(game.id)
-    if values[0] == "picture":
-        await c.reply(tr.gettext("The board is shown as a picture from now on."))
-    else:
-        await c.reply(tr.gettext("The board is shown as text from now on."))
-
-
 TYPED = ("play", "assign", "trump", "swap")
 
 
@@ -677,102 +468,3 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     if not result.ok:
         await c.reply(result_text(c.tr, result))
-
-
-async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/stats``: in a group, the chat's rating table (rating, games, wins, average place;
-    bots per level too); in private, the player's own lines. ``/stats me``: the player's
-    rating over all chats and per chat (in a group, only this chat's line besides)."""
-    c = await command(update, context, group_language=True, remember=False)
-    me = bool(c.args) and c.args[0].lower() in ("me", "я")
-    if c.in_group and not me:
-        table = await call(c.d.service.chat_ratings, c.chat.id)
-        await c.reply(render.chat_ratings(c.tr, table))
-        return
-    lines = await call(c.d.service.user_ratings, c.user.id)
-    if c.in_group:
-        # Other groups' names stay out of this one.
-        lines = [x for x in lines if x.chat_id in (None, c.chat.id)]
-    await c.reply(render.player_ratings(c.tr, lines, c.user.full_name))
-
-
-async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/log``: the last finished game (``/log N`` for game N). In a group, a few lines
-    with a button that opens the full log in private (a log is hundreds of lines); in
-    private, the full log, move by move, of the player's last finished game."""
-    c = await command(update, context, group_language=True, remember=False)
-    if c.in_group:
-        place = c.place
-        games = await call(c.d.service.games_in_chat, place.chat_id, place.topic_id, False)
-        if not any(g.status in ("finished", "aborted") for g in games):
-            # None here yet: the chat's last one, whichever topic it was played in.
-            games = await call(c.d.service.games_in_chat, place.chat_id, open_only=False,
-                               all_topics=True)
-    else:
-        games = await call(c.d.service.games_of_user, c.user.id, False)
-    if c.args and c.args[0].isdigit():
-        wanted = int(c.args[0])
-        games = [g for g in games if g.id == wanted]
-        if not games and not c.in_group:
-            # Any finished game of a group the reader belongs to (its log is public there).
-            with contextlib.suppress(ServiceError):
-                games = [await call(c.d.service.game_info, wanted)]
-    else:
-        games = [g for g in games if g.status in ("finished", "aborted")]
-    if not games:
-        await c.reply(c.tr.gettext("No finished game here yet."))
-        return
-    game = games[0]
-    if game.status in OPEN_STATUSES:
-        await c.reply(texts.error_text(c.tr, "not_over"))
-        return
-    if c.in_group:
-        bv = await call(c.d.service.board, game.id)
-        msg = render.log_summary(c.tr, game, bv.view, context.bot.username)
-        await c.reply(msg.text, msg.keyboard)
-        return
-    await send_full_log(c, game)
-
-
-async def send_full_log(c: Cmd, game: GameInfo) -> None:
-    """The game's full log in private, in messages of at most 4096 characters; only to a
-    player of the game or a member of its group (where its summary was offered)."""
-    if game.seat_of(c.user.id) is None and not await _member_of(c, game.chat_id):
-        await c.reply(c.tr.gettext("That log belongs to a group you are not in."))
-        return
-    try:
-        moves = await call(c.d.service.history, game.id)
-    except ServiceError as e:
-        await c.reply(service_error_text(c.tr, e))
-        return
-    for part in render.game_log(c.tr, game, moves):
-        await c.reply(part)
-
-
-async def _member_of(c: Cmd, chat_id: int) -> bool:
-    """Whether the sender is in that group now (Telegram asked; False if it cannot say)."""
-    try:
-        member = await c.context.bot.get_chat_member(chat_id, c.user.id)
-    except TelegramError:
-        return False
-    return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR,
-                             ChatMemberStatus.MEMBER) or (
-        member.status == ChatMemberStatus.RESTRICTED and bool(getattr(member, "is_member", False)))
-
-
-async def _start_log(c: Cmd, payload: str) -> bool:
-    """``/start log<id>`` (the button under a group's ``/log``): that game's full log.
-    False if the payload is not a log link."""
-    number = payload.removeprefix("log")
-    if not payload.startswith("log") or not number.isdigit():
-        return False
-    try:
-        game = await call(c.d.service.game_info, int(number))
-    except ServiceError:
-        await c.reply(c.tr.gettext("No finished game here yet."))
-        return True
-    if game.status in OPEN_STATUSES:
-        await c.reply(texts.error_text(c.tr, "not_over"))
-        return True
-    await send_full_log(c, game)
-    return True

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from telegram import CallbackQuery, Update
+from telegram import CallbackQuery, Chat, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes, Job
@@ -288,3 +288,90 @@ def _is_swap(action: str) -> bool:
         return Action.parse(action).kind is ActionKind.SWAP
     except InvalidAction:
         return False
+
+
+# ---------------------------------------------------------------------- commands
+
+#: A game's statuses while it is open (a lobby, or a game in play).
+OPEN_STATUSES = frozenset({"lobby", "active", "paused"})
+
+
+@dataclass(frozen=True, slots=True)
+class Cmd:
+    """A command being handled: the application's dependencies, the translator to answer
+    in, who sent it and where; what every command starts from (see :func:`command`)."""
+
+    update: Update
+    context: ContextTypes.DEFAULT_TYPE
+    d: Deps
+    tr: Translator
+    user: User
+    chat: Chat
+
+    @property
+    def in_group(self) -> bool:
+        return is_group(self.update)
+
+    @property
+    def args(self) -> list[str]:
+        return self.context.args or []
+
+    @property
+    def place(self) -> Place:
+        """The chat and forum topic the command was sent in."""
+        place = place_of(self.update)
+        assert place is not None
+        return place
+
+    async def reply(self, text: str, keyboard: render.Keyboard | None = None) -> None:
+        await reply(self.update, text, keyboard)
+
+    async def open_game(self, *, group_only: bool = True) -> GameInfo | None:
+        """The open game here — the group's; with ``group_only`` off, in private the user's
+        game that waits for them — or None after saying there is none."""
+        game = (await current_game(self.update, self.d)
+                if self.in_group or not group_only else None)
+        if game is None:
+            await self.reply(self.tr.gettext(
+                "There is no open game here. Start one with /newgame."))
+        return game
+
+    async def game_in_play(
+        self, *, seated: bool, started: bool = True, finished: bool = False
+    ) -> GameInfo | None:
+        """The game here (:func:`~kolkhoz_tg.bot.context.current_game`) if it has
+        ``started`` and, when asked, the sender has a seat in it (with ``finished``, in a
+        group with none in play, the chat's last finished game); else None after saying
+        they have no game in play here."""
+        game = await current_game(self.update, self.d)
+        if finished and self.in_group and (game is None or game.status == "lobby"):
+            place = self.place
+            done = [g for g in await call(self.d.service.games_in_chat, place.chat_id,
+                                          place.topic_id, False)
+                    if g.status == "finished"]
+            game = done[0] if done else game
+        if (game is None or (started and game.status == "lobby")
+                or (seated and game.seat_of(self.user.id) is None)):
+            await self.reply(self.tr.gettext("You have no game in play here."))
+            return None
+        return game
+
+
+async def command(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, *, group_language: bool = False,
+    remember: bool = True,
+) -> Cmd:
+    """Start handling a command. The answer is in the sender's language, recorded with
+    their name first (:func:`~kolkhoz_tg.bot.context.remember_user`); with
+    ``group_language``, in a group, in the chat's language instead, and the sender is
+    recorded only if ``remember``."""
+    d = deps(context)
+    if group_language and is_group(update):
+        if remember:
+            await remember_user(update, d)
+        tr = await group_tr(update, d)
+    else:
+        tr = await remember_user(update, d)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    return Cmd(update, context, d, tr, user, chat)

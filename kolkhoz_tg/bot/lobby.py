@@ -23,11 +23,12 @@ from telegram.ext import ContextTypes
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.callbacks import lobby_button
-from kolkhoz_tg.bot.commands import command, lobby_op
+from kolkhoz_tg.bot.commands import lobby_op
 from kolkhoz_tg.bot.context import (
     Deps,
     answer_quietly,
     call,
+    command,
     group_tr,
     is_admin,
     service_error_text,

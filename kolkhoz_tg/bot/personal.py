@@ -12,9 +12,8 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application, ContextTypes, JobQueue
 
-from kolkhoz_tg.bot import commands
-from kolkhoz_tg.bot.commands import command
-from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call, deps, is_group
+from kolkhoz_tg.bot import chat_settings
+from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call, command, deps, is_group
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service import ActStatus, BadRequest, GameInfo, UserInfo
 from kolkhoz_tg.timeutil import format_clock_time, local_time, parse_duration, zone_label
@@ -41,10 +40,10 @@ def away_job_name(game_id: int, user_id: int) -> str:
 
 
 async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/settings``: in a group the game's (:func:`commands.cmd_settings`), in private the
+    """``/settings``: in a group the game's (:func:`chat_settings.cmd_settings`), in private the
     player's own (:func:`settings_in_private`)."""
     if is_group(update):
-        await commands.cmd_settings(update, context)
+        await chat_settings.cmd_settings(update, context)
     else:
         await settings_in_private(update, context)
 

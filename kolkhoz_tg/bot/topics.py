@@ -16,16 +16,16 @@ from __future__ import annotations
 import contextlib
 import logging
 
-from telegram import Chat
+from telegram import Chat, Update
 from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from kolkhoz_tg import texts
-from kolkhoz_tg.bot.context import Deps, Place, call
+from kolkhoz_tg.bot.context import Deps, Place, call, deps, place_of
 from kolkhoz_tg.bot.plan import BOARD_KEY, TOPIC_LOST_KEY, TOPIC_OWN_KEY
 from kolkhoz_tg.i18n import Translator
-from kolkhoz_tg.service import GameInfo
+from kolkhoz_tg.service import GameInfo, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -104,3 +104,57 @@ async def bring_here(d: Deps, game: GameInfo, place: Place) -> bool:
         with contextlib.suppress(TelegramError):
             await d.deliverer.bot.delete_message(game.chat_id, int(old))
     return True
+
+
+#: In a game's meta while it is paused because an admin closed its topic.
+TOPIC_CLOSED_KEY = "paused:topic_closed"
+
+
+async def on_topic_closed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Someone closed a forum topic (the ``forum_topic_closed`` service message): a game
+    running there pauses, so that no deadline plays it out while its players cannot write,
+    with a note in the topic; it goes on when the topic is reopened. A topic the bot closed
+    itself (its game is over) holds no running game."""
+    d, place = deps(context), place_of(update)
+    if place is None or place.topic_id is None:
+        return
+    games = await call(d.service.games_in_chat, place.chat_id, place.topic_id)
+    user = update.effective_user
+    for game in games:
+        if game.status != "active":
+            continue
+        try:
+            result = await call(d.service.pause, game.id, user.id if user else 0, True,
+                                meta={TOPIC_CLOSED_KEY: True})
+        except ServiceError:
+            continue  # it ended or paused meanwhile
+        log.info("topic %s of chat %s closed: game %s paused", place.topic_id, place.chat_id,
+                 game.id)
+        tr = await call(d.deliverer.tr_chat, place.chat_id)
+        await d.deliverer.say_in_group(place.chat_id, tr.gettext(
+            "This topic was closed, so the game is paused and nobody's time runs. It goes "
+            "on when the topic is reopened."), place.topic_id)
+        await d.deliverer.deliver(result.notifications)
+
+
+async def on_topic_reopened(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The topic is open again: a game paused because it was closed goes on."""
+    d, place = deps(context), place_of(update)
+    if place is None or place.topic_id is None:
+        return
+    games = await call(d.service.games_in_chat, place.chat_id, place.topic_id)
+    user = update.effective_user
+    for game in games:
+        if game.status != "paused" or not game.meta.get(TOPIC_CLOSED_KEY):
+            continue
+        try:
+            result = await call(d.service.resume, game.id, user.id if user else 0, True,
+                                meta={TOPIC_CLOSED_KEY: None})
+        except ServiceError:
+            continue  # someone resumed or ended it meanwhile
+        tr = await call(d.deliverer.tr_chat, place.chat_id)
+        await d.deliverer.say_in_group(place.chat_id, tr.gettext(
+            "The topic is open again, and so is the game: the clock runs again."),
+            place.topic_id)
+        await d.deliverer.deliver(result.notifications)
+        await d.deliverer.refresh_board(game.id, resend=True)

@@ -8,7 +8,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from kolkhoz_tg.bot import buttons, commands
+from kolkhoz_tg.bot import buttons, chat_settings, commands, context, history
 from kolkhoz_tg.bot.callbacks import KINDS
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
@@ -34,7 +34,9 @@ def test_every_kind_of_button_has_a_small_handler() -> None:
 
 # ---------------------------------------------------------------------- commands
 
-#: The context helpers behind the preamble: only :func:`commands.command` (and the lobby
+#: The modules of command handlers.
+COMMAND_MODULES = (commands, chat_settings, history)
+#: The context helpers behind the preamble: only :func:`context.command` (and the lobby
 #: operation a button shares with the commands) may call them, and ``reply`` is ``Cmd.reply``.
 PREAMBLE = {"deps", "remember_user", "reader_tr", "group_tr", "reply"}
 #: Which may call one of them anyway, and why.
@@ -53,15 +55,17 @@ def _calls(fn: ast.AST) -> set[str]:
 
 
 def test_the_commands_share_one_preamble() -> None:
-    source = inspect.getsource(commands)
-    tree = ast.parse(source)
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.AsyncFunctionDef)}
-    for name, fn in functions.items():
-        assert not _calls(fn) & PREAMBLE - EXCEPTIONS.get(name, set()), name
-        if name.startswith("cmd_") or name.endswith("_command"):
-            assert _calls(fn) & {"command", "_public_reply", "cmd_help"}, name
-    for text in NO_GAME:  # said in one place each
-        assert source.count(f'"{text}"') == 1, text
+    for module in COMMAND_MODULES:
+        tree = ast.parse(inspect.getsource(module))
+        functions = {node.name: node for node in tree.body
+                     if isinstance(node, ast.AsyncFunctionDef)}
+        for name, fn in functions.items():
+            assert not _calls(fn) & PREAMBLE - EXCEPTIONS.get(name, set()), name
+            if name.startswith("cmd_") or name.endswith("_command"):
+                assert _calls(fn) & {"command", "_public_reply", "cmd_help"}, name
+    sources = [inspect.getsource(m) for m in (*COMMAND_MODULES, context)]
+    for text in NO_GAME:  # said in one place each, by the preamble's Cmd
+        assert sum(source.count(f'"{text}"') for source in sources) == 1, text
 
 
 async def test_a_command_without_its_game_says_so_in_the_right_language(

@@ -425,6 +425,36 @@ async def test_the_bot_removed_from_a_forum_and_back_speaks_in_each_games_topic(
         assert bot_texts(fake, group, None) == []
 
 
+async def test_a_topic_an_admin_closes_pauses_its_game_until_it_is_reopened(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    """An admin closes a game's topic (the bot, an admin that manages topics, still posts
+    there): the game pauses with a note there, no deadline plays it out while the players
+    cannot write; reopening the topic lets it go on. The other topic's game runs on."""
+    users = people(fake, 2550)
+    group = fake.create_group("Forum", users, forum=True, bot_admin=True)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        topics = [fake.create_topic(group, name, by=users[0]) for name in ("A", "B")]
+        games = [await open_game_in(fake, users, group, t, lobby_topic=t) for t in topics]
+        moves = len(service.action_log(games[0]))
+        await fake.close_topic(group, topics[0], by=users[0])
+        assert [service.game_info(g).status for g in games] == ["paused", "active"]
+        assert any("This topic was closed" in t for t in bot_texts(fake, group, topics[0]))
+        clock.advance(timedelta(days=3))
+        await asyncio.to_thread(service.process_due, games[0])
+        assert len(service.action_log(games[0])) == moves  # nobody played for anyone
+        await fake.close_topic(group, topics[0], by=users[0], reopen=True)
+        info = service.game_info(games[0])
+        assert info.status == "active" and info.deadline is not None
+        assert info.deadline > clock.now() + timedelta(hours=23)
+        texts_a = bot_texts(fake, group, topics[0])
+        assert any("The topic is open again" in t for t in texts_a)
+        assert fake.message(group, info.meta["board"]).thread_id == topics[0]
+        assert await tap_any_action(users)
+        assert bot_texts(fake, group, None) == []
+
+
 async def test_a_topic_closed_to_the_bot_moves_its_lobby_to_general(
     fake: FakeTelegram, service: GameService
 ) -> None:

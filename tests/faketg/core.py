@@ -489,6 +489,27 @@ class FakeTelegram:
                 if msg.message_id in chat.pinned:
                     chat.pinned.remove(msg.message_id)
 
+    async def close_topic(
+        self, chat: FakeChat | int, topic_id: int, *, by: FakeUser | None = None,
+        reopen: bool = False, wait: bool = True,
+    ) -> None:
+        """A member (an admin) closes a topic, or reopens it: the ``forum_topic_closed``
+        (``forum_topic_reopened``) service message in the topic, sent to the bot. While it
+        is closed, a bot that may not manage topics cannot post there ("TOPIC_CLOSED")."""
+        c = self.chat(chat)
+        topic = c.topics[topic_id]
+        topic.closed = not reopen
+        actor = by or self._some_member(c)
+        msg = self._store_message(c, actor.id if actor else self.bot_id, None, service=True,
+                                  extra={"message_thread_id": topic.id,
+                                         "is_topic_message": True,
+                                         ("forum_topic_reopened" if reopen
+                                          else "forum_topic_closed"): {}})
+        if c.members.get(self.bot_id, "left") not in ("left", "kicked"):
+            self.push_update("message", self.message_json(msg))
+        if wait:
+            await self.settle()
+
     def topic(self, chat: FakeChat | int, topic_id: int) -> FakeTopic:
         return self.chat(chat).topics[topic_id]
 

@@ -1,0 +1,128 @@
+"""Settings commands: ``/lang`` (a chat's or a player's language) and a group's
+``/settings`` (the game's rules and clock, the bots' level, the board's style)."""
+
+from __future__ import annotations
+
+from telegram import Update
+from telegram.ext import ContextTypes
+
+from kolkhoz_tg.bot import render
+from kolkhoz_tg.bot.context import Cmd, call, command, is_admin, service_error_text
+from kolkhoz_tg.botplay import PLAYER_LEVELS
+from kolkhoz_tg.config import LOCALES
+from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.service import BOARD_STYLES, GameInfo, ServiceError
+
+
+async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    c = await command(update, context)
+    d, user, chat, args = c.d, c.user, c.chat, c.args
+    if len(args) != 1 or args[0].lower() not in LOCALES:
+        await c.reply(c.tr.gettext("Usage: /lang ru or /lang en"))
+        return
+    locale = args[0].lower()
+    if c.in_group:
+        games = await call(d.service.games_in_chat, chat.id, all_topics=True)
+        creators = {g.creator_id for g in games}
+        if not (await is_admin(update, context) or user.id in creators or not games):
+            await c.reply(c.tr.gettext("Only the chat's admins may change its language."))
+            return
+        await call(d.service.set_chat_locale, chat.id, locale)
+        for game in games:
+            await d.deliverer.refresh_board(game.id)
+    else:
+        await call(d.service.set_user_locale, user.id, locale)
+        # The private chat's own messages (a practice game's board) follow the user.
+        await call(d.service.set_chat_locale, chat.id, locale)
+        practice_game = await call(d.service.practice_game, user.id)
+        if practice_game is not None:
+            await d.deliverer.refresh_board(practice_game.id)
+    await c.reply(translator(locale).gettext("Language: English"))
+
+
+async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/settings`` shows the game's settings; ``/settings timeout 12h``,
+    ``/settings preset zone``, ``/settings players 3``, ``/settings medals on`` change them."""
+    c = await command(update, context, group_language=True, remember=False)
+    game = await c.open_game()
+    if game is None:
+        return
+    d, tr, user = c.d, c.tr, c.user
+    args = [a.lower() for a in c.args]
+    usage = tr.gettext(
+        "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
+        "medals on|off · reminders 50%,1h · bots normal|strong|hard · board text|picture"
+    )
+    if not args:
+        level = await call(d.service.chat_bot_level, c.chat.id)
+        await c.reply(render.rules_line(tr, game) + "\n" + tr.gettext(
+            "Stand-ins and the bots that fill empty seats play at the level: {level}.",
+            level=render.level_name(tr, level)) + "\n" + usage)
+        return
+    key, values = args[0], args[1:]
+    if key == "bots":
+        await _set_bot_level(c, game, values)
+        return
+    if key == "board":
+        await _set_board_style(c, game, values)
+        return
+    try:
+        if key == "timeout" and len(values) == 1:
+            await call(d.service.configure, game.id, user.id, turn_timeout=values[0])
+        elif key == "reminders" and len(values) == 1:
+            await call(d.service.configure, game.id, user.id,
+                       reminders=[v for v in values[0].split(",") if v])
+        elif key == "preset" and len(values) == 1:
+            await call(d.service.configure_lobby, game.id, user.id, preset=values[0],
+                       options={"medals_score": bool(game.rules.get("medals_score"))})
+        elif key == "players" and len(values) == 1 and values[0].isdigit():
+            await call(d.service.configure_lobby, game.id, user.id, players=int(values[0]))
+        elif key == "medals" and len(values) == 1 and values[0] in ("on", "off"):
+            await call(d.service.configure_lobby, game.id, user.id,
+                       options={"medals_score": values[0] == "on"})
+        else:
+            await c.reply(usage)
+            return
+    except ServiceError as e:
+        await c.reply(service_error_text(tr, e))
+        return
+    await d.deliverer.refresh_board(game.id)
+    info = await call(d.service.game_info, game.id)
+    await c.reply(render.rules_line(tr, info))
+
+
+async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
+    """``/settings bots hard``: the chat's level for stand-ins and for the bots that fill
+    empty seats (the game's creator or an admin)."""
+    tr = c.tr
+    if len(values) != 1 or values[0] not in PLAYER_LEVELS:
+        await c.reply(tr.gettext("Usage: /settings bots normal|strong|hard") + "\n"
+                      + render.levels_help(tr))
+        return
+    if c.user.id != game.creator_id and not await is_admin(c.update, c.context):
+        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+        return
+    await call(c.d.service.set_chat_bot_level, c.chat.id, values[0])
+    if game.status == "lobby":
+        await c.d.deliverer.refresh_board(game.id)
+    await c.reply(tr.gettext(
+        "Stand-ins and the bots that fill empty seats play at the level: {level}.",
+        level=render.level_name(tr, values[0])))
+
+
+async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
+    """``/settings board picture``: the chat's games show their board as a picture (or
+    ``text``) from now on (the game's creator or an admin); the board is sent again."""
+    tr = c.tr
+    if len(values) != 1 or values[0] not in BOARD_STYLES:
+        await c.reply(tr.gettext("Usage: /settings board text|picture"))
+        return
+    if c.user.id != game.creator_id and not await is_admin(c.update, c.context):
+        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+        return
+    await call(c.d.service.set_board_style, c.chat.id, values[0])
+    await c.d.deliverer.refresh_board(game.id)
+    if values[0] == "picture":
+        await c.reply(tr.gettext("The board is shown as a picture from now on."))
+    else:
+        await c.reply(tr.gettext("The board is shown as text from now on."))
