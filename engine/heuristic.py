@@ -302,7 +302,7 @@ def _choose_assign(game: Game, seat: int, legal: list[Action]) -> tuple[Action, 
         if c == drunk:
             # The Jack shields a failing job: put it where the plot has the most at stake.
             value = 0 if done else own_suits[j] * 4 - hours
-            why = Reason.DRUNK_SHIELD
+            why = Reason.FINISHED_JOB if done else Reason.DRUNK_SHIELD
         elif done:
             value = -100 + _POINTS[c]  # wasted on a finished job
             why = Reason.FINISHED_JOB

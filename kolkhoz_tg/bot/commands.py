@@ -29,6 +29,7 @@ from kolkhoz_tg.bot.delivery import ABSENT_KEY, TOPIC_LOST_KEY, Acting, pm_key
 from kolkhoz_tg.bot.practice import PRACTICE_PAYLOAD
 from kolkhoz_tg.bot.topics import (
     HERE,
+    TOPIC_CLOSED_KEY,
     bring_here,
     game_to_resume,
     may_open_topics,
@@ -400,7 +401,8 @@ async def creator_command(
     # return to the group (if it ever did) to go on by itself.
     try:
         result = await call(method[what], game.id, user.id, admin,
-                            meta={ABSENT_KEY: None, TOPIC_LOST_KEY: None})
+                            meta={ABSENT_KEY: None, TOPIC_LOST_KEY: None,
+                                  TOPIC_CLOSED_KEY: None})
     except ServiceError as e:
         await c.reply(service_error_text(tr, e))
         return

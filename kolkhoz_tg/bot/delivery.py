@@ -377,6 +377,11 @@ class Deliverer:
             return await self._send_group(chat_id, text, keyboard, topic_id=topic_id)
         except (_Passing, _TopicGone):
             return None
+        except BadRequest as e:
+            if not topic_gone(e):
+                raise
+            log.info("could not post in chat %s (its General closed?): %s", chat_id, e)
+            return None
 
     async def say_privately(self, user_id: int, text: str) -> bool:
         """A plain private message to one user; False if it could not go out."""
@@ -488,7 +493,7 @@ class Deliverer:
         chat_id, topic_id = out.topic_gone
         try:
             await self.topic_lost(game_id, chat_id, topic_id)
-        except ServiceError:
+        except (ServiceError, TelegramError):
             log.exception("game %s: could not move it out of its deleted topic", game_id)
         return True
 
@@ -502,8 +507,10 @@ class Deliverer:
         if info.chat_id != chat_id or info.topic_id != topic_id:
             return  # moved already (two deliveries met the deleted topic)
         if info.status not in ("lobby", "active", "paused"):
+            # Over: its final table may have been lost with the topic; it goes to "General".
             await self.call(self.service.move_game, game_id, None,
                             meta={TOPIC_OWN_KEY: None})
+            await self.refresh_board(game_id, resend=True)
             return
         await self.call(self.service.move_game, game_id, None,
                         meta={TOPIC_LOST_KEY: topic_id, TOPIC_OWN_KEY: None})

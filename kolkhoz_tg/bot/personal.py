@@ -143,7 +143,9 @@ async def cmd_away(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await c.reply(_("Usage: /away, or /away 3d for three days (12h, 2d …); in private, "
                         "/away g12 for game 12 only."))
         return
-    games = [g for g in await call(d.service.games_of_user, user.id) if g.status in _RUNNING]
+    # (A practice game has no clock, so nobody needs to stand in for its player.)
+    games = [g for g in await call(d.service.games_of_user, user.id)
+             if g.status in _RUNNING and not g.practice]
     if c.in_group:
         games = [g for g in games if c.place.holds(g)]
     if wanted:

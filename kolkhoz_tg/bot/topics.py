@@ -17,12 +17,13 @@ import contextlib
 import logging
 
 from telegram import Chat, Update
-from telegram.constants import ChatMemberStatus
-from telegram.error import TelegramError
+from telegram.constants import ChatAction, ChatMemberStatus
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.context import Deps, Place, call, deps, place_of
+from kolkhoz_tg.bot.delivery import topic_gone
 from kolkhoz_tg.bot.plan import BOARD_KEY, TOPIC_LOST_KEY, TOPIC_OWN_KEY
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service import GameInfo, ServiceError
@@ -89,7 +90,27 @@ async def game_to_resume(d: Deps, place: Place) -> GameInfo | None:
         return (paused or games)[0]
     chat_games = await call(d.service.games_in_chat, place.chat_id, all_topics=True)
     lost = [g for g in chat_games if g.meta.get(TOPIC_LOST_KEY)]
-    return lost[0] if lost else None
+    if lost:
+        return lost[0]
+    # A paused game sends nothing, so the deletion of its topic went unnoticed: ask.
+    for game in chat_games:
+        if (game.status == "paused" and game.topic_id is not None
+                and not await topic_alive(d, game.chat_id, game.topic_id)):
+            return game
+    return None
+
+
+async def topic_alive(d: Deps, chat_id: int, topic_id: int) -> bool:
+    """Whether a forum topic still takes messages (Telegram tells bots nothing of a
+    deletion: a chat action sent there says it). True when Telegram cannot say."""
+    try:
+        await d.deliverer.bot.send_chat_action(chat_id, ChatAction.TYPING,
+                                               message_thread_id=topic_id)
+    except BadRequest as e:
+        return not topic_gone(e)
+    except TelegramError:
+        return True
+    return True
 
 
 async def bring_here(d: Deps, game: GameInfo, place: Place) -> bool:

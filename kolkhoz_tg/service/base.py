@@ -634,6 +634,8 @@ def _store_in_one(
         for i, row in enumerate(rows):
             for name, _ in columns:
                 value = getattr(row, name)
+                if isinstance(value, datetime) and value.tzinfo is None:
+                    raise ValueError(f"naive datetime given to {name}")  # as UTCDateTime
                 params[f"{prefix}{i}_{name}"] = (
                     json.dumps(value) if name in _JSON_COLUMNS else value)
     ids = sorted(s.connection().exec_driver_sql(sql, params).scalars())
@@ -642,9 +644,13 @@ def _store_in_one(
 
 
 def _sql_columns(table: sa.Table, skip: str | None = None) -> tuple[tuple[str, str], ...]:
-    """(name, PostgreSQL type) of a table's columns, for casts in hand-written SQL."""
+    """(name, PostgreSQL type) of a table's columns, for casts in hand-written SQL. A
+    string's cast has no length (``VARCHAR(32)`` would cut a longer value short without a
+    word; uncut, the column's own limit refuses it, as the ORM's insert would)."""
     dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
-    return tuple((c.name, c.type.compile(dialect=dialect)) for c in table.c if c.name != skip)
+    columns = ((c.name, c.type.compile(dialect=dialect)) for c in table.c if c.name != skip)
+    return tuple((name, "VARCHAR" if kind.startswith("VARCHAR") else kind)
+                 for name, kind in columns)
 
 
 _NOTE_COLUMNS = _sql_columns(NotificationRow.__table__, skip="id")  # type: ignore[attr-defined]
@@ -653,7 +659,7 @@ _JSON_COLUMNS = frozenset(
     name for name, kind in _NOTE_COLUMNS + _ACTION_COLUMNS if kind == "JSON")
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def _one_statement_sql(replaced: tuple[bool, ...], actions: int, notes: int) -> str:
     """The text of one outbox write on PostgreSQL, for ``replaced`` (per superseding note:
     whether it goes to the group, i.e. has no user), ``actions`` log rows and ``notes``

@@ -21,6 +21,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from engine import Game, Rules, preset_name
@@ -37,7 +38,7 @@ from kolkhoz_tg.service.base import (
 from kolkhoz_tg.service.errors import BadRequest, NotAllowed, WrongState
 from kolkhoz_tg.service.records import PRACTICE_KEY, ActResult, ActStatus, GameInfo, Kind
 from kolkhoz_tg.service.turn import Turn
-from kolkhoz_tg.storage.models import GameRow, SeatRow
+from kolkhoz_tg.storage.models import GameRow, SeatRow, UserRow
 
 #: The levels a practice game's bots may play at (``engine.ai.LEVELS``), weakest first.
 PRACTICE_LEVELS: tuple[str, ...] = tuple(LEVELS)
@@ -103,10 +104,14 @@ class PracticeMixin(ServiceBase):
             raise BadRequest(str(e), "bad_level") from None
         rules = _make_rules(preset or "classic", None)
         with self._write() as s:
-            # In the write transaction: two quick taps on a level start one game, not two.
+            # In the write transaction, behind the user's row locked (PostgreSQL; SQLite
+            # writes one at a time): two quick taps on a level start one game, not two.
+            user = self._ensure_user(s, user_id, name)
+            if self.db.is_postgres:
+                users = UserRow.__table__  # type: ignore[attr-defined]
+                s.execute(sa.select(users.c.id).where(users.c.id == user_id).with_for_update())
             if self._open_practice(s, user_id) is not None:
                 raise NotAllowed("a practice game is open already", "practice_open")
-            user = self._ensure_user(s, user_id, name)
             chat = self._ensure_chat(s, user_id)
             chat.locale = locale or user.locale or chat.locale
             now = self.clock.now()

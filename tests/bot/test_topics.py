@@ -348,6 +348,30 @@ async def test_a_deleted_topic_pauses_the_game_which_goes_on_elsewhere(
         assert bot_texts(fake, group, new_topic)
 
 
+async def test_a_paused_game_whose_topic_is_deleted_goes_on_in_general(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """A paused game sends nothing, so nobody notices its topic deleted until /resume in
+    "General", which asks Telegram, finds the topic gone and brings the game there."""
+    users = people(fake, 2250)
+    group = fake.create_group("Forum", users, forum=True)
+    async with fake.running(make_app(fake, service)):
+        topic = fake.create_topic(group, "Game", by=users[0])
+        game_id = await open_game_in(fake, users, group, topic)
+        assert await tap_any_action(users)
+        await users[0].send(group, "/pause", topic=topic)
+        assert service.game_info(game_id).status == "paused"
+        fake.delete_topic(group, topic)
+        await users[1].send(group, "/resume")  # not the creator: refused, nothing moves
+        info = service.game_info(game_id)
+        assert info.status == "paused" and info.topic_id == topic
+        await users[0].send(group, "/resume")
+        info = service.game_info(game_id)
+        assert info.status == "active" and info.topic_id is None
+        assert fake.message(group, info.meta["board"]).thread_id is None
+        assert await tap_any_action(users)
+
+
 async def test_a_deleted_topic_game_resumes_in_general_in_russian(
     fake: FakeTelegram, service: GameService
 ) -> None:

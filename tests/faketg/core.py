@@ -1936,6 +1936,7 @@ class FakeTelegram:
         action = p.req_str("action")
         if action not in CHAT_ACTIONS:
             raise bad_request("wrong type of action")
+        self._thread(chat, p, None)  # a deleted topic: "message thread not found"
         self.chat_actions.append((chat.id, action))
         return True
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from kolkhoz_tg.service import ActStatus, GameService, Kind, Notification, SweepResult
+from kolkhoz_tg.service import ActStatus, GameService, Kind, NotAllowed, Notification, SweepResult
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.timeutil import FakeClock
 from tests.conftest import make_settings
@@ -125,3 +125,35 @@ def test_the_outbox_and_the_log_match_sqlite_move_for_move(
     for entry in (*service.action_log(lite_id), *pg_service.action_log(pg_id)):
         del entry["at"]
     assert service.action_log(lite_id) == pg_service.action_log(pg_id)
+
+
+@pytest.mark.parametrize("known", [True, False])
+def test_two_taps_at_once_start_one_practice_game(
+    pg_url: str, clock: FakeClock, known: bool
+) -> None:
+    """Two quick taps on a practice level, handled at once by two connections: one game
+    starts, the other tap is refused (whether or not the player was known before)."""
+    Database(pg_url).dispose()
+    dbs = [Database(pg_url, run_migrations=False) for _ in range(2)]
+    services = [GameService(db, clock=clock, settings=make_settings()) for db in dbs]
+    if known:
+        services[0].ensure_user(42, "Anna")
+    outcomes: list[object] = []
+    barrier = threading.Barrier(2)
+
+    def tap(service: GameService) -> None:
+        barrier.wait()
+        try:
+            outcomes.append(service.start_practice(42, "Anna", level="random").status)
+        except NotAllowed as e:
+            outcomes.append(e.code)
+
+    threads = [threading.Thread(target=tap, args=(s,)) for s in services]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes, key=str) == [ActStatus.APPLIED, "practice_open"]
+    assert len([g for g in services[0].games_of_user(42) if g.practice]) == 1
+    for db in dbs:
+        db.dispose()
