@@ -32,6 +32,7 @@ from kolkhoz_tg.bot.context import (
     Deps,
     act_for,
     act_later,
+    again_when_free,
     answer_quietly,
     call,
     deliver_result,
@@ -423,19 +424,81 @@ async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -
     seat = info.seat_of(chosen.from_user.id)
     if seat is None:
         return
-    result = await _play_chosen(update, context, cb.game_id, action.text, cb.version)
+    posted = _Posted(tr, info, seat, action.text, chosen.inline_message_id)
+
+    async def play() -> ActResult:
+        return await _play_chosen(update, context, cb.game_id, action.text, cb.version)
+
+    try:
+        result = await play()
+    except Busy:
+        # Another process holds SQLite's write lock: the card stays posted, so it is played
+        # in the background as soon as the database is free (the posted message then says
+        # how it went), never left unplayed without a word.
+        context.application.create_task(_play_chosen_later(context, posted, play),
+                                        update=update)
+        return
+    except ServiceError:  # the game is gone
+        await _show_chosen(context, posted, None)
+        return
     await deliver_result(context, result, cb.game_id, None)
-    if chosen.inline_message_id:
-        name = texts.seat_name(tr, info, seat)
-        if result.ok:
-            text = f"🃏 {name}: {texts.card_action(tr, action.text)} ✅"
-        else:
-            text = f"🃏 {name}: ✖️ {_not_played(tr, result)}"
-        try:
-            await context.bot.edit_message_text(text, inline_message_id=chosen.inline_message_id)
-        except BadRequest as e:
-            if not is_not_modified(e):
-                log.info("could not edit inline message: %s", e)
+    await _show_chosen(context, posted, result)
+
+
+@dataclass(frozen=True, slots=True)
+class _Posted:
+    """A move chosen inline, which Telegram posted as "🃏 Anna: 10♥": its game, the
+    chooser's seat, the move, and the posted message's id (None: it cannot be edited)."""
+
+    tr: Translator
+    info: GameInfo
+    seat: int
+    action: str
+    inline_message_id: str | None
+
+
+async def _play_chosen_later(
+    context: ContextTypes.DEFAULT_TYPE, posted: _Posted, play: Callable[[], Awaitable[ActResult]]
+) -> None:
+    """Play a move chosen inline that the busy database could not store at once, with the
+    pauses of :func:`~kolkhoz_tg.bot.context.again_when_free`; then deliver what followed
+    and edit the posted message (a ✅, or why it was not played)."""
+    try:
+        result = await again_when_free(play)
+    except Busy:
+        log.warning("game %s: gave up a move chosen inline, the database stayed busy",
+                    posted.info.id)
+        await _show_chosen(context, posted, None, posted.tr.gettext(
+            "This move was not played: it could not be saved. Choose it again."))
+        return
+    except ServiceError:
+        await _show_chosen(context, posted, None)
+        return
+    await deliver_result(context, result, posted.info.id, None)
+    await _show_chosen(context, posted, result)
+
+
+async def _show_chosen(
+    context: ContextTypes.DEFAULT_TYPE, posted: _Posted, result: ActResult | None,
+    why: str | None = None,
+) -> None:
+    """Edit the posted message of a move chosen inline: a ✅ when it was played, else why
+    not (``why``, or from ``result``; None: the game is gone) without naming the card."""
+    if not posted.inline_message_id:
+        return
+    tr = posted.tr
+    name = texts.seat_name(tr, posted.info, posted.seat)
+    if result is not None and result.ok:
+        text = f"🃏 {name}: {texts.card_action(tr, posted.action)} ✅"
+    else:
+        text = f"🃏 {name}: ✖️ {why or _not_played(tr, result)}"
+    try:
+        await context.bot.edit_message_text(text, inline_message_id=posted.inline_message_id)
+    except BadRequest as e:
+        if not is_not_modified(e):
+            log.info("could not edit inline message: %s", e)
+    except TelegramError as e:
+        log.info("could not edit inline message: %s", e)
 
 
 #: How often a chosen move is tried again at the newest version when others keep moving
@@ -466,10 +529,11 @@ async def _play_chosen(
     return result
 
 
-def _not_played(tr: Translator, result: ActResult) -> str:
+def _not_played(tr: Translator, result: ActResult | None) -> str:
     """Why a move chosen inline was not played, for everyone in the chat: no card, and no
-    reason that would tell what else is in the hand (as "you must follow suit" would)."""
-    if result.status is ActStatus.NOT_ACTIVE:
+    reason that would tell what else is in the hand (as "you must follow suit" would).
+    ``result`` None: the game is gone."""
+    if result is not None and result.status is ActStatus.NOT_ACTIVE:
         return result_text(tr, result)
     return tr.gettext("This move was not played: the game had moved on.")
 

@@ -7,7 +7,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -224,17 +224,29 @@ async def act_later(
     lock), in the background, with growing pauses; then show its outcome as usual. Making
     it again is safe: it carries the version it was chosen at (a move already made is a
     duplicate, one the game has moved past is stale and the player sees the game now)."""
+    try:
+        result = await again_when_free(
+            lambda: act_for(update, context, game_id, action, version))
+    except Busy:
+        log.warning("game %s: gave up a move the database stayed too busy to store", game_id)
+        return
+    except ServiceError:
+        return
+    await deliver_result(context, result, game_id, acting)
+
+
+async def again_when_free(attempt: Callable[[], Awaitable[T]]) -> T:
+    """``attempt()`` made again after each of the growing pauses of :data:`LATER` while the
+    database stays busy (another process holds SQLite's write lock); returns its result.
+    Raises :class:`~kolkhoz_tg.service.Busy` when it stayed busy all along, and whatever
+    else ``attempt`` raises."""
     for pause in LATER:
         await asyncio.sleep(pause)
         try:
-            result = await act_for(update, context, game_id, action, version)
+            return await attempt()
         except Busy:
             continue
-        except ServiceError:
-            return
-        await deliver_result(context, result, game_id, acting)
-        return
-    log.warning("game %s: gave up a move the database stayed too busy to store", game_id)
+    raise Busy("the database stayed busy")
 
 
 async def deliver_result(
