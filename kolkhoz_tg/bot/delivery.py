@@ -60,7 +60,14 @@ from kolkhoz_tg.bot.plan import (
 )
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.picture import cached_board_png
-from kolkhoz_tg.service import GameService, NotFound, Notification, Scene, ServiceError
+from kolkhoz_tg.service import (
+    GameService,
+    NotAllowed,
+    NotFound,
+    Notification,
+    Scene,
+    ServiceError,
+)
 
 log = logging.getLogger(__name__)
 #: Where board pictures are drawn: one thread, off the event loop (the fonts Pillow
@@ -419,6 +426,11 @@ class Deliverer:
         self, scene: Scene, steps: Plan, claims: _Claims | None = None
     ) -> _Outcome:
         out = _Outcome(delivered=list(steps.free))
+        game = scene.game
+        if game.topic_id is not None and game.meta.get(TOPIC_LOST_KEY) == game.topic_id:
+            # Known to be gone, and "General" was taken (see topic_lost): nothing is tried
+            # there any more.
+            out.topic_gone = (game.chat_id, game.topic_id)
         failed = False
         for i, step in enumerate(steps.steps):
             if not failed and claims is not None and not await claims.keep():
@@ -499,21 +511,32 @@ class Deliverer:
 
     async def topic_lost(self, game_id: int, chat_id: int, topic_id: int) -> None:
         """The forum topic of a game was deleted, or closed while the bot may not manage
-        topics (Telegram tells bots nothing of a deletion: a send into it failed). The game
-        moves to the chat's "General" with nothing lost: a running game is paused (no
-        deadline plays it out unseen) until the creator or an admin sends /resume, there or
-        in another topic; a note and the board are posted in "General"."""
+        topics (Telegram tells bots nothing of a deletion: a send into it failed). Nothing
+        is lost: a running game is paused (no deadline plays it out unseen) until the creator
+        or an admin sends /resume, and a note goes to the chat's "General". The game moves
+        there, and its board with it, unless "General" holds an open game of its own (one
+        game a place): then it stays where it was, marked lost, and /resume brings it into
+        another topic (or into "General" once that is free)."""
         info = await self.call(self.service.game_info, game_id)
         if info.chat_id != chat_id or info.topic_id != topic_id:
             return  # moved already (two deliveries met the deleted topic)
+        if info.meta.get(TOPIC_LOST_KEY) == topic_id:
+            return  # known to be lost, and told: it waits for /resume
         if info.status not in ("lobby", "active", "paused"):
             # Over: its final table may have been lost with the topic; it goes to "General".
             await self.call(self.service.move_game, game_id, None,
                             meta={TOPIC_OWN_KEY: None})
             await self.refresh_board(game_id, resend=True)
             return
-        await self.call(self.service.move_game, game_id, None,
-                        meta={TOPIC_LOST_KEY: topic_id, TOPIC_OWN_KEY: None})
+        lost = {TOPIC_LOST_KEY: topic_id, TOPIC_OWN_KEY: None}
+        try:
+            await self.call(self.service.move_game, game_id, None, meta=lost)
+            moved = True
+        except NotAllowed:
+            # "General" has an open game: this one stays put, marked lost (its group
+            # messages are not tried there any more).
+            await self.call(self.service.move_game, game_id, topic_id, meta=lost)
+            moved = False
         tr = await self.call(self.tr_chat, chat_id)
         notes: list[Notification] = []
         status = info.status
@@ -524,26 +547,12 @@ class Deliverer:
                 notes = list(result.notifications)
             except ServiceError:  # paused (or over) meanwhile
                 status = (await self.call(self.service.game_info, game_id)).status
-        if notes:
-            text = tr.gettext(
-                "The topic of game #{id} was closed or deleted, so the game is paused and "
-                "has moved here; nothing is lost. Its creator or an admin continues it with "
-                "/resume: here, or in another topic.", id=game_id)
-        elif status == "paused":
-            text = tr.gettext(
-                "The topic of game #{id} was closed or deleted, so the paused game has moved "
-                "here; nothing is lost. Its creator or an admin continues it with /resume: "
-                "here, or in another topic.", id=game_id)
-        elif status == "lobby":
-            text = tr.gettext(
-                "The topic of game #{id} was closed or deleted, so its lobby has moved here.",
-                id=game_id)
-        else:
+        if status not in ("lobby", "active", "paused"):
             return
-        await self.say_in_group(chat_id, text)
+        await self.say_in_group(chat_id, _lost_text(tr, game_id, status, bool(notes), moved))
         if notes:
             await self.deliver(notes)  # the paused board, sent anew in "General"
-        else:
+        elif moved:
             await self.refresh_board(game_id, resend=True)
 
     async def _board(self, scene: Scene, step: Board, out: _Outcome) -> None:
@@ -729,6 +738,35 @@ class Deliverer:
                 return None
             raise
         return int(msg.message_id)
+
+
+def _lost_text(tr: Translator, game_id: int, status: str, paused_now: bool,
+               moved: bool) -> str:
+    """The note in "General" about a game whose topic is gone (see
+    :meth:`Deliverer.topic_lost`)."""
+    if moved:
+        if paused_now:
+            return tr.gettext(
+                "The topic of game #{id} was closed or deleted, so the game is paused and "
+                "has moved here; nothing is lost. Its creator or an admin continues it with "
+                "/resume: here, or in another topic.", id=game_id)
+        if status == "paused":
+            return tr.gettext(
+                "The topic of game #{id} was closed or deleted, so the paused game has moved "
+                "here; nothing is lost. Its creator or an admin continues it with /resume: "
+                "here, or in another topic.", id=game_id)
+        return tr.gettext(
+            "The topic of game #{id} was closed or deleted, so its lobby has moved here.",
+            id=game_id)
+    if status == "lobby":
+        return tr.gettext(
+            "The topic of game #{id} was closed or deleted. This chat already has a game "
+            "here, so the lobby waits: its creator or an admin brings it into another topic "
+            "with /resume there.", id=game_id)
+    return tr.gettext(
+        "The topic of game #{id} was closed or deleted, so the game is paused; nothing is "
+        "lost. This chat already has a game here, so its creator or an admin continues it "
+        "in another topic with /resume there.", id=game_id)
 
 
 def relay_name() -> str:

@@ -567,3 +567,112 @@ def test_the_plan_sends_a_games_group_messages_into_its_topic(
         "That button belongs to another topic.")
     assert misplaced(tr, "l", info, 2, -5, False, 77) == "That button belongs to another chat."
     assert misplaced(tr, "v", info, 2, 2, True, None) is None  # a player's private message
+
+
+# ---------------------------------------------------------------------- one game a place
+
+
+def open_games(service: GameService, group: FakeChat, topic: int | None) -> list[int]:
+    return [g.id for g in service.games_in_chat(group.id, topic)]
+
+
+async def test_a_lost_topic_while_general_has_a_game_leaves_general_to_that_game(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """A game's topic is deleted while "General" holds a game of its own: the game pauses
+    and stays out of "General" (commands there still reach that game alone); a note says
+    so, and /resume in another topic brings it there. A lobby the same way."""
+    table, general_table = people(fake, 2800), people(fake, 2810)
+    group = fake.create_group("Forum", table + general_table, forum=True,
+                              admins=[general_table[3]])
+    app = make_app(fake, service)
+    async with fake.running(app):
+        topic = fake.create_topic(group, "Table", by=table[0])
+        game_id = await open_game_in(fake, table, group, topic)
+        await general_table[0].send(group, "/newgame here")
+        [general_game] = open_games(service, group, None)
+        lobby_topic = fake.create_topic(group, "Lobby", by=table[1])
+        await table[1].send(group, "/newgame", topic=lobby_topic)
+        [lobby_id] = open_games(service, group, lobby_topic)
+        assert await tap_any_action(table)
+
+        fake.delete_topic(group, topic)
+        fake.topic(group, lobby_topic).closed = True  # to the bot, which is no admin
+        assert await tap_any_action(table)  # the move is made; its board cannot go out
+        info = service.game_info(game_id)
+        assert info.status == "paused" and info.topic_id == topic
+        assert info.meta[TOPIC_LOST_KEY] == topic
+        assert open_games(service, group, None) == [general_game]
+        said = bot_texts(fake, group, None)
+        assert sum(f"The topic of game #{game_id} was closed or deleted" in t
+                   for t in said) == 1, said
+        assert "continues it in another topic with /resume" in said[-1]
+        # Nothing more is tried in the deleted topic, and nothing is said twice.
+        failed = len(fake.calls("sendMessage", ok=False))
+        await table[2].send(group, "/back")
+        await relay_of(app).drain()
+        assert len(fake.calls("sendMessage", ok=False)) == failed
+        # Commands in "General" reach its own game only.
+        await general_table[1].send(group, "/join")
+        assert len(service.game_info(general_game).seats) == 2
+        await table[0].send(group, "/resume")
+        assert service.game_info(game_id).status == "paused"
+        # The lobby, once it finds out, waits the same way (an admin may still write in
+        # the closed topic; the board sent anew cannot go there).
+        await general_table[3].send(group, "/board", topic=lobby_topic)
+        lobby = service.game_info(lobby_id)
+        assert lobby.topic_id == lobby_topic and lobby.meta[TOPIC_LOST_KEY] == lobby_topic
+        assert "so the lobby waits" in bot_texts(fake, group, None)[-1]
+        assert open_games(service, group, None) == [general_game]
+
+        # /resume in another topic: the game goes on there.
+        again = fake.create_topic(group, "Table again", by=table[0])
+        await table[2].send(group, "/resume", topic=again)  # no creator, no admin
+        assert service.game_info(game_id).topic_id == topic
+        await table[0].send(group, "/resume", topic=again)
+        info = service.game_info(game_id)
+        assert (info.status, info.topic_id) == ("active", again)
+        assert TOPIC_LOST_KEY not in info.meta
+        assert fake.message(group, info.meta["board"]).thread_id == again
+        assert await tap_any_action(table)
+        # The lobby comes back into a topic of its own the same way.
+        lobby_again = fake.create_topic(group, "Lobby again", by=table[1])
+        await table[1].send(group, "/resume", topic=lobby_again)
+        lobby = service.game_info(lobby_id)
+        assert (lobby.status, lobby.topic_id) == ("lobby", lobby_again)
+        assert TOPIC_LOST_KEY not in lobby.meta
+        new_lobby = lobby_in(fake, group, lobby_again)
+        await table[2].tap(new_lobby, new_lobby.buttons[0][0].text)
+        assert len(service.game_info(lobby_id).seats) == 2
+
+
+async def test_newgame_in_general_with_a_game_there_opens_a_topic_first_or_refuses(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """/newgame in "General" where a game is open already: the new game starts in a topic
+    opened for it (named after it once it exists); when Telegram refuses the topic, no
+    game is made and the sender is told why. "General" never holds two open games."""
+    users = people(fake, 2900)
+    group = fake.create_group("Forum", users, forum=True, bot_admin=True)
+    async with fake.running(make_app(fake, service)):
+        await users[0].send(group, "/newgame here")
+        [first] = open_games(service, group, None)
+        await users[1].send(group, "/newgame zone")
+        [created] = fake.calls("createForumTopic", ok=True)
+        topic = int(created.result["message_thread_id"])
+        [second] = open_games(service, group, topic)
+        assert open_games(service, group, None) == [first]
+        assert fake.topic(group, topic).name == f"Kolkhoz #{second} — Zone regime (36 cards)"
+        assert service.game_info(second).meta[TOPIC_OWN_KEY] is True
+        lobby = lobby_in(fake, group, topic)
+        await users[2].tap(lobby, lobby.buttons[0][0].text)
+        assert len(service.game_info(second).seats) == 2
+        assert any(f"Game #{second} has a topic of its own" in t
+                   for t in bot_texts(fake, group, None))
+
+        fake.fail("createForumTopic", status=400, times=5,
+                  description="Bad Request: TOPICS_TOO_MUCH")
+        await users[2].send(group, "/newgame")
+        assert open_games(service, group, None) == [first]
+        assert len(service.games_in_chat(group.id, all_topics=True)) == 2
+        assert "I could not open a topic for a new one" in bot_texts(fake, group, None)[-1]

@@ -1669,6 +1669,21 @@ class FakeTelegram:
             "forum_topic_reopened": {}})
         return True
 
+    def api_editForumTopic(self, p: Params) -> bool:
+        """Rename a topic (the icon is not simulated): the ``forum_topic_edited`` service
+        message goes into it, as on Telegram."""
+        chat, topic = self._forum_topic(p, own=True)
+        name = p.get_str("name")
+        if name is not None and len(name) > 128:
+            raise bad_request("TOPIC_TITLE_TOO_LONG")
+        if not name or name == topic.name:
+            raise bad_request("TOPIC_NOT_MODIFIED")
+        topic.name = name
+        self._store_message(chat, self.bot_id, None, service=True, extra={
+            "message_thread_id": topic.id, "is_topic_message": True,
+            "forum_topic_edited": {"name": name}})
+        return True
+
     def api_deleteForumTopic(self, p: Params) -> bool:
         chat, topic = self._forum_topic(p, own=True)
         self._drop_topic(chat, topic)

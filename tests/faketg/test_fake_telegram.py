@@ -1224,6 +1224,13 @@ async def test_forum_topic_methods_and_rights(fake: FakeTelegram, bot: Bot) -> N
         await bot.close_forum_topic(forum.id, tid)
     await bot.send_message(forum.id, "late", message_thread_id=tid)
     assert await bot.reopen_forum_topic(forum.id, tid)
+    # Renaming: a service message in the topic; the same name is no change.
+    assert await bot.edit_forum_topic(forum.id, tid, name="Kolkhoz #1 — Zone")
+    assert fake.topic(forum, tid).name == "Kolkhoz #1 — Zone"
+    edited = fake.topic_messages(forum, tid, include_service=True)[-1]
+    assert edited.extra["forum_topic_edited"] == {"name": "Kolkhoz #1 — Zone"}
+    with pytest.raises(BadRequest, match=r"(?i)TOPIC_NOT_MODIFIED"):
+        await bot.edit_forum_topic(forum.id, tid, name="Kolkhoz #1 — Zone")
 
     # Without the right to manage topics: no new topic; its own it may still close.
     forum.bot_can_manage_topics = False
