@@ -125,8 +125,11 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     except ServiceError:
         await query.answer(tr.gettext("There is no such game."), show_alert=True)
         return
+    # An old message (about two days) comes as an InaccessibleMessage: its chat and id,
+    # no topic. The callback names the game; only its chat can be checked then.
     refusal = misplaced(tr, cb.kind, info, user.id, message.chat.id if message else None,
-                        in_private, topic_of(message))
+                        in_private, topic_of(message),
+                        topic_known=message is not None and message.is_accessible)
     if refusal is not None:
         await query.answer(refusal, show_alert=True)
         return
@@ -312,7 +315,7 @@ TAP_HANDLERS: dict[str, Callable[[Tap], Awaitable[None]]] = {
 
 def misplaced(
     tr: Translator, kind: str, info: GameInfo, user_id: int, chat_id: int | None,
-    in_private: bool, topic_id: int | None = None,
+    in_private: bool, topic_id: int | None = None, *, topic_known: bool = True,
 ) -> str | None:
     """Why a tap on a button of this game may not act where it came from, or None.
 
@@ -320,9 +323,11 @@ def misplaced(
     (``topic_id``, None for "General" or no topics) count: lobby buttons work only where
     the game lives, views there or for a seated player in private (where the private
     message carries them), moves and explanations only for a seated player (they act on the
-    tapper's own seat, wherever that is)."""
+    tapper's own seat, wherever that is). Without ``topic_known`` (Telegram sent the
+    tapped message as inaccessible, with no topic: it is about two days old) only the
+    chat is checked."""
     seated = info.seat_of(user_id) is not None
-    home = chat_id == info.chat_id and topic_id == info.topic_id
+    home = chat_id == info.chat_id and (not topic_known or topic_id == info.topic_id)
     if kind == "l" and not home:
         return _elsewhere(tr, info, chat_id)
     if kind == "v" and not home and not (in_private and seated):

@@ -566,6 +566,10 @@ def test_the_plan_sends_a_games_group_messages_into_its_topic(
     assert misplaced(tr, "v", info, 2, -1001234, False, 78) == (
         "That button belongs to another topic.")
     assert misplaced(tr, "l", info, 2, -5, False, 77) == "That button belongs to another chat."
+    # An old message comes without its topic: only the chat counts then.
+    assert misplaced(tr, "l", info, 2, -1001234, False, None, topic_known=False) is None
+    assert misplaced(tr, "l", info, 2, -5, False, None, topic_known=False) == (
+        "That button belongs to another chat.")
     assert misplaced(tr, "v", info, 2, 2, True, None) is None  # a player's private message
 
 
@@ -676,3 +680,40 @@ async def test_newgame_in_general_with_a_game_there_opens_a_topic_first_or_refus
         assert open_games(service, group, None) == [first]
         assert len(service.games_in_chat(group.id, all_topics=True)) == 2
         assert "I could not open a topic for a new one" in bot_texts(fake, group, None)[-1]
+
+
+async def test_lobby_buttons_in_a_topic_work_on_a_message_too_old_to_be_seen(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """After about two days Telegram sends a tapped message as an InaccessibleMessage (chat
+    and id only, no topic): the lobby's buttons in a forum topic still work, found by the
+    game the button names; only the chat is checked then."""
+    users = people(fake, 3000)
+    group = fake.create_group("Forum", users, forum=True)
+    other = fake.create_group("Elsewhere", users, forum=True)
+    async with fake.running(make_app(fake, service)):
+        topic = fake.create_topic(group, "Table", by=users[0])
+        await users[0].send(group, "/newgame", topic=topic)
+        [game] = service.games_in_chat(group.id, topic)
+        lobby = lobby_in(fake, group, topic)
+        join = lobby.buttons[0][0].data
+        assert join is not None
+        answer = await users[1].tap(lobby, join, inaccessible=True)
+        assert answer is None or not answer.show_alert, answer
+        assert len(service.game_info(game.id).seats) == 2
+        players_button = next(b.data for row in lobby.buttons for b in row
+                              if b.data and b.data.endswith(":players"))
+        assert players_button is not None
+        before = service.game_info(game.id).players
+        answer = await users[0].tap(fake.message(group, lobby.message_id), players_button,
+                                    inaccessible=True)
+        assert answer is None or not answer.show_alert, answer
+        assert service.game_info(game.id).players != before
+        # The same button data from another chat's old message is still refused.
+        await users[2].send(other, "/help")
+        foreign = fake.last_message(other)
+        assert foreign is not None
+        answer = await users[2].tap(foreign, join, force=True, inaccessible=True)
+        assert answer is not None and answer.text == "That button belongs to another chat."
+        assert len(service.game_info(game.id).seats) == 2
+    fake.assert_all_callbacks_answered()

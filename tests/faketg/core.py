@@ -125,6 +125,10 @@ _LIMITED_METHODS = frozenset({"sendmessage", "editmessagetext", "editmessagerepl
 _QUERY_INVALID = "query is too old and response timeout expired or query ID is invalid"
 #: Seconds Telegram waits for the answer to a callback query (then the client gives up).
 ANSWER_WINDOW = 15.0
+#: Seconds after which a callback query carries its message as an ``InaccessibleMessage``
+#: (chat, message_id, ``date`` 0, nothing else: no text, no buttons, no topic), as Telegram
+#: sends old messages: about two days.
+INACCESSIBLE_AFTER = 48 * 3600.0
 #: What :meth:`FakeTelegram.fault_rate` may inject.
 FAULT_KINDS = frozenset(
     {*(str(code) for code in SERVER_ERRORS), "429", "timeout", "timeout_after", "timeout_before"}
@@ -277,6 +281,10 @@ class FakeTelegram:
             if isinstance(callback_answer_timeout, EllipsisType)
             else callback_answer_timeout
         )
+
+        #: seconds (by ``clock``) after which a tapped message reaches the bot as an
+        #: ``InaccessibleMessage`` (``None``: never by age; ``tap(inaccessible=True)`` still).
+        self.inaccessible_after: float | None = INACCESSIBLE_AFTER
 
         self.users: dict[int, FakeUser] = {}
         self.chats: dict[int, FakeChat] = {}
@@ -829,6 +837,18 @@ class FakeTelegram:
                 data["reply_to_message"] = self.message_json(replied, nested=True)
         data.update(msg.extra)
         return data
+
+    def inaccessible_message_json(self, msg: StoredMessage) -> dict[str, Any]:
+        """An ``InaccessibleMessage``: what a callback query carries for an old message (or
+        one the bot may not see) — the chat and the id, ``date`` 0, no topic."""
+        return {"chat": self.chats[msg.chat_id].to_json(), "message_id": msg.message_id,
+                "date": 0}
+
+    def is_inaccessible(self, msg: StoredMessage) -> bool:
+        """Whether a tap on ``msg`` now carries it as an ``InaccessibleMessage`` (it is older
+        than :attr:`inaccessible_after`)."""
+        limit = self.inaccessible_after
+        return limit is not None and self.clock() - msg.date > limit
 
     def chat_member_json(
         self, chat: FakeChat, user_id: int, status: str | None = None

@@ -18,6 +18,7 @@ from telegram import (
     InlineKeyboardMarkup,
     InlineQueryResultArticle,
     InputTextMessageContent,
+    Message,
     Update,
 )
 from telegram.error import (
@@ -1046,6 +1047,41 @@ async def test_timed_out_answer_still_counts_as_answered(fake: FakeTelegram) -> 
         assert answer is not None and answer.text == "ok"
     assert outcomes == ["timed out"]
     assert list(fake.answers_per_callback().values()) == [1]
+
+
+async def test_a_tap_on_an_old_message_carries_it_as_inaccessible() -> None:
+    """After about two days Telegram sends the tapped message as an InaccessibleMessage:
+    its chat and id, date 0, no topic, no text."""
+    now = [1_000_000.0]
+    fake = FakeTelegram(clock=lambda: now[0])
+    async with Bot(fake.token, request=FakeRequest(fake),
+                   get_updates_request=FakeRequest(fake)) as b:
+        alice = fake.user(101, "Alice")
+        forum = fake.create_group("Forum", [alice], forum=True, bot_admin=True)
+        topic = await b.create_forum_topic(forum.id, "Game")
+        await b.send_message(forum.id, "Pick", reply_markup=menu_markup(),
+                             message_thread_id=topic.message_thread_id)
+        board = fake.last_message(forum)
+        assert board is not None
+        await alice.tap(board, "Red", wait=False)
+        now[0] += 47 * 3600
+        await alice.tap(board, "Red", wait=False)
+        now[0] += 2 * 3600
+        await alice.tap(board, "Blue", wait=False)
+        fake.inaccessible_after = None
+        await alice.tap(board, "Blue", wait=False)
+        await alice.tap(board, "Blue", wait=False, inaccessible=True)
+        updates = await b.get_updates(timeout=0)
+        messages = [u.callback_query.message for u in updates if u.callback_query]
+        assert [m.is_accessible for m in messages if m] == [True, True, False, True, False]
+        old = messages[2]
+        assert old is not None and old.chat.id == forum.id
+        assert old.message_id == board.message_id
+        assert old.api_kwargs == {}
+        fresh = messages[0]
+        assert isinstance(fresh, Message) and fresh.message_thread_id == topic.message_thread_id
+        assert getattr(old, "message_thread_id", None) is None
+        assert getattr(old, "text", None) is None
 
 
 async def test_late_answer_is_refused() -> None:
