@@ -45,6 +45,7 @@ from kolkhoz_tg.bot.context import (
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting, is_not_modified
 from kolkhoz_tg.bot.lobby import lobby_tap
 from kolkhoz_tg.bot.practice import hint_tap, practice_tap, show_game
+from kolkhoz_tg.bot.retry import RetryingLimiter
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.picture import hand_png
 from kolkhoz_tg.service import (
@@ -295,7 +296,12 @@ async def _hand_picture(tap: Tap) -> None:
     loop = asyncio.get_running_loop()
     picture = await loop.run_in_executor(
         PICTURES, partial(hand_png, tap.tr, sv.view, sv.legal))
-    await tap.context.bot.send_photo(tap.user_id, picture)
+    try:
+        await tap.context.bot.send_photo(tap.user_id, picture)
+    except TelegramError as e:  # the tap is answered: a word instead of the picture
+        log.info("could not send user %s their cards: %s", tap.user_id, e)
+        await tap.d.deliverer.say_privately(tap.user_id, tap.tr.gettext(
+            "Your cards could not be drawn just now; please try again."))
 
 
 async def _practice_tap(tap: Tap) -> None:
@@ -623,9 +629,16 @@ def in_chat(member: ChatMember) -> bool:
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Log a handler's error; a tap it left unanswered is answered (blank), so the button
+    stops spinning. One already answered is not answered again: Telegram takes one answer,
+    and a second one only fails (the rate limiter knows which were sent)."""
     log.error("error while handling an update", exc_info=context.error)
     if isinstance(update, Update) and update.callback_query is not None:
+        query = update.callback_query
+        limiter = getattr(context.bot, "rate_limiter", None)
+        if isinstance(limiter, RetryingLimiter) and limiter.answered(query.id):
+            return
         with contextlib.suppress(TelegramError):
-            await update.callback_query.answer()
+            await query.answer()
 
 

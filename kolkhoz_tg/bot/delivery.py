@@ -10,7 +10,9 @@ back-off), what a crashed process had claimed. Each game's attempt ends with one
 steps went out (or cannot ever go out: the user blocked the bot) are delivered; those that
 met a passing failure (a network error, a 5xx, flood control beyond the retries) go back
 with a back-off, so a "your turn" that failed is sent again, and nothing is marked delivered
-that was not.
+that was not. A settle that meets a busy SQLite (another process holds the write lock) is
+made again in the background a moment later, before the game's next delivery: what went out
+must be recorded, or it goes out again once its claims lapse.
 
 A message is sent only while this process holds its claim (a lease, see
 :meth:`~kolkhoz_tg.service.GameService.hold_notifications`): a delivery that starts late (it
@@ -29,7 +31,7 @@ import logging
 import os
 import socket
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -61,6 +63,7 @@ from kolkhoz_tg.bot.plan import (
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.picture import cached_board_png
 from kolkhoz_tg.service import (
+    Busy,
     GameService,
     NotAllowed,
     NotFound,
@@ -78,6 +81,20 @@ T = TypeVar("T")
 #: Set on a game paused because the bot was removed from its group; the game goes on by
 #: itself when the bot is added back (a pause or resume by hand clears it).
 ABSENT_KEY = "paused:bot_removed"
+#: Pauses between the background tries of a settle that met a busy SQLite (seconds; with
+#: SQLite's own busy wait on each try, well within an outbox lease).
+SETTLE_PAUSES = (0.2, 0.5, 1.0, 2.0, 4.0, 6.0)
+#: Background tasks started without an application (kept from the garbage collector).
+_TASKS: set[asyncio.Task[None]] = set()
+
+
+def spawn_task(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    """Run ``coro`` in the background on the running loop (a reference is kept until it
+    ends)."""
+    task = asyncio.get_running_loop().create_task(coro)
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+    return task
 
 __all__ = ["ABSENT_KEY", "BOARD_KEY", "TOPIC_LOST_KEY", "TOPIC_OWN_KEY", "Acting", "Deliverer",
            "Relay", "is_not_modified", "markup", "pm_key", "topic_gone"]
@@ -191,7 +208,12 @@ class _Claims:
             now = d.now()
             if d.service.outbox_owner == owner and now < self.until - lease / 2:
                 return True
-            held = await d.call(d.service.hold_notifications, owner, self.ids)
+            try:
+                held = await d.call(d.service.hold_notifications, owner, self.ids)
+            except Busy:
+                # Another process holds SQLite's write lock, so nobody can take them over
+                # either: ours while the lease we hold runs.
+                return now < self.until
             self.lost = self.ids - held
             self.until = now + lease
             if self.lost:
@@ -237,6 +259,12 @@ class Deliverer:
         #: Seconds between renewals of the claims of a delivery in progress (None: a third
         #: of the service's ``outbox_lease``).
         self.heartbeat: float | None = None
+        #: Starts a background task (the application's ``create_task``, so that it is
+        #: waited for at shutdown and in tests; see :mod:`kolkhoz_tg.bot.app`).
+        self.spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]] = spawn_task
+        #: Settles that met a busy SQLite and are being made again in the background, per
+        #: game (None: notifications of no game): the game's next delivery waits for its.
+        self._settling: dict[int | None, asyncio.Task[None]] = {}
 
     # ------------------------------------------------------------------ plumbing
 
@@ -269,7 +297,7 @@ class Deliverer:
             else:
                 by_game[note.game_id].append(note)
         if orphans:
-            await self.call(self.service.settle_notifications, orphans)
+            await self._settle_ids(None, orphans)
         for game_id, group in by_game.items():
             fits = scene if scene is not None and scene.game.id == game_id else None
             await self.deliver_game(game_id, group, acting, fits)
@@ -279,6 +307,8 @@ class Deliverer:
         scene: Scene | None = None,
     ) -> None:
         async with self._locks[game_id]:
+            if await self._settled_first(game_id):
+                scene = None  # made before the late settle stored its meta: read it again
             claims = _Claims(self, self.owner, notes)
             if not await claims.keep():
                 # Taken over by another relay while this delivery waited (or delivered
@@ -292,7 +322,7 @@ class Deliverer:
                 try:
                     scene = await self.call(self.service.scene, game_id)
                 except NotFound:
-                    await self.call(self.service.settle_notifications, [n.id for n in notes])
+                    await self._settle_ids(game_id, [n.id for n in notes])
                     return
             self._shown[game_id] = max(self._shown.get(game_id, 0), scene.game.version)
             if scene.game.practice:
@@ -320,6 +350,8 @@ class Deliverer:
         """Edit the message a player tapped to show the game as it is now (their tap
         changed nothing: an old button, a move that is not allowed)."""
         async with self._locks[scene.game.id]:
+            if await self._settled_first(scene.game.id):
+                scene = await self.call(self.service.scene, scene.game.id)
             step = planning.private_step(scene, acting.user_id, self.now(), self._username(),
                                          acting, new=False)
             if step is None:
@@ -334,6 +366,7 @@ class Deliverer:
         """Edit the game's board message (or send it when there is none, or ``resend``);
         ``pin`` it, quietly, where the bot may pin (elsewhere it is only sent)."""
         async with self._locks[game_id]:
+            await self._settled_first(game_id)
             scene = await self.call(self.service.scene, game_id)
             if scene.board.view is None:  # the lobby, naming whom the bot cannot reach
                 tr = translator(scene.chat_locale)
@@ -361,6 +394,7 @@ class Deliverer:
         tapped or last got. Falls back to a group mention with a deep link when the bot
         cannot write to them. Returns whether the private message went out."""
         async with self._locks[game_id]:
+            await self._settled_first(game_id)
             try:
                 scene = await self.call(self.service.scene, game_id)
             except NotFound:
@@ -479,9 +513,62 @@ class Deliverer:
             if len(self._settled) > 2000:
                 self._settled.clear()
             self._settled.setdefault(game_id, {}).update(out.meta)
-        await self.call(self.service.settle_notifications, out.delivered, retry=out.retry,
-                        not_before=out.not_before, meta=meta, no_pm=out.no_pm,
-                        owner=self.owner, release=out.release)
+        await self._settle_with(game_id, partial(
+            self.service.settle_notifications, out.delivered, retry=out.retry,
+            not_before=out.not_before, meta=meta, no_pm=out.no_pm, owner=self.owner,
+            release=out.release))
+
+    async def _settle_ids(self, game_id: int | None, delivered: list[int]) -> None:
+        await self._settle_with(game_id, partial(self.service.settle_notifications,
+                                                 delivered))
+
+    async def _settle_with(self, game_id: int | None, settle: Callable[[], None]) -> None:
+        """Make one settle call; when another process holds SQLite's write lock, make it
+        again in the background with a short back-off (:data:`SETTLE_PAUSES`): what went
+        out must be recorded, or the relay sends it again once the claims lapse, and the
+        handler that delivered (a tap, answered already) should not wait for it. The game's
+        next delivery waits for it instead (:meth:`_settled_first`), so it reads what it
+        stored."""
+        try:
+            await self.call(settle)
+        except Busy:
+            log.info("game %s: the database is busy; settling the outbox in the background",
+                     game_id)
+            previous = self._settling.get(game_id)
+            task = self.spawn(self._settle_again(game_id, settle, previous))
+            self._settling[game_id] = task
+
+    async def _settle_again(
+        self, game_id: int | None, settle: Callable[[], None],
+        previous: asyncio.Task[None] | None,
+    ) -> None:
+        try:
+            if previous is not None:
+                with contextlib.suppress(Exception):
+                    await previous  # in the order they were made
+            for pause in SETTLE_PAUSES:
+                await asyncio.sleep(pause)
+                try:
+                    await self.call(settle)
+                    return
+                except Busy:
+                    continue
+            log.error("game %s: the database stayed busy; the outbox could not be settled "
+                      "(what went out is sent again once its claims lapse)", game_id)
+        finally:
+            if self._settling.get(game_id) is asyncio.current_task():
+                del self._settling[game_id]
+
+    async def _settled_first(self, game_id: int | None) -> bool:
+        """Wait for a settle of the game still being made in the background (with the
+        game's lock held: nothing of the game goes out meanwhile). Returns whether there was
+        one."""
+        pending = self._settling.get(game_id)
+        if pending is None:
+            return False
+        with contextlib.suppress(Exception):
+            await asyncio.shield(pending)
+        return True
 
     async def _step(self, scene: Scene, step: Step, out: _Outcome) -> None:
         if isinstance(step, Board):

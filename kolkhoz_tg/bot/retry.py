@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
@@ -33,6 +34,8 @@ IDEMPOTENT = frozenset({
     "setMyCommands", "deleteMyCommands", "getMyCommands", "setWebhook", "deleteWebhook",
     "getWebhookInfo",
 })
+#: How many answered callback queries are remembered (far more than can be in flight).
+ANSWERS_KEPT = 10_000
 #: Pauses before the 1st, 2nd, … retry, in seconds.
 DELAYS = (0.5, 1.5, 4.0)
 
@@ -46,6 +49,13 @@ class RetryingLimiter(BaseRateLimiter[int]):
         self.delays = tuple(delays)
         #: Retries made, by method (for logs and tests).
         self.retries: dict[str, int] = {}
+        #: The callback queries an answer was sent for (or tried: it may have arrived),
+        #: newest last, so that the error handler never answers one again.
+        self._answered: OrderedDict[str, None] = OrderedDict()
+
+    def answered(self, query_id: str) -> bool:
+        """Whether an answer to the callback query ``query_id`` was sent, or tried."""
+        return query_id in self._answered
 
     async def initialize(self) -> None:
         if self._inner is not None:
@@ -64,6 +74,8 @@ class RetryingLimiter(BaseRateLimiter[int]):
         data: dict[str, Any],
         rate_limit_args: int | None,
     ) -> JSON:
+        if endpoint == "answerCallbackQuery":
+            self._note_answer(str(data.get("callback_query_id")))
         for attempt in range(len(self.delays) + 1):
             try:
                 if self._inner is not None:
@@ -82,6 +94,11 @@ class RetryingLimiter(BaseRateLimiter[int]):
                 self._note(endpoint, str(e), attempt)
             await asyncio.sleep(self.delays[attempt])
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _note_answer(self, query_id: str) -> None:
+        self._answered[query_id] = None
+        if len(self._answered) > ANSWERS_KEPT:
+            self._answered.popitem(last=False)
 
     def _note(self, endpoint: str, why: str, attempt: int) -> None:
         self.retries[endpoint] = self.retries.get(endpoint, 0) + 1
