@@ -108,10 +108,10 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         return
     tr = await remember_user(update, d)
     if cb is not None and cb.payload == WAIT:
-        await query.answer()  # the placeholder on a move chosen inline, until it is played
+        await answer_quietly(query)  # the placeholder on a move chosen inline, until it is played
         return
     if cb is None or cb.kind not in TAP_HANDLERS or (cb.kind == "v" and cb.payload not in VIEWS):
-        await query.answer(tr.gettext("That button is not mine."), show_alert=True)
+        await answer_quietly(query, tr.gettext("That button is not mine."), show_alert=True)
         return
     user = update.effective_user
     assert user is not None
@@ -124,7 +124,7 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     try:
         info = await call(d.service.game_info, cb.game_id)
     except ServiceError:
-        await query.answer(tr.gettext("There is no such game."), show_alert=True)
+        await answer_quietly(query, tr.gettext("There is no such game."), show_alert=True)
         return
     # An old message (about two days) comes as an InaccessibleMessage: its chat and id,
     # no topic. The callback names the game; only its chat can be checked then.
@@ -132,7 +132,7 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
                         in_private, topic_of(message),
                         topic_known=message is not None and message.is_accessible)
     if refusal is not None:
-        await query.answer(refusal, show_alert=True)
+        await answer_quietly(query, refusal, show_alert=True)
         return
     tap = Tap(update, context, query, d, tr, cb, user.id, message, in_private)
     if cb.kind != "l" and (cb.payload == "back" or _stood_in(info, user.id)):
@@ -242,10 +242,10 @@ async def _explain_tap(tap: Tap) -> None:
     try:
         reason = await call(d.service.why_illegal, cb.game_id, tap.user_id, cb.payload)
     except ServiceError as e:
-        await tap.query.answer(service_error_text(tr, e), show_alert=True)
+        await answer_quietly(tap.query, service_error_text(tr, e), show_alert=True)
         return
     if reason is None:
-        await tap.query.answer(tr.gettext("You may play it now."))
+        await answer_quietly(tap.query, tr.gettext("You may play it now."))
         acting = tap.acting
         if acting is not None:
             await d.deliverer.refresh_private(cb.game_id, tap.user_id, new=False, acting=acting)
@@ -253,7 +253,7 @@ async def _explain_tap(tap: Tap) -> None:
     view = None
     if reason == "follow_suit":
         view = (await call(d.service.board, cb.game_id)).view
-    await tap.query.answer(texts.reason_text(tr, reason, view), show_alert=True)
+    await answer_quietly(tap.query, texts.reason_text(tr, reason, view), show_alert=True)
 
 
 async def _view_tap(tap: Tap) -> None:
@@ -269,9 +269,9 @@ async def _view_tap(tap: Tap) -> None:
     bv = await call(d.service.board, cb.game_id)
     if cb.payload == "last" and bv.view is not None:
         text = render.last_trick(tap.tr, bv.game, bv.view)
-        await tap.query.answer(text[:200], show_alert=True)
+        await answer_quietly(tap.query, text[:200], show_alert=True)
         return
-    await tap.query.answer()
+    await answer_quietly(tap.query)
     if tap.in_private and bv.game.practice and bv.game.seat_of(tap.user_id) is not None:
         await show_game(tap.context, cb.game_id, tap.user_id)  # the board lives here
         return
@@ -284,15 +284,15 @@ async def _hand_picture(tap: Tap) -> None:
     """The tapper's own hand and plot as a picture, sent to them in private (only there:
     the picture shows their cards)."""
     if not tap.in_private:
-        await tap.query.answer(tap.tr.gettext("Your cards are shown only in private."),
+        await answer_quietly(tap.query, tap.tr.gettext("Your cards are shown only in private."),
                                show_alert=True)
         return
     try:
         sv = await call(tap.d.service.seat_view, tap.cb.game_id, tap.user_id)
     except ServiceError as e:
-        await tap.query.answer(service_error_text(tap.tr, e), show_alert=True)
+        await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
         return
-    await tap.query.answer()
+    await answer_quietly(tap.query)
     loop = asyncio.get_running_loop()
     picture = await loop.run_in_executor(
         PICTURES, partial(hand_png, tap.tr, sv.view, sv.legal))

@@ -269,13 +269,16 @@ async def deliver_result(
 
 
 async def answer_quietly(
-    query: CallbackQuery, text: str | None = None, show_alert: bool = False
+    query: CallbackQuery, text: str | None = None, show_alert: bool = False, *,
+    url: str | None = None,
 ) -> None:
-    """Answer a button tap once. A failed answer (the query expired while Telegram or the
-    network was slow) is logged and never retried: a query may be answered only once, and
-    the move it carried has been made either way."""
+    """Answer a button tap once (``url``: a deep link the client opens). A failed answer
+    (the query expired while Telegram or the network was slow, the connection broke) is
+    logged and never made again here: a query may be answered only once (the transport
+    repeats it only when it provably never arrived), and what the tap did is done either
+    way."""
     try:
-        await query.answer(text, show_alert=show_alert)
+        await query.answer(text, show_alert=show_alert, url=url)
     except TelegramError as exc:
         log.info("a button tap could not be answered: %s", exc)
 

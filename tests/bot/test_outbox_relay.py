@@ -113,8 +113,8 @@ async def test_5xx_and_timeouts_everywhere_lose_no_turn_and_answer_each_tap_once
     checks = without = 0
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
-        # (A timeout before the call reached Telegram leaves a tap unanswered: the bot
-        # cannot tell it from one whose reply was lost, and answering twice is refused.)
+        # (Timeouts after the call took effect only: the answer to a tap is then never
+        # made again, since Telegram refuses a second one.)
         fake.fault_rate(0.08, kinds=("502", "503", "timeout_after"), seed=3)
         for _ in range(120):
             if not await tap_any_action(users):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import (
     SERVER_ERRORS,
     ApiError,
+    InjectedDisconnect,
     InjectedTimeout,
     bad_request,
     conflict,
@@ -220,17 +221,21 @@ Handler = Callable[[Params], Any]
 
 @dataclass
 class _Fault:
-    """One injected fault: an HTTP error (``status``) or a timeout (``status`` 0)."""
+    """One injected fault: an HTTP error (``status``), or a timeout (``status`` 0), or a
+    dropped connection (``status`` 0 and ``disconnect``)."""
 
     status: int = 0
     description: str = ""
     after: bool = True
     html: bool = False
     retry_after: int = 1
+    disconnect: bool = False
 
     @property
     def label(self) -> str:
-        return "timeout" if self.status == 0 else str(self.status)
+        if self.status == 0:
+            return "disconnect" if self.disconnect else "timeout"
+        return str(self.status)
 
 
 @dataclass
@@ -691,6 +696,22 @@ class FakeTelegram:
         queue = self._faults.setdefault(method.lower(), deque())
         queue.extend(_Fault(0, after=after) for _ in range(times))
 
+    def disconnect(self, method: str, times: int = 1, after: bool = True) -> None:
+        """Make the connection of the next ``times`` calls of ``method`` break: PTB raises
+        ``telegram.error.NetworkError`` from an httpx error, as ``HTTPXRequest`` does.
+
+        ``after=True``: the call took effect in the fake, then the connection broke before
+        the reply (httpx ``RemoteProtocolError``; a ``ReadError`` is the same case): a
+        client cannot tell whether Telegram got it. ``after=False``: the connection was
+        never made (httpx ``ConnectError``): the call provably did not reach the server.
+        Over HTTP (:class:`~.transport.FakeBotApiServer`) both are a connection closed
+        without a reply, which httpx reports as ``RemoteProtocolError`` (``after=False``
+        does not take effect).
+
+        Logged with ``fault="disconnect"``; ``ok`` says whether the call took effect."""
+        queue = self._faults.setdefault(method.lower(), deque())
+        queue.extend(_Fault(0, after=after, disconnect=True) for _ in range(times))
+
     def fault_rate(
         self,
         p: float,
@@ -923,8 +944,9 @@ class FakeTelegram:
         transport: str = "inprocess",
     ) -> tuple[int, dict[str, Any] | bytes]:
         """Run one Bot API call; returns (HTTP status, JSON body, or raw bytes for an HTML
-        error page). Raises :class:`~.errors.InjectedTimeout` for a timeout fault (the
-        transport turns it into what PTB sees)."""
+        error page). Raises :class:`~.errors.InjectedTimeout` for a timeout fault and
+        :class:`~.errors.InjectedDisconnect` for a dropped connection (the transport turns
+        them into what PTB sees)."""
         params = decode_params(raw_params)
         if token != self.token:
             self.sent_log.append(
@@ -943,13 +965,18 @@ class FakeTelegram:
                 return error.code, gateway_page(error.code, error.description)
             return error.code, error.to_json()
         if fault is not None and fault.status == 0 and not fault.after:
+            what = "could not connect" if fault.disconnect else (
+                "timed out before reaching the server")
             self.sent_log.append(
-                ApiCall(method, params, False, None, None, "timed out before reaching the server",
-                        transport, fault=fault.label)
+                ApiCall(method, params, False, None, None, what, transport, fault=fault.label)
             )
+            if fault.disconnect:
+                raise InjectedDisconnect(method, after=False)
             raise InjectedTimeout(method, after=False)
         status, body = await self._run(method, key, params, transport, fault)
         if fault is not None and fault.status == 0:
+            if fault.disconnect:
+                raise InjectedDisconnect(method, after=True)
             raise InjectedTimeout(method, after=True)
         return status, body
 

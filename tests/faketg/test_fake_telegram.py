@@ -1007,6 +1007,42 @@ async def test_time_out_after_or_before_taking_effect(fake: FakeTelegram, bot: B
     await bot.send_message(alice.id, "fine")
 
 
+async def test_a_broken_connection_after_or_before_taking_effect(
+    fake: FakeTelegram, bot: Bot
+) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    fake.disconnect("sendMessage")  # after=True: sent, then the connection broke
+    with pytest.raises(NetworkError) as info:
+        await bot.send_message(alice.id, "sent, but the bot does not know")
+    assert not isinstance(info.value, TimedOut)
+    assert isinstance(info.value.__cause__, httpx.RemoteProtocolError)
+    assert "httpx.RemoteProtocolError" in info.value.message
+    fake.disconnect("sendMessage", after=False)  # no connection: never reached Telegram
+    with pytest.raises(NetworkError) as info:
+        await bot.send_message(alice.id, "never sent")
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
+    assert [m.text for m in fake.bot_messages(alice)] == ["sent, but the bot does not know"]
+    assert [(c.ok, c.fault) for c in fake.faults("sendMessage")] == [
+        (True, "disconnect"), (False, "disconnect")]
+
+
+async def test_a_broken_connection_over_http(
+    fake: FakeTelegram, server: FakeBotApiServer
+) -> None:
+    from telegram.request import HTTPXRequest
+
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    async with Bot(fake.token, base_url=server.base_url, request=HTTPXRequest()) as b:
+        fake.disconnect("sendMessage")
+        with pytest.raises(NetworkError) as info:
+            await b.send_message(alice.id, "sent, reply lost")
+        assert isinstance(info.value.__cause__, httpx.RemoteProtocolError)
+        await b.send_message(alice.id, "next one")
+    assert [m.text for m in fake.bot_messages(alice)] == ["sent, reply lost", "next one"]
+
+
 async def test_time_out_over_http_waits_for_the_client_read_timeout(
     fake: FakeTelegram, server: FakeBotApiServer
 ) -> None:
