@@ -42,6 +42,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMedia
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
+from kolkhoz_tg import texts
 from kolkhoz_tg.bot import plan as planning
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.plan import (
@@ -170,6 +171,10 @@ class _Outcome:
     release: list[int] = field(default_factory=list)
     #: The game's forum topic turned out to be deleted: (chat id, topic id).
     topic_gone: tuple[int, int] | None = None
+    #: Records of the game (a year's summary, the final table) that could not go into its
+    #: gone topic: posted in "General" once the game has moved (see :meth:`Deliverer._after`),
+    #: their notifications settled then.
+    moved: list[GroupPost] = field(default_factory=list)
 
 
 class _Claims:
@@ -344,7 +349,7 @@ class Deliverer:
                     with contextlib.suppress(asyncio.CancelledError):
                         await beat
             await self._settle(game_id, outcome)
-        await self._after(game_id, outcome)
+        await self._after(game_id, outcome, notes)
 
     async def show_private(self, scene: Scene, acting: Acting) -> None:
         """Edit the message a player tapped to show the game as it is now (their tap
@@ -474,8 +479,12 @@ class Deliverer:
                 break
             if out.topic_gone is not None and isinstance(step, Board | GroupPost | CloseTopic):
                 # Nothing more goes into a deleted topic: the game is shown again where it
-                # goes on (see _after), so these are settled, not retried for ever.
-                out.delivered.extend(step.notes)
+                # goes on (see _after), so these are settled, not retried for ever; its
+                # records are posted there.
+                if isinstance(step, GroupPost) and step.record:
+                    out.moved.append(step)
+                else:
+                    out.delivered.extend(step.notes)
                 continue
             if failed:
                 # Keep the order of what a chat reads: after a passing failure the rest
@@ -488,6 +497,9 @@ class Deliverer:
                 log.info("game %s: the forum topic %s of chat %s is gone", scene.game.id,
                          e.topic_id, e.chat_id)
                 out.topic_gone = (e.chat_id, e.topic_id)
+                if isinstance(step, GroupPost) and step.record:
+                    out.moved.append(step)
+                    continue
             except _Passing as e:
                 failed = True
                 out.retry.extend(step.notes)
@@ -504,6 +516,7 @@ class Deliverer:
         # A notification shown by several steps (the final table: the board and the post)
         # is delivered only once all of them went out.
         pending = set(out.retry) | set(out.release)
+        pending.update(n for post in out.moved for n in post.notes)
         out.delivered = [n for n in out.delivered if n not in pending]
         return out
 
@@ -583,10 +596,14 @@ class Deliverer:
         else:
             await self._private_note(step, out)
 
-    async def _after(self, game_id: int, out: _Outcome) -> bool:
+    async def _after(
+        self, game_id: int, out: _Outcome, notes: list[Notification] | None = None
+    ) -> bool:
         """What a delivery leaves to do once the game's lock is free: when the game's forum
         topic turned out to be gone, move the game to "General", pause it if it runs, say
-        so there and show it there. Returns whether the topic was gone."""
+        so there and show it there (:meth:`topic_lost`), then post there the records that
+        could not go into the topic (``notes``: the delivery's, whose claims they hold).
+        Returns whether the topic was gone."""
         if out.topic_gone is None:
             return False
         chat_id, topic_id = out.topic_gone
@@ -594,7 +611,42 @@ class Deliverer:
             await self.topic_lost(game_id, chat_id, topic_id)
         except (ServiceError, TelegramError):
             log.exception("game %s: could not move it out of its deleted topic", game_id)
+        if out.moved:
+            await self._post_moved(game_id, out.moved, notes or [])
         return True
+
+    async def _post_moved(
+        self, game_id: int, posts: list[GroupPost], notes: list[Notification]
+    ) -> None:
+        """Post a game's records (a year's summary, the final table) in "General" after its
+        topic was found gone, under the game's name unless the game now lives there (it
+        could not move: "General" has a game of its own); then settle them (delivered, or
+        back to the relay, which plans them where the game is by then)."""
+        ids = {n for post in posts for n in post.notes}
+        async with self._locks[game_id]:
+            claims = _Claims(self, self.owner, [n for n in notes if n.id in ids])
+            if not await claims.keep():
+                posts = [p for p in posts if not set(p.notes) & claims.lost]
+            info = await self.call(self.service.game_info, game_id)
+            head = ""
+            if info.topic_id is not None:
+                tr = await self.call(self.tr_chat, info.chat_id)
+                head = tr.gettext("Kolkhoz #{id} — {rules}", id=game_id,
+                                  rules=texts.preset_title(tr, info.preset)) + "\n"
+            out = _Outcome()
+            for post in posts:
+                try:
+                    await self._send_group(info.chat_id, (head + post.text)[:render.MAX_TEXT],
+                                           post.keyboard,
+                                           ParseMode.HTML if post.html else None)
+                except _Passing as e:
+                    out.retry.extend(post.notes)
+                    out.not_before = e.until
+                    continue
+                except (_TopicGone, TelegramError):
+                    log.exception("game %s: a record could not be posted in General", game_id)
+                out.delivered.extend(post.notes)
+            await self._settle(game_id, out)
 
     async def topic_lost(self, game_id: int, chat_id: int, topic_id: int) -> None:
         """The forum topic of a game was deleted, or closed while the bot may not manage

@@ -10,9 +10,11 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from telegram import Chat, Message
 from telegram.ext import Application
 
+from kolkhoz_tg.bot.app import shutdown
 from kolkhoz_tg.bot.buttons import misplaced
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, topic_of
 from kolkhoz_tg.bot.plan import (
@@ -27,7 +29,7 @@ from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
-from tests.bot.driver import NAMES, action_buttons, tap_any_action
+from tests.bot.driver import NAMES, action_buttons, move_without_the_bot, tap_any_action
 from tests.faketg import FakeChat, FakeTelegram, FakeUser, StoredMessage
 
 App = Application[Any, Any, Any, Any, Any, Any]
@@ -717,3 +719,77 @@ async def test_lobby_buttons_in_a_topic_work_on_a_message_too_old_to_be_seen(
         assert answer is not None and answer.text == "That button belongs to another chat."
         assert len(service.game_info(game.id).seats) == 2
     fake.assert_all_callbacks_answered()
+
+
+async def moves_until(service: GameService, game_id: int, users: list[FakeUser],
+                      kind: str) -> None:
+    """Moves through the service alone (the bot is down) until a notification of ``kind``
+    waits in the outbox."""
+    for _ in range(1000):
+        if any(n.kind.value == kind for n in service.pending_notifications(
+                10_000, game_id=game_id)):
+            return
+        move_without_the_bot(service, game_id, users)
+    raise AssertionError(f"no {kind} notification")
+
+
+@pytest.mark.parametrize("general_taken", [False, True])
+async def test_a_year_summary_for_a_deleted_topic_goes_to_general(
+    fake: FakeTelegram, service: GameService, general_taken: bool
+) -> None:
+    """The topic is deleted while the bot is down, with a year's summary still owed: the
+    summary is posted in "General" (where the game moved; under the game's name when
+    "General" has a game of its own), not dropped with the board."""
+    users = people(fake, 3100 if general_taken else 3150)
+    others = people(fake, 3200 if general_taken else 3250)
+    group = fake.create_group("Forum", users + others, forum=True)
+    first = make_app(fake, service)
+    async with fake.running(first):
+        topic = fake.create_topic(group, "Table", by=users[0])
+        game_id = await open_game_in(fake, users, group, topic)
+        if general_taken:
+            await others[0].send(group, "/newgame here")
+    await shutdown(first)
+    await moves_until(service, game_id, users, "year_summary")
+    fake.delete_topic(group, topic)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await relay_of(app).drain()
+        await fake.wait_idle()
+        info = service.game_info(game_id)
+        assert info.status == "paused" and info.meta[TOPIC_LOST_KEY] == topic
+        assert info.topic_id == (topic if general_taken else None)
+        general = bot_texts(fake, group, None)
+        summaries = [t for t in general if "Year 1: the plan's results" in t]
+        assert len(summaries) == 1, general
+        if general_taken:
+            assert summaries[0].startswith(f"Kolkhoz #{game_id} — Classic\nYear 1")
+        else:
+            assert summaries[0].startswith("Year 1")
+        assert service.outbox_backlog() == 0
+
+
+async def test_the_final_table_for_a_deleted_topic_goes_to_general(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = people(fake, 3300)
+    group = fake.create_group("Forum", users, forum=True)
+    first = make_app(fake, service)
+    async with fake.running(first):
+        topic = fake.create_topic(group, "Table", by=users[0])
+        game_id = await open_game_in(fake, users, group, topic)
+    await shutdown(first)
+    while service.game_info(game_id).status == "active":
+        move_without_the_bot(service, game_id, users)
+    fake.delete_topic(group, topic)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await relay_of(app).drain()
+        await fake.wait_idle()
+        info = service.game_info(game_id)
+        assert info.status == "finished" and info.topic_id is None
+        general = bot_texts(fake, group, None)
+        assert sum("five-year plan is complete" in t for t in general) == 1, general
+        assert sum("Year 5: the plan's results" in t for t in general) == 1, general
+        assert fake.message(group, info.meta["board"]).thread_id is None
+        assert service.outbox_backlog() == 0
