@@ -793,3 +793,32 @@ async def test_the_final_table_for_a_deleted_topic_goes_to_general(
         assert sum("Year 5: the plan's results" in t for t in general) == 1, general
         assert fake.message(group, info.meta["board"]).thread_id is None
         assert service.outbox_backlog() == 0
+
+
+async def test_the_board_style_of_a_forum_with_several_games_is_the_admins(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """/settings board (and bots) changes every game of the chat: with other games open
+    there, a game's creator may not change it alone; an admin may, and every board follows
+    at once."""
+    table_a, table_b = people(fake, 3400), people(fake, 3410)
+    admin = table_b[3]
+    group = fake.create_group("Forum", table_a + table_b, forum=True, creator=admin)
+    async with fake.running(make_app(fake, service)):
+        topics = [fake.create_topic(group, name, by=table_a[0]) for name in ("A", "B")]
+        games = [await open_game_in(fake, table, group, topic)
+                 for table, topic in zip((table_a, table_b), topics, strict=True)]
+        for command in ("/settings board picture", "/settings bots hard"):
+            await table_a[0].send(group, command, topic=topics[0])  # game A's creator
+            assert "only the chat's admins may change it" in bot_texts(
+                fake, group, topics[0])[-1]
+        assert service.chat_bot_level(group.id) != "hard"
+        for game_id in games:
+            board = fake.message(group, service.game_info(game_id).meta["board"])
+            assert "photo" not in board.extra
+        await admin.send(group, "/settings board picture", topic=topics[1])
+        for game_id, topic in zip(games, topics, strict=True):
+            board = fake.message(group, service.game_info(game_id).meta["board"])
+            assert "photo" in board.extra and board.thread_id == topic
+        await admin.send(group, "/settings bots hard", topic=topics[1])
+        assert service.chat_bot_level(group.id) == "hard"
