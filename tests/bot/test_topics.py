@@ -7,6 +7,7 @@ topics as before; ``/newgame`` in "General" opening a topic for the game (or sta
 from __future__ import annotations
 
 import asyncio
+import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -30,7 +31,7 @@ from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
 from tests.bot.driver import NAMES, action_buttons, move_without_the_bot, tap_any_action
-from tests.faketg import FakeChat, FakeTelegram, FakeUser, StoredMessage
+from tests.faketg import ApiCall, FakeChat, FakeTelegram, FakeUser, StoredMessage
 
 App = Application[Any, Any, Any, Any, Any, Any]
 
@@ -115,12 +116,38 @@ async def test_two_games_in_two_topics_of_one_group_to_the_end(
         await table_a[1].send(group, "/newgame", topic=topic_a)
         assert "This topic already has a game" in bot_texts(fake, group, topic_a)[-2]
 
+        # Both tables tap at once, round after round: the two updates are in flight
+        # together (both taps are answered before either game's messages go out) and their
+        # Bot API calls interleave.
+        ids_a = {u.id for u in table_a}
+        ids_b = {u.id for u in table_b}
+
+        def table_of(call: ApiCall) -> str | None:
+            query = call.params.get("callback_query_id")
+            if query is not None:  # a tap's answer: whose tap
+                return "a" if fake.callback_queries[str(query)].user_id in ids_a else "b"
+            chat = int(call.params.get("chat_id", 0) or 0)
+            thread = call.params.get("message_thread_id")
+            message = call.params.get("message_id")
+            boards = {service.game_info(g).meta.get("board"): name
+                      for g, name in ((game_a, "a"), (game_b, "b"))}
+            if chat in ids_a or thread == topic_a:
+                return "a"
+            if chat in ids_b or thread == topic_b:
+                return "b"
+            return boards.get(message) if chat == group.id else None
+
+        interleaved = 0
         taps = 0
         while True:
-            moved_a = await tap_any_action(table_a)
-            moved_b = await tap_any_action(table_b)
+            seen = len(fake.sent_log)
+            moved_a, moved_b = await asyncio.gather(tap_any_action(table_a),
+                                                    tap_any_action(table_b))
             if not (moved_a or moved_b):
                 break
+            order = [t for c in fake.sent_log[seen:] if (t := table_of(c)) is not None]
+            switches = sum(1 for x, y in itertools.pairwise(order) if x != y)
+            interleaved += switches > 1  # a, then b, then a again (or the other way)
             taps += 1
             if taps == 20:
                 # Commands in a topic address that topic's game.
@@ -135,6 +162,7 @@ async def test_two_games_in_two_topics_of_one_group_to_the_end(
                 await table_a[0].send(group, "/resume", topic=topic_a)
                 assert service.game_info(game_a).status == "active"
             assert taps < 400
+        assert interleaved > taps // 4, (interleaved, taps)
         for game_id, topic in ((game_a, topic_a), (game_b, topic_b)):
             info = service.game_info(game_id)
             assert info.status == "finished" and info.topic_id == topic
