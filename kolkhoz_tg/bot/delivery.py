@@ -941,9 +941,13 @@ class Relay:
                 waits = self.deliverer.chat_wait
                 for chat in [c for c, until in waits.items() if until <= now]:
                     del waits[chat]
-                notes = await asyncio.to_thread(
-                    self.service.claim_notifications, self.owner, self.batch,
-                    skip_chats=list(waits))
+                try:
+                    notes = await asyncio.to_thread(
+                        self.service.claim_notifications, self.owner, self.batch,
+                        skip_chats=list(waits))
+                except Busy:  # another process holds SQLite's write lock: next tick
+                    log.info("the outbox relay found the database busy; it tries again")
+                    return total
                 if not notes:
                     return total
                 total += len(notes)

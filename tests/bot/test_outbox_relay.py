@@ -367,3 +367,40 @@ async def test_a_hand_picture_that_cannot_be_sent_answers_the_tap_once(
         assert "could not be drawn" in (user.last_message().text or "")  # type: ignore[union-attr]
         assert list(fake.answers_per_callback().values())[-1] == 1
     fake.assert_all_callbacks_answered()
+
+
+async def test_a_handler_that_fails_after_answering_a_tap_does_not_answer_it_again(
+    fake: FakeTelegram, service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error handler answers a tap a failing handler left unanswered, and only such a
+    tap: Telegram takes one answer."""
+    users = players(fake, base=7900)
+    group = fake.create_group("Failing", users)
+    app = make_app(fake, service)
+    async with fake.running(app, expected_errors=(RuntimeError,)):
+        await open_game(fake, users, group)
+        mover = tapper(users)
+        assert mover is not None
+        msg = mover.last_message()
+        assert msg is not None
+        deliverer = app.bot_data[DEPS_KEY].deliverer
+
+        async def broken(*args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("a bug after the answer")
+
+        monkeypatch.setattr(deliverer, "deliver", broken)
+        await mover.tap(msg, action_buttons(msg)[0])  # answered early, then the bug
+        assert len(fake.app_errors) == 1
+        # A bug before any answer: the error handler answers the tap.
+        lobby_group = fake.create_group("Failing lobby", users)
+        await users[0].send(lobby_group, "/newgame")
+        lobby = fake.last_message(lobby_group)
+        assert lobby is not None
+        monkeypatch.setattr(service, "join", lambda *a, **k: (_ for _ in ()).throw(
+            RuntimeError("a bug before the answer")))
+        answer = await users[1].tap(lobby, "Join")
+        assert answer is not None and answer.text is None
+        assert len(fake.app_errors) == 2
+        fake.app_errors.clear()
+    assert set(fake.answers_per_callback().values()) == {1}
+    fake.assert_all_callbacks_answered()
