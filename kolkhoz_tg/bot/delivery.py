@@ -268,7 +268,7 @@ class Deliverer:
         #: waited for at shutdown and in tests; see :mod:`kolkhoz_tg.bot.app`).
         self.spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]] = spawn_task
         #: Settles that met a busy SQLite and are being made again in the background, per
-        #: game (None: notifications of no game): the game's next delivery waits for its.
+        #: game (None: notifications of no game): the game's next delivery waits for it.
         self._settling: dict[int | None, asyncio.Task[None]] = {}
 
     # ------------------------------------------------------------------ plumbing
@@ -686,8 +686,8 @@ class Deliverer:
                 notes = list(result.notifications)
             except ServiceError:  # paused (or over) meanwhile
                 status = (await self.call(self.service.game_info, game_id)).status
-        if status not in ("lobby", "active", "paused"):
-            return
+        if not notes and status not in ("lobby", "paused"):
+            return  # over meanwhile
         await self.say_in_group(chat_id, _lost_text(tr, game_id, status, bool(notes), moved))
         if notes:
             await self.deliver(notes)  # the paused board, sent anew in "General"
