@@ -439,6 +439,8 @@ def error_text(tr: Translator, code: str) -> str:
         "bad_standin": _("A stand-in may take over after 1 to 100 missed turns."),
         "bad_seat": _("There is no such seat."),
         "bad_level": _("There is no such bot level."),
+        "place_taken": _("There is an open game here already: one game at a time in a "
+                         "chat or a forum topic."),
         "practice_open": _("You have a practice game going: send /practice to go on with it."),
         "not_practice": _("Hints are for practice games only: /practice in our private chat."),
         "bad_locale": _("Only Russian (ru) and English (en) are available."),

@@ -12,7 +12,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from functools import partial
 from typing import Any
 
@@ -60,7 +60,7 @@ from kolkhoz_tg.bot.commands import (
     group_game_command,
 )
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps
-from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name
+from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name, spawn_task
 from kolkhoz_tg.bot.history import cmd_log, cmd_stats
 from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
@@ -248,6 +248,12 @@ def build_application(
     builder = builder.concurrent_updates(CONCURRENT_UPDATES)
     app = builder.post_init(startup).post_stop(stopped).post_shutdown(shutdown).build()
     deliverer = Deliverer(app.bot, service, lambda: app.bot.username)
+
+    def spawn(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        # The application's tasks are awaited when it stops (and by a test's idle wait).
+        return app.create_task(coro) if app.running else spawn_task(coro)
+
+    deliverer.spawn = spawn
     relay = Relay(deliverer, relay_name())
     service.outbox_owner = relay.owner
     app.bot_data[DEPS_KEY] = Deps(service, settings, deliverer, relay, schedule=schedule)

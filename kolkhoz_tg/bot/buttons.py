@@ -32,6 +32,7 @@ from kolkhoz_tg.bot.context import (
     Deps,
     act_for,
     act_later,
+    again_when_free,
     answer_quietly,
     call,
     deliver_result,
@@ -44,6 +45,7 @@ from kolkhoz_tg.bot.context import (
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting, is_not_modified
 from kolkhoz_tg.bot.lobby import lobby_tap
 from kolkhoz_tg.bot.practice import hint_tap, practice_tap, show_game
+from kolkhoz_tg.bot.retry import RetryingLimiter
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.picture import hand_png
 from kolkhoz_tg.service import (
@@ -106,10 +108,10 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         return
     tr = await remember_user(update, d)
     if cb is not None and cb.payload == WAIT:
-        await query.answer()  # the placeholder on a move chosen inline, until it is played
+        await answer_quietly(query)  # the placeholder on a move chosen inline, until it is played
         return
     if cb is None or cb.kind not in TAP_HANDLERS or (cb.kind == "v" and cb.payload not in VIEWS):
-        await query.answer(tr.gettext("That button is not mine."), show_alert=True)
+        await answer_quietly(query, tr.gettext("That button is not mine."), show_alert=True)
         return
     user = update.effective_user
     assert user is not None
@@ -122,12 +124,15 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     try:
         info = await call(d.service.game_info, cb.game_id)
     except ServiceError:
-        await query.answer(tr.gettext("There is no such game."), show_alert=True)
+        await answer_quietly(query, tr.gettext("There is no such game."), show_alert=True)
         return
+    # An old message (about two days) comes as an InaccessibleMessage: its chat and id,
+    # no topic. The callback names the game; only its chat can be checked then.
     refusal = misplaced(tr, cb.kind, info, user.id, message.chat.id if message else None,
-                        in_private, topic_of(message))
+                        in_private, topic_of(message),
+                        topic_known=message is not None and message.is_accessible)
     if refusal is not None:
-        await query.answer(refusal, show_alert=True)
+        await answer_quietly(query, refusal, show_alert=True)
         return
     tap = Tap(update, context, query, d, tr, cb, user.id, message, in_private)
     if cb.kind != "l" and (cb.payload == "back" or _stood_in(info, user.id)):
@@ -237,10 +242,10 @@ async def _explain_tap(tap: Tap) -> None:
     try:
         reason = await call(d.service.why_illegal, cb.game_id, tap.user_id, cb.payload)
     except ServiceError as e:
-        await tap.query.answer(service_error_text(tr, e), show_alert=True)
+        await answer_quietly(tap.query, service_error_text(tr, e), show_alert=True)
         return
     if reason is None:
-        await tap.query.answer(tr.gettext("You may play it now."))
+        await answer_quietly(tap.query, tr.gettext("You may play it now."))
         acting = tap.acting
         if acting is not None:
             await d.deliverer.refresh_private(cb.game_id, tap.user_id, new=False, acting=acting)
@@ -248,7 +253,7 @@ async def _explain_tap(tap: Tap) -> None:
     view = None
     if reason == "follow_suit":
         view = (await call(d.service.board, cb.game_id)).view
-    await tap.query.answer(texts.reason_text(tr, reason, view), show_alert=True)
+    await answer_quietly(tap.query, texts.reason_text(tr, reason, view), show_alert=True)
 
 
 async def _view_tap(tap: Tap) -> None:
@@ -264,9 +269,9 @@ async def _view_tap(tap: Tap) -> None:
     bv = await call(d.service.board, cb.game_id)
     if cb.payload == "last" and bv.view is not None:
         text = render.last_trick(tap.tr, bv.game, bv.view)
-        await tap.query.answer(text[:200], show_alert=True)
+        await answer_quietly(tap.query, text[:200], show_alert=True)
         return
-    await tap.query.answer()
+    await answer_quietly(tap.query)
     if tap.in_private and bv.game.practice and bv.game.seat_of(tap.user_id) is not None:
         await show_game(tap.context, cb.game_id, tap.user_id)  # the board lives here
         return
@@ -279,19 +284,24 @@ async def _hand_picture(tap: Tap) -> None:
     """The tapper's own hand and plot as a picture, sent to them in private (only there:
     the picture shows their cards)."""
     if not tap.in_private:
-        await tap.query.answer(tap.tr.gettext("Your cards are shown only in private."),
+        await answer_quietly(tap.query, tap.tr.gettext("Your cards are shown only in private."),
                                show_alert=True)
         return
     try:
         sv = await call(tap.d.service.seat_view, tap.cb.game_id, tap.user_id)
     except ServiceError as e:
-        await tap.query.answer(service_error_text(tap.tr, e), show_alert=True)
+        await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
         return
-    await tap.query.answer()
+    await answer_quietly(tap.query)
     loop = asyncio.get_running_loop()
     picture = await loop.run_in_executor(
         PICTURES, partial(hand_png, tap.tr, sv.view, sv.legal))
-    await tap.context.bot.send_photo(tap.user_id, picture)
+    try:
+        await tap.context.bot.send_photo(tap.user_id, picture)
+    except TelegramError as e:  # the tap is answered: a word instead of the picture
+        log.info("could not send user %s their cards: %s", tap.user_id, e)
+        await tap.d.deliverer.say_privately(tap.user_id, tap.tr.gettext(
+            "Your cards could not be drawn just now; please try again."))
 
 
 async def _practice_tap(tap: Tap) -> None:
@@ -311,7 +321,7 @@ TAP_HANDLERS: dict[str, Callable[[Tap], Awaitable[None]]] = {
 
 def misplaced(
     tr: Translator, kind: str, info: GameInfo, user_id: int, chat_id: int | None,
-    in_private: bool, topic_id: int | None = None,
+    in_private: bool, topic_id: int | None = None, *, topic_known: bool = True,
 ) -> str | None:
     """Why a tap on a button of this game may not act where it came from, or None.
 
@@ -319,9 +329,11 @@ def misplaced(
     (``topic_id``, None for "General" or no topics) count: lobby buttons work only where
     the game lives, views there or for a seated player in private (where the private
     message carries them), moves and explanations only for a seated player (they act on the
-    tapper's own seat, wherever that is)."""
+    tapper's own seat, wherever that is). Without ``topic_known`` (Telegram sent the
+    tapped message as inaccessible, with no topic: it is about two days old) only the
+    chat is checked."""
     seated = info.seat_of(user_id) is not None
-    home = chat_id == info.chat_id and topic_id == info.topic_id
+    home = chat_id == info.chat_id and (not topic_known or topic_id == info.topic_id)
     if kind == "l" and not home:
         return _elsewhere(tr, info, chat_id)
     if kind == "v" and not home and not (in_private and seated):
@@ -423,19 +435,81 @@ async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -
     seat = info.seat_of(chosen.from_user.id)
     if seat is None:
         return
-    result = await _play_chosen(update, context, cb.game_id, action.text, cb.version)
+    posted = _Posted(tr, info, seat, action.text, chosen.inline_message_id)
+
+    async def play() -> ActResult:
+        return await _play_chosen(update, context, cb.game_id, action.text, cb.version)
+
+    try:
+        result = await play()
+    except Busy:
+        # Another process holds SQLite's write lock: the card stays posted, so it is played
+        # in the background as soon as the database is free (the posted message then says
+        # how it went), never left unplayed without a word.
+        context.application.create_task(_play_chosen_later(context, posted, play),
+                                        update=update)
+        return
+    except ServiceError:  # the game is gone
+        await _show_chosen(context, posted, None)
+        return
     await deliver_result(context, result, cb.game_id, None)
-    if chosen.inline_message_id:
-        name = texts.seat_name(tr, info, seat)
-        if result.ok:
-            text = f"🃏 {name}: {texts.card_action(tr, action.text)} ✅"
-        else:
-            text = f"🃏 {name}: ✖️ {_not_played(tr, result)}"
-        try:
-            await context.bot.edit_message_text(text, inline_message_id=chosen.inline_message_id)
-        except BadRequest as e:
-            if not is_not_modified(e):
-                log.info("could not edit inline message: %s", e)
+    await _show_chosen(context, posted, result)
+
+
+@dataclass(frozen=True, slots=True)
+class _Posted:
+    """A move chosen inline, which Telegram posted as "🃏 Anna: 10♥": its game, the
+    chooser's seat, the move, and the posted message's id (None: it cannot be edited)."""
+
+    tr: Translator
+    info: GameInfo
+    seat: int
+    action: str
+    inline_message_id: str | None
+
+
+async def _play_chosen_later(
+    context: ContextTypes.DEFAULT_TYPE, posted: _Posted, play: Callable[[], Awaitable[ActResult]]
+) -> None:
+    """Play a move chosen inline that the busy database could not store at once, with the
+    pauses of :func:`~kolkhoz_tg.bot.context.again_when_free`; then deliver what followed
+    and edit the posted message (a ✅, or why it was not played)."""
+    try:
+        result = await again_when_free(play)
+    except Busy:
+        log.warning("game %s: gave up a move chosen inline, the database stayed busy",
+                    posted.info.id)
+        await _show_chosen(context, posted, None, posted.tr.gettext(
+            "This move was not played: it could not be saved. Choose it again."))
+        return
+    except ServiceError:
+        await _show_chosen(context, posted, None)
+        return
+    await deliver_result(context, result, posted.info.id, None)
+    await _show_chosen(context, posted, result)
+
+
+async def _show_chosen(
+    context: ContextTypes.DEFAULT_TYPE, posted: _Posted, result: ActResult | None,
+    why: str | None = None,
+) -> None:
+    """Edit the posted message of a move chosen inline: a ✅ when it was played, else why
+    not (``why``, or from ``result``; None: the game is gone) without naming the card."""
+    if not posted.inline_message_id:
+        return
+    tr = posted.tr
+    name = texts.seat_name(tr, posted.info, posted.seat)
+    if result is not None and result.ok:
+        text = f"🃏 {name}: {texts.card_action(tr, posted.action)} ✅"
+    else:
+        text = f"🃏 {name}: ✖️ {why or _not_played(tr, result)}"
+    try:
+        await context.bot.edit_message_text(text, inline_message_id=posted.inline_message_id)
+    except BadRequest as e:
+        if not is_not_modified(e):
+            log.info("could not edit inline message: %s", e)
+    except TelegramError as e:
+        log.info("could not edit inline message: %s", e)
 
 
 #: How often a chosen move is tried again at the newest version when others keep moving
@@ -466,10 +540,11 @@ async def _play_chosen(
     return result
 
 
-def _not_played(tr: Translator, result: ActResult) -> str:
+def _not_played(tr: Translator, result: ActResult | None) -> str:
     """Why a move chosen inline was not played, for everyone in the chat: no card, and no
-    reason that would tell what else is in the hand (as "you must follow suit" would)."""
-    if result.status is ActStatus.NOT_ACTIVE:
+    reason that would tell what else is in the hand (as "you must follow suit" would).
+    ``result`` None: the game is gone."""
+    if result is not None and result.status is ActStatus.NOT_ACTIVE:
         return result_text(tr, result)
     return tr.gettext("This move was not played: the game had moved on.")
 
@@ -554,9 +629,16 @@ def in_chat(member: ChatMember) -> bool:
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Log a handler's error; a tap it left unanswered is answered (blank), so the button
+    stops spinning. One already answered is not answered again: Telegram takes one answer,
+    and a second one only fails (the rate limiter knows which were sent)."""
     log.error("error while handling an update", exc_info=context.error)
     if isinstance(update, Update) and update.callback_query is not None:
+        query = update.callback_query
+        limiter = getattr(context.bot, "rate_limiter", None)
+        if isinstance(limiter, RetryingLimiter) and limiter.answered(query.id):
+            return
         with contextlib.suppress(TelegramError):
-            await update.callback_query.answer()
+            await query.answer()
 
 

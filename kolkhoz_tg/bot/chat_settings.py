@@ -99,8 +99,7 @@ async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
         await c.reply(tr.gettext("Usage: /settings bots normal|strong|hard") + "\n"
                       + render.levels_help(tr))
         return
-    if c.user.id != game.creator_id and not await is_admin(c.update, c.context):
-        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+    if not await _may_change_the_chat(c, game):
         return
     await call(c.d.service.set_chat_bot_level, c.chat.id, values[0])
     if game.status == "lobby":
@@ -112,17 +111,38 @@ async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
 
 async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
     """``/settings board picture``: the chat's games show their board as a picture (or
-    ``text``) from now on (the game's creator or an admin); the board is sent again."""
+    ``text``) from now on (see :func:`_may_change_the_chat` for who may); every open
+    game's board is sent again."""
     tr = c.tr
     if len(values) != 1 or values[0] not in BOARD_STYLES:
         await c.reply(tr.gettext("Usage: /settings board text|picture"))
         return
-    if c.user.id != game.creator_id and not await is_admin(c.update, c.context):
-        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+    if not await _may_change_the_chat(c, game):
         return
     await call(c.d.service.set_board_style, c.chat.id, values[0])
-    await c.d.deliverer.refresh_board(game.id)
+    for other in await call(c.d.service.games_in_chat, c.chat.id, all_topics=True):
+        await c.d.deliverer.refresh_board(other.id)
     if values[0] == "picture":
         await c.reply(tr.gettext("The board is shown as a picture from now on."))
     else:
         await c.reply(tr.gettext("The board is shown as text from now on."))
+
+
+async def _may_change_the_chat(c: Cmd, game: GameInfo) -> bool:
+    """Whether the sender may change a setting of the whole chat (the bots' level, the
+    board's style), else False after saying why. A chat admin may; the creator of the game
+    here may while it is the chat's only open game (a forum with several games: the change
+    reaches the other games too, so it is the admins')."""
+    if await is_admin(c.update, c.context):
+        return True
+    tr = c.tr
+    if c.user.id != game.creator_id:
+        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+        return False
+    games = await call(c.d.service.games_in_chat, c.chat.id, all_topics=True)
+    if any(g.id != game.id for g in games):
+        await c.reply(tr.gettext(
+            "This setting is the whole chat's, and other games are open here: only the "
+            "chat's admins may change it."))
+        return False
+    return True

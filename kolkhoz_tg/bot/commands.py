@@ -15,6 +15,7 @@ from engine import PRESETS
 from kolkhoz_tg.bot import history, practice, render
 from kolkhoz_tg.bot.callbacks import practice_button
 from kolkhoz_tg.bot.context import (
+    Cmd,
     act_later,
     call,
     command,
@@ -31,6 +32,7 @@ from kolkhoz_tg.bot.topics import (
     HERE,
     TOPIC_CLOSED_KEY,
     bring_here,
+    game_in_new_topic,
     game_to_resume,
     may_open_topics,
     open_topic,
@@ -42,6 +44,7 @@ from kolkhoz_tg.service import (
     ActStatus,
     Busy,
     GameInfo,
+    NotAllowed,
     ServiceError,
 )
 
@@ -213,14 +216,10 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     general = bool(chat.is_forum) and place.topic_id is None
     own_topic = general and not HERE.intersection(args) and await may_open_topics(
         context, chat)
-    if not own_topic:
-        open_games = await call(d.service.games_in_chat, place.chat_id, place.topic_id)
-        if open_games:
-            await c.reply(tr.gettext("This topic already has a game: see the board below.")
-                          if place.topic_id is not None else
-                          tr.gettext("This chat already has a game: see the board below."))
-            await d.deliverer.refresh_board(open_games[0].id, resend=True)
-            return
+    open_games = await call(d.service.games_in_chat, place.chat_id, place.topic_id)
+    if open_games and not own_topic:
+        await _has_a_game(c, tr, open_games[0])
+        return
     preset_name: str | None = None
     players = 4
     for arg in args:
@@ -228,14 +227,35 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             preset_name = arg
         elif arg.isdigit():
             players = int(arg)
-    try:
-        game = await call(d.service.create_game, chat.id, user.id, topic_id=place.topic_id,
+
+    async def create(topic_id: int | None) -> GameInfo:
+        return await call(d.service.create_game, chat.id, user.id, topic_id=topic_id,
                           creator_name=user.full_name, preset=preset_name, players=players)
+
+    try:
+        if own_topic and open_games:
+            # "General" has a game already (one game a place): the new one begins in a
+            # topic of its own, or not at all.
+            made = await game_in_new_topic(context, tr, chat.id, create)
+            if made is None:
+                await c.reply(tr.gettext(
+                    "«General» already has a game, and I could not open a topic for a new "
+                    "one. Send /newgame in a topic, or finish the game here first."))
+                return
+            game = made
+        else:
+            game = await create(place.topic_id)
+            if own_topic:
+                game = await open_topic(context, d, tr, game)
     except ServiceError as e:
-        await c.reply(service_error_text(tr, e))
+        if e.code != "place_taken":
+            await c.reply(service_error_text(tr, e))
+            return
+        # Someone opened a game here a moment ago.
+        games = await call(d.service.games_in_chat, place.chat_id, place.topic_id)
+        if games:
+            await _has_a_game(c, tr, games[0])
         return
-    if own_topic:
-        game = await open_topic(context, d, tr, game)
     await d.deliverer.refresh_board(game.id, resend=True)
     if game.topic_id is not None and game.topic_id != place.topic_id:
         link = topic_link(game.chat_id, game.topic_id)
@@ -247,6 +267,14 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         await c.reply(tr.gettext(
             "Tip: give me the right to manage topics, and each game gets a topic of its "
             "own."))
+
+
+async def _has_a_game(c: Cmd, tr: Translator, game: GameInfo) -> None:
+    """The answer to /newgame where a game is open: there is one, and its board again."""
+    await c.reply(tr.gettext("This topic already has a game: see the board below.")
+                  if game.topic_id is not None else
+                  tr.gettext("This chat already has a game: see the board below."))
+    await c.d.deliverer.refresh_board(game.id, resend=True)
 
 
 async def lobby_op(
@@ -387,7 +415,7 @@ async def creator_command(
     c = await command(update, context, group_language=True)
     if what == "resume" and c.in_group:
         # A game whose topic was deleted goes on wherever /resume is sent.
-        game = await game_to_resume(c.d, c.place)
+        game = await game_to_resume(c.d, c.place, c.user.id)
         if game is None:
             game = await c.open_game()
     else:
@@ -396,6 +424,20 @@ async def creator_command(
         return
     d, tr, user = c.d, c.tr, c.user
     admin = await is_admin(update, context)
+    if what == "resume" and c.in_group and not c.place.holds(game):
+        # A game whose topic is gone comes here first (if nothing else is open here).
+        if user.id != game.creator_id and not admin:
+            await c.reply(service_error_text(tr, NotAllowed("", "not_creator")))
+            return
+        try:
+            await bring_here(d, game, c.place)
+        except ServiceError as e:
+            await c.reply(service_error_text(tr, e))
+            return
+        if game.status == "lobby":
+            await d.deliverer.refresh_board(game.id, resend=True)
+            await c.reply(tr.gettext("The lobby of game #{id} has moved here.", id=game.id))
+            return
     method = {"pause": d.service.pause, "resume": d.service.resume}
     # A pause or resume by hand is the creator's: the game no longer waits for the bot's
     # return to the group (if it ever did) to go on by itself.
@@ -406,8 +448,6 @@ async def creator_command(
     except ServiceError as e:
         await c.reply(service_error_text(tr, e))
         return
-    if c.in_group:
-        await bring_here(d, game, c.place)
     await d.deliverer.deliver(result.notifications)
     await d.deliverer.refresh_board(game.id)
     done = {

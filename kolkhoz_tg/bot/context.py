@@ -7,7 +7,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -224,17 +224,29 @@ async def act_later(
     lock), in the background, with growing pauses; then show its outcome as usual. Making
     it again is safe: it carries the version it was chosen at (a move already made is a
     duplicate, one the game has moved past is stale and the player sees the game now)."""
+    try:
+        result = await again_when_free(
+            lambda: act_for(update, context, game_id, action, version))
+    except Busy:
+        log.warning("game %s: gave up a move the database stayed too busy to store", game_id)
+        return
+    except ServiceError:
+        return
+    await deliver_result(context, result, game_id, acting)
+
+
+async def again_when_free(attempt: Callable[[], Awaitable[T]]) -> T:
+    """``attempt()`` made again after each of the growing pauses of :data:`LATER` while the
+    database stays busy (another process holds SQLite's write lock); returns its result.
+    Raises :class:`~kolkhoz_tg.service.Busy` when it stayed busy all along, and whatever
+    else ``attempt`` raises."""
     for pause in LATER:
         await asyncio.sleep(pause)
         try:
-            result = await act_for(update, context, game_id, action, version)
+            return await attempt()
         except Busy:
             continue
-        except ServiceError:
-            return
-        await deliver_result(context, result, game_id, acting)
-        return
-    log.warning("game %s: gave up a move the database stayed too busy to store", game_id)
+    raise Busy("the database stayed busy")
 
 
 async def deliver_result(
@@ -257,13 +269,16 @@ async def deliver_result(
 
 
 async def answer_quietly(
-    query: CallbackQuery, text: str | None = None, show_alert: bool = False
+    query: CallbackQuery, text: str | None = None, show_alert: bool = False, *,
+    url: str | None = None,
 ) -> None:
-    """Answer a button tap once. A failed answer (the query expired while Telegram or the
-    network was slow) is logged and never retried: a query may be answered only once, and
-    the move it carried has been made either way."""
+    """Answer a button tap once (``url``: a deep link the client opens). A failed answer
+    (the query expired while Telegram or the network was slow, the connection broke) is
+    logged and never made again here: a query may be answered only once (the transport
+    repeats it only when it provably never arrived), and what the tap did is done either
+    way."""
     try:
-        await query.answer(text, show_alert=show_alert)
+        await query.answer(text, show_alert=show_alert, url=url)
     except TelegramError as exc:
         log.info("a button tap could not be answered: %s", exc)
 

@@ -10,7 +10,9 @@ back-off), what a crashed process had claimed. Each game's attempt ends with one
 steps went out (or cannot ever go out: the user blocked the bot) are delivered; those that
 met a passing failure (a network error, a 5xx, flood control beyond the retries) go back
 with a back-off, so a "your turn" that failed is sent again, and nothing is marked delivered
-that was not.
+that was not. A settle that meets a busy SQLite (another process holds the write lock) is
+made again in the background a moment later, before the game's next delivery: what went out
+must be recorded, or it goes out again once its claims lapse.
 
 A message is sent only while this process holds its claim (a lease, see
 :meth:`~kolkhoz_tg.service.GameService.hold_notifications`): a delivery that starts late (it
@@ -29,7 +31,7 @@ import logging
 import os
 import socket
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -40,6 +42,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMedia
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
+from kolkhoz_tg import texts
 from kolkhoz_tg.bot import plan as planning
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.plan import (
@@ -60,7 +63,15 @@ from kolkhoz_tg.bot.plan import (
 )
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.picture import cached_board_png
-from kolkhoz_tg.service import GameService, NotFound, Notification, Scene, ServiceError
+from kolkhoz_tg.service import (
+    Busy,
+    GameService,
+    NotAllowed,
+    NotFound,
+    Notification,
+    Scene,
+    ServiceError,
+)
 
 log = logging.getLogger(__name__)
 #: Where board pictures are drawn: one thread, off the event loop (the fonts Pillow
@@ -71,6 +82,20 @@ T = TypeVar("T")
 #: Set on a game paused because the bot was removed from its group; the game goes on by
 #: itself when the bot is added back (a pause or resume by hand clears it).
 ABSENT_KEY = "paused:bot_removed"
+#: Pauses between the background tries of a settle that met a busy SQLite (seconds; with
+#: SQLite's own busy wait on each try, well within an outbox lease).
+SETTLE_PAUSES = (0.2, 0.5, 1.0, 2.0, 4.0, 6.0)
+#: Background tasks started without an application (kept from the garbage collector).
+_TASKS: set[asyncio.Task[None]] = set()
+
+
+def spawn_task(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    """Run ``coro`` in the background on the running loop (a reference is kept until it
+    ends)."""
+    task = asyncio.get_running_loop().create_task(coro)
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+    return task
 
 __all__ = ["ABSENT_KEY", "BOARD_KEY", "TOPIC_LOST_KEY", "TOPIC_OWN_KEY", "Acting", "Deliverer",
            "Relay", "is_not_modified", "markup", "pm_key", "topic_gone"]
@@ -146,6 +171,10 @@ class _Outcome:
     release: list[int] = field(default_factory=list)
     #: The game's forum topic turned out to be deleted: (chat id, topic id).
     topic_gone: tuple[int, int] | None = None
+    #: Records of the game (a year's summary, the final table) that could not go into its
+    #: gone topic: posted in "General" once the game has moved (see :meth:`Deliverer._after`),
+    #: their notifications settled then.
+    moved: list[GroupPost] = field(default_factory=list)
 
 
 class _Claims:
@@ -184,7 +213,12 @@ class _Claims:
             now = d.now()
             if d.service.outbox_owner == owner and now < self.until - lease / 2:
                 return True
-            held = await d.call(d.service.hold_notifications, owner, self.ids)
+            try:
+                held = await d.call(d.service.hold_notifications, owner, self.ids)
+            except Busy:
+                # Another process holds SQLite's write lock, so nobody can take them over
+                # either: ours while the lease we hold runs.
+                return now < self.until
             self.lost = self.ids - held
             self.until = now + lease
             if self.lost:
@@ -230,6 +264,12 @@ class Deliverer:
         #: Seconds between renewals of the claims of a delivery in progress (None: a third
         #: of the service's ``outbox_lease``).
         self.heartbeat: float | None = None
+        #: Starts a background task (the application's ``create_task``, so that it is
+        #: waited for at shutdown and in tests; see :mod:`kolkhoz_tg.bot.app`).
+        self.spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]] = spawn_task
+        #: Settles that met a busy SQLite and are being made again in the background, per
+        #: game (None: notifications of no game): the game's next delivery waits for it.
+        self._settling: dict[int | None, asyncio.Task[None]] = {}
 
     # ------------------------------------------------------------------ plumbing
 
@@ -262,7 +302,7 @@ class Deliverer:
             else:
                 by_game[note.game_id].append(note)
         if orphans:
-            await self.call(self.service.settle_notifications, orphans)
+            await self._settle_ids(None, orphans)
         for game_id, group in by_game.items():
             fits = scene if scene is not None and scene.game.id == game_id else None
             await self.deliver_game(game_id, group, acting, fits)
@@ -272,6 +312,8 @@ class Deliverer:
         scene: Scene | None = None,
     ) -> None:
         async with self._locks[game_id]:
+            if await self._settled_first(game_id):
+                scene = None  # made before the late settle stored its meta: read it again
             claims = _Claims(self, self.owner, notes)
             if not await claims.keep():
                 # Taken over by another relay while this delivery waited (or delivered
@@ -285,7 +327,7 @@ class Deliverer:
                 try:
                     scene = await self.call(self.service.scene, game_id)
                 except NotFound:
-                    await self.call(self.service.settle_notifications, [n.id for n in notes])
+                    await self._settle_ids(game_id, [n.id for n in notes])
                     return
             self._shown[game_id] = max(self._shown.get(game_id, 0), scene.game.version)
             if scene.game.practice:
@@ -307,12 +349,14 @@ class Deliverer:
                     with contextlib.suppress(asyncio.CancelledError):
                         await beat
             await self._settle(game_id, outcome)
-        await self._after(game_id, outcome)
+        await self._after(game_id, outcome, notes)
 
     async def show_private(self, scene: Scene, acting: Acting) -> None:
         """Edit the message a player tapped to show the game as it is now (their tap
         changed nothing: an old button, a move that is not allowed)."""
         async with self._locks[scene.game.id]:
+            if await self._settled_first(scene.game.id):
+                scene = await self.call(self.service.scene, scene.game.id)
             step = planning.private_step(scene, acting.user_id, self.now(), self._username(),
                                          acting, new=False)
             if step is None:
@@ -327,6 +371,7 @@ class Deliverer:
         """Edit the game's board message (or send it when there is none, or ``resend``);
         ``pin`` it, quietly, where the bot may pin (elsewhere it is only sent)."""
         async with self._locks[game_id]:
+            await self._settled_first(game_id)
             scene = await self.call(self.service.scene, game_id)
             if scene.board.view is None:  # the lobby, naming whom the bot cannot reach
                 tr = translator(scene.chat_locale)
@@ -354,6 +399,7 @@ class Deliverer:
         tapped or last got. Falls back to a group mention with a deep link when the bot
         cannot write to them. Returns whether the private message went out."""
         async with self._locks[game_id]:
+            await self._settled_first(game_id)
             try:
                 scene = await self.call(self.service.scene, game_id)
             except NotFound:
@@ -419,6 +465,11 @@ class Deliverer:
         self, scene: Scene, steps: Plan, claims: _Claims | None = None
     ) -> _Outcome:
         out = _Outcome(delivered=list(steps.free))
+        game = scene.game
+        if game.topic_id is not None and game.meta.get(TOPIC_LOST_KEY) == game.topic_id:
+            # Known to be gone, and "General" was taken (see topic_lost): nothing is tried
+            # there any more.
+            out.topic_gone = (game.chat_id, game.topic_id)
         failed = False
         for i, step in enumerate(steps.steps):
             if not failed and claims is not None and not await claims.keep():
@@ -428,8 +479,12 @@ class Deliverer:
                 break
             if out.topic_gone is not None and isinstance(step, Board | GroupPost | CloseTopic):
                 # Nothing more goes into a deleted topic: the game is shown again where it
-                # goes on (see _after), so these are settled, not retried for ever.
-                out.delivered.extend(step.notes)
+                # goes on (see _after), so these are settled, not retried for ever; its
+                # records are posted there.
+                if isinstance(step, GroupPost) and step.record:
+                    out.moved.append(step)
+                else:
+                    out.delivered.extend(step.notes)
                 continue
             if failed:
                 # Keep the order of what a chat reads: after a passing failure the rest
@@ -442,6 +497,9 @@ class Deliverer:
                 log.info("game %s: the forum topic %s of chat %s is gone", scene.game.id,
                          e.topic_id, e.chat_id)
                 out.topic_gone = (e.chat_id, e.topic_id)
+                if isinstance(step, GroupPost) and step.record:
+                    out.moved.append(step)
+                    continue
             except _Passing as e:
                 failed = True
                 out.retry.extend(step.notes)
@@ -458,6 +516,7 @@ class Deliverer:
         # A notification shown by several steps (the final table: the board and the post)
         # is delivered only once all of them went out.
         pending = set(out.retry) | set(out.release)
+        pending.update(n for post in out.moved for n in post.notes)
         out.delivered = [n for n in out.delivered if n not in pending]
         return out
 
@@ -467,9 +526,62 @@ class Deliverer:
             if len(self._settled) > 2000:
                 self._settled.clear()
             self._settled.setdefault(game_id, {}).update(out.meta)
-        await self.call(self.service.settle_notifications, out.delivered, retry=out.retry,
-                        not_before=out.not_before, meta=meta, no_pm=out.no_pm,
-                        owner=self.owner, release=out.release)
+        await self._settle_with(game_id, partial(
+            self.service.settle_notifications, out.delivered, retry=out.retry,
+            not_before=out.not_before, meta=meta, no_pm=out.no_pm, owner=self.owner,
+            release=out.release))
+
+    async def _settle_ids(self, game_id: int | None, delivered: list[int]) -> None:
+        await self._settle_with(game_id, partial(self.service.settle_notifications,
+                                                 delivered))
+
+    async def _settle_with(self, game_id: int | None, settle: Callable[[], None]) -> None:
+        """Make one settle call; when another process holds SQLite's write lock, make it
+        again in the background with a short back-off (:data:`SETTLE_PAUSES`): what went
+        out must be recorded, or the relay sends it again once the claims lapse, and the
+        handler that delivered (a tap, answered already) should not wait for it. The game's
+        next delivery waits for it instead (:meth:`_settled_first`), so it reads what it
+        stored."""
+        try:
+            await self.call(settle)
+        except Busy:
+            log.info("game %s: the database is busy; settling the outbox in the background",
+                     game_id)
+            previous = self._settling.get(game_id)
+            task = self.spawn(self._settle_again(game_id, settle, previous))
+            self._settling[game_id] = task
+
+    async def _settle_again(
+        self, game_id: int | None, settle: Callable[[], None],
+        previous: asyncio.Task[None] | None,
+    ) -> None:
+        try:
+            if previous is not None:
+                with contextlib.suppress(Exception):
+                    await previous  # in the order they were made
+            for pause in SETTLE_PAUSES:
+                await asyncio.sleep(pause)
+                try:
+                    await self.call(settle)
+                    return
+                except Busy:
+                    continue
+            log.error("game %s: the database stayed busy; the outbox could not be settled "
+                      "(what went out is sent again once its claims lapse)", game_id)
+        finally:
+            if self._settling.get(game_id) is asyncio.current_task():
+                del self._settling[game_id]
+
+    async def _settled_first(self, game_id: int | None) -> bool:
+        """Wait for a settle of the game still being made in the background (with the
+        game's lock held: nothing of the game goes out meanwhile). Returns whether there was
+        one."""
+        pending = self._settling.get(game_id)
+        if pending is None:
+            return False
+        with contextlib.suppress(Exception):
+            await asyncio.shield(pending)
+        return True
 
     async def _step(self, scene: Scene, step: Step, out: _Outcome) -> None:
         if isinstance(step, Board):
@@ -484,10 +596,14 @@ class Deliverer:
         else:
             await self._private_note(step, out)
 
-    async def _after(self, game_id: int, out: _Outcome) -> bool:
+    async def _after(
+        self, game_id: int, out: _Outcome, notes: list[Notification] | None = None
+    ) -> bool:
         """What a delivery leaves to do once the game's lock is free: when the game's forum
         topic turned out to be gone, move the game to "General", pause it if it runs, say
-        so there and show it there. Returns whether the topic was gone."""
+        so there and show it there (:meth:`topic_lost`), then post there the records that
+        could not go into the topic (``notes``: the delivery's, whose claims they hold).
+        Returns whether the topic was gone."""
         if out.topic_gone is None:
             return False
         chat_id, topic_id = out.topic_gone
@@ -495,25 +611,71 @@ class Deliverer:
             await self.topic_lost(game_id, chat_id, topic_id)
         except (ServiceError, TelegramError):
             log.exception("game %s: could not move it out of its deleted topic", game_id)
+        if out.moved:
+            await self._post_moved(game_id, out.moved, notes or [])
         return True
+
+    async def _post_moved(
+        self, game_id: int, posts: list[GroupPost], notes: list[Notification]
+    ) -> None:
+        """Post a game's records (a year's summary, the final table) in "General" after its
+        topic was found gone, under the game's name unless the game now lives there (it
+        could not move: "General" has a game of its own); then settle them (delivered, or
+        back to the relay, which plans them where the game is by then)."""
+        ids = {n for post in posts for n in post.notes}
+        async with self._locks[game_id]:
+            claims = _Claims(self, self.owner, [n for n in notes if n.id in ids])
+            if not await claims.keep():
+                posts = [p for p in posts if not set(p.notes) & claims.lost]
+            info = await self.call(self.service.game_info, game_id)
+            head = ""
+            if info.topic_id is not None:
+                tr = await self.call(self.tr_chat, info.chat_id)
+                head = tr.gettext("Kolkhoz #{id} — {rules}", id=game_id,
+                                  rules=texts.preset_title(tr, info.preset)) + "\n"
+            out = _Outcome()
+            for post in posts:
+                try:
+                    await self._send_group(info.chat_id, (head + post.text)[:render.MAX_TEXT],
+                                           post.keyboard,
+                                           ParseMode.HTML if post.html else None)
+                except _Passing as e:
+                    out.retry.extend(post.notes)
+                    out.not_before = e.until
+                    continue
+                except (_TopicGone, TelegramError):
+                    log.exception("game %s: a record could not be posted in General", game_id)
+                out.delivered.extend(post.notes)
+            await self._settle(game_id, out)
 
     async def topic_lost(self, game_id: int, chat_id: int, topic_id: int) -> None:
         """The forum topic of a game was deleted, or closed while the bot may not manage
-        topics (Telegram tells bots nothing of a deletion: a send into it failed). The game
-        moves to the chat's "General" with nothing lost: a running game is paused (no
-        deadline plays it out unseen) until the creator or an admin sends /resume, there or
-        in another topic; a note and the board are posted in "General"."""
+        topics (Telegram tells bots nothing of a deletion: a send into it failed). Nothing
+        is lost: a running game is paused (no deadline plays it out unseen) until the creator
+        or an admin sends /resume, and a note goes to the chat's "General". The game moves
+        there, and its board with it, unless "General" holds an open game of its own (one
+        game a place): then it stays where it was, marked lost, and /resume brings it into
+        another topic (or into "General" once that is free)."""
         info = await self.call(self.service.game_info, game_id)
         if info.chat_id != chat_id or info.topic_id != topic_id:
             return  # moved already (two deliveries met the deleted topic)
+        if info.meta.get(TOPIC_LOST_KEY) == topic_id:
+            return  # known to be lost, and told: it waits for /resume
         if info.status not in ("lobby", "active", "paused"):
             # Over: its final table may have been lost with the topic; it goes to "General".
             await self.call(self.service.move_game, game_id, None,
                             meta={TOPIC_OWN_KEY: None})
             await self.refresh_board(game_id, resend=True)
             return
-        await self.call(self.service.move_game, game_id, None,
-                        meta={TOPIC_LOST_KEY: topic_id, TOPIC_OWN_KEY: None})
+        lost = {TOPIC_LOST_KEY: topic_id, TOPIC_OWN_KEY: None}
+        try:
+            await self.call(self.service.move_game, game_id, None, meta=lost)
+            moved = True
+        except NotAllowed:
+            # "General" has an open game: this one stays put, marked lost (its group
+            # messages are not tried there any more).
+            await self.call(self.service.move_game, game_id, topic_id, meta=lost)
+            moved = False
         tr = await self.call(self.tr_chat, chat_id)
         notes: list[Notification] = []
         status = info.status
@@ -524,26 +686,12 @@ class Deliverer:
                 notes = list(result.notifications)
             except ServiceError:  # paused (or over) meanwhile
                 status = (await self.call(self.service.game_info, game_id)).status
-        if notes:
-            text = tr.gettext(
-                "The topic of game #{id} was closed or deleted, so the game is paused and "
-                "has moved here; nothing is lost. Its creator or an admin continues it with "
-                "/resume: here, or in another topic.", id=game_id)
-        elif status == "paused":
-            text = tr.gettext(
-                "The topic of game #{id} was closed or deleted, so the paused game has moved "
-                "here; nothing is lost. Its creator or an admin continues it with /resume: "
-                "here, or in another topic.", id=game_id)
-        elif status == "lobby":
-            text = tr.gettext(
-                "The topic of game #{id} was closed or deleted, so its lobby has moved here.",
-                id=game_id)
-        else:
-            return
-        await self.say_in_group(chat_id, text)
+        if not notes and status not in ("lobby", "paused"):
+            return  # over meanwhile
+        await self.say_in_group(chat_id, _lost_text(tr, game_id, status, bool(notes), moved))
         if notes:
             await self.deliver(notes)  # the paused board, sent anew in "General"
-        else:
+        elif moved:
             await self.refresh_board(game_id, resend=True)
 
     async def _board(self, scene: Scene, step: Board, out: _Outcome) -> None:
@@ -731,6 +879,35 @@ class Deliverer:
         return int(msg.message_id)
 
 
+def _lost_text(tr: Translator, game_id: int, status: str, paused_now: bool,
+               moved: bool) -> str:
+    """The note in "General" about a game whose topic is gone (see
+    :meth:`Deliverer.topic_lost`)."""
+    if moved:
+        if paused_now:
+            return tr.gettext(
+                "The topic of game #{id} was closed or deleted, so the game is paused and "
+                "has moved here; nothing is lost. Its creator or an admin continues it with "
+                "/resume: here, or in another topic.", id=game_id)
+        if status == "paused":
+            return tr.gettext(
+                "The topic of game #{id} was closed or deleted, so the paused game has moved "
+                "here; nothing is lost. Its creator or an admin continues it with /resume: "
+                "here, or in another topic.", id=game_id)
+        return tr.gettext(
+            "The topic of game #{id} was closed or deleted, so its lobby has moved here.",
+            id=game_id)
+    if status == "lobby":
+        return tr.gettext(
+            "The topic of game #{id} was closed or deleted. This chat already has a game "
+            "here, so the lobby waits: its creator or an admin brings it into another topic "
+            "with /resume there.", id=game_id)
+    return tr.gettext(
+        "The topic of game #{id} was closed or deleted, so the game is paused; nothing is "
+        "lost. This chat already has a game here, so its creator or an admin continues it "
+        "in another topic with /resume there.", id=game_id)
+
+
 def relay_name() -> str:
     """This process's name on the outbox claims: host and process id."""
     return f"{socket.gethostname()[:40]}:{os.getpid()}"
@@ -764,9 +941,13 @@ class Relay:
                 waits = self.deliverer.chat_wait
                 for chat in [c for c, until in waits.items() if until <= now]:
                     del waits[chat]
-                notes = await asyncio.to_thread(
-                    self.service.claim_notifications, self.owner, self.batch,
-                    skip_chats=list(waits))
+                try:
+                    notes = await asyncio.to_thread(
+                        self.service.claim_notifications, self.owner, self.batch,
+                        skip_chats=list(waits))
+                except Busy:  # another process holds SQLite's write lock: next tick
+                    log.info("the outbox relay found the database busy; it tries again")
+                    return total
                 if not notes:
                     return total
                 total += len(notes)

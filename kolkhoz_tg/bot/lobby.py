@@ -83,7 +83,7 @@ async def lobby_tap(tap: Tap) -> None:
         await _kick_tap(tap, op.removeprefix("kick."))
     else:
         error = await lobby_op(tap.update, tap.context, tap.cb.game_id, op)
-        await tap.query.answer(error or "", show_alert=bool(error))
+        await answer_quietly(tap.query, error or None, show_alert=bool(error))
 
 
 async def _game(tap: Tap) -> GameInfo | None:
@@ -204,10 +204,7 @@ async def _join(tap: Tap) -> None:
         await answer_quietly(tap.query)
         return
     url = render.deep_link(tap.context.bot.username, tap.cb.game_id)
-    try:
-        await tap.query.answer(url=url)
-    except BadRequest as e:  # a client that cannot open it: say it instead
-        log.info("could not answer a join with the deep link: %s", e)
+    await answer_quietly(tap.query, url=url)
 
 
 # ---------------------------------------------------------------------- /abort

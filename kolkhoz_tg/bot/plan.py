@@ -102,6 +102,9 @@ class GroupPost:
     notes: tuple[int, ...] = ()
     #: The forum topic to post in (None: "General", or a chat without topics).
     topic_id: int | None = None
+    #: A record of the game (the year's summary, the final table): when the topic turns
+    #: out to be gone it is posted where the game goes on, not dropped like a mention.
+    record: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,10 +180,12 @@ def plan(
     for note in group:
         if note.kind is Kind.YEAR_SUMMARY:
             out.steps.append(GroupPost(game.chat_id, texts.year_summary(chat_tr, note),
-                                       notes=(note.id,), topic_id=game.topic_id))
+                                       notes=(note.id,), topic_id=game.topic_id,
+                                       record=True))
         elif note.kind is Kind.GAME_OVER:
             out.steps.append(GroupPost(game.chat_id, texts.final_table(chat_tr, note.data),
-                                       notes=(note.id,), topic_id=game.topic_id))
+                                       notes=(note.id,), topic_id=game.topic_id,
+                                       record=True))
         elif note.kind not in GROUP_KINDS:
             out.free.append(note.id)
     over = [n.id for n in group if n.kind in (Kind.GAME_OVER, Kind.ABORTED)]

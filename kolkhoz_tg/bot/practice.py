@@ -11,8 +11,10 @@ exists they carry game 0.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import time
 
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
@@ -221,6 +223,10 @@ async def show_game(context: ContextTypes.DEFAULT_TYPE, game_id: int, user_id: i
 
 #: The most a hint thinks (seconds), whatever the level: the player is waiting.
 HINT_SECONDS = 0.3
+#: The longest a tap on 💡 waits for its hint (seconds, from the tap's arrival): the hint is
+#: worked out by the bots' workers, which the bots of every game may keep busy, and the tap
+#: must be answered well within Telegram's 15 s or the answer is lost.
+HINT_WAIT = 8.0
 
 
 async def hint_tap(
@@ -228,8 +234,11 @@ async def hint_tap(
     user_id: int,
 ) -> None:
     """💡: what a bot would play for the player now and why, in an alert (their own view
-    only; practice games only, the service refuses a group game's)."""
+    only; practice games only, the service refuses a group game's). When the workers are
+    too busy to work it out within :data:`HINT_WAIT`, the alert says to ask again: the
+    tap never goes unanswered while a hint waits in a queue."""
     d = deps(context)
+    started = time.monotonic()
     try:
         turn = await call(d.service.hint_turn, game_id, user_id)
     except ServiceError as e:
@@ -239,8 +248,17 @@ async def hint_tap(
     if thinker is None:
         await answer_quietly(query, tr.gettext("That is not possible now."), show_alert=True)
         return
+    left = max(HINT_WAIT - (time.monotonic() - started), 0.1)
     try:
-        advice = await thinker.advise(turn.level, turn.seed, turn.view, HINT_SECONDS)
+        # (Given up, a hint still waiting for a worker is dropped from its queue.)
+        advice = await asyncio.wait_for(
+            thinker.advise(turn.level, turn.seed, turn.view, HINT_SECONDS), left)
+    except TimeoutError:
+        log.info("game %s: the workers were too busy for a hint", game_id)
+        await answer_quietly(query, tr.gettext(
+            "The bots are busy thinking right now: ask for the hint again in a moment."),
+            show_alert=True)
+        return
     except Exception:
         log.exception("game %s: no hint could be worked out", game_id)
         await answer_quietly(query, tr.gettext("That is not possible now."), show_alert=True)

@@ -1,24 +1,34 @@
 """Bot API calls that survive passing trouble: PTB's rate limiter with retries on top.
 
 PTB's :class:`~telegram.ext.AIORateLimiter` keeps to Telegram's pace and retries a call that
-met flood control (429). This limiter also retries, with a growing pause, a call that met a
-5xx from the Bot API (502 Bad Gateway …) or a connection error, and a call that timed out
-when repeating it cannot do anything twice:
+met flood control (429: Telegram refused it, so nothing happened). This limiter also retries,
+with a growing pause, a call that met passing trouble, when repeating it cannot do anything
+twice:
 
-- an edit, a delete, a pin or a read may be repeated: the second one changes nothing more;
-- a new message or an answer to a button tap may have gone through before the reply was
-  lost, so after a *timeout* it is not repeated (a repeated answer fails with "query is too
-  old", a repeated message would be a double). A 5xx, a reply from the Bot API, is retried;
-  the outbox relay retries a message whose send timed out later on (at most once more).
+- an edit, a delete, a pin or a read may be repeated after any network error or 5xx: the
+  second one changes nothing more;
+- a new message, an answer to a button tap, a new forum topic may have been carried out
+  before the reply was lost, and doing them again would post a double, answer twice (which
+  Telegram refuses) or open a second topic. They are repeated only when the request
+  provably never reached the Bot API: the connection could not be made (httpx's
+  ``ConnectError``, ``ConnectTimeout``, PTB's pool timeout), or Telegram's front answered
+  502 Bad Gateway or 503 Service Unavailable (the Bot API behind it never got the
+  request). PTB reports a connection that broke after the request went out (httpx's
+  ``ReadError``, ``RemoteProtocolError``, a read timeout) with the same ``NetworkError``
+  (or ``TimedOut``) as a refused connection: :func:`never_arrived` reads the httpx error
+  behind it. Those, a 500 and a 504 are not repeated here; the outbox relay sends a message
+  whose send failed again later on (at most once more).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
+import httpx
 from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import AIORateLimiter, BaseRateLimiter
 
@@ -26,15 +36,44 @@ log = logging.getLogger(__name__)
 
 JSON = bool | dict[str, Any] | list[dict[str, Any]]
 
-#: Safe to repeat after a timeout: doing them twice is doing them once.
+#: Safe to repeat after any passing failure: doing them twice is doing them once.
 IDEMPOTENT = frozenset({
     "editMessageText", "editMessageReplyMarkup", "editMessageCaption", "editMessageMedia",
     "deleteMessage", "pinChatMessage", "unpinChatMessage", "getChatMember", "getChat", "getMe",
     "setMyCommands", "deleteMyCommands", "getMyCommands", "setWebhook", "deleteWebhook",
     "getWebhookInfo",
 })
+#: How many answered callback queries are remembered (far more than can be in flight).
+ANSWERS_KEPT = 10_000
 #: Pauses before the 1st, 2nd, … retry, in seconds.
 DELAYS = (0.5, 1.5, 4.0)
+
+
+#: httpx errors raised before a request was sent: the connection was never made.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+#: How PTB words a 502 or a 503 answer (Telegram's JSON description, or the status phrase
+#: and code when the body is nginx's HTML page).
+_NOT_FORWARDED = ("bad gateway", "(502)", "service unavailable", "(503)")
+
+
+def never_arrived(error: NetworkError) -> bool:
+    """Whether a failed call provably never reached the Bot API, so that making it again
+    cannot do anything twice: the connection was never made (the httpx error PTB raised
+    it from), or Telegram's front answered 502 or 503. False for a connection that broke
+    after the request went out, a read timeout, a 500 or a 504: the call may have been
+    carried out."""
+    cause: BaseException | None = error.__cause__
+    while cause is not None:
+        if isinstance(cause, _NOT_SENT):
+            return True
+        if isinstance(cause, httpx.HTTPError):
+            return False  # sent, or partly: it may have arrived
+        cause = cause.__cause__
+    if isinstance(error, TimedOut):
+        return False
+    # No httpx error behind it: the Bot API's front answered with a status.
+    text = error.message.lower()
+    return any(mark in text for mark in _NOT_FORWARDED)
 
 
 class RetryingLimiter(BaseRateLimiter[int]):
@@ -46,6 +85,13 @@ class RetryingLimiter(BaseRateLimiter[int]):
         self.delays = tuple(delays)
         #: Retries made, by method (for logs and tests).
         self.retries: dict[str, int] = {}
+        #: The callback queries an answer was sent for (or tried: it may have arrived),
+        #: newest last, so that the error handler never answers one again.
+        self._answered: OrderedDict[str, None] = OrderedDict()
+
+    def answered(self, query_id: str) -> bool:
+        """Whether an answer to the callback query ``query_id`` was sent, or tried."""
+        return query_id in self._answered
 
     async def initialize(self) -> None:
         if self._inner is not None:
@@ -64,6 +110,8 @@ class RetryingLimiter(BaseRateLimiter[int]):
         data: dict[str, Any],
         rate_limit_args: int | None,
     ) -> JSON:
+        if endpoint == "answerCallbackQuery":
+            self._note_answer(str(data.get("callback_query_id")))
         for attempt in range(len(self.delays) + 1):
             try:
                 if self._inner is not None:
@@ -72,16 +120,18 @@ class RetryingLimiter(BaseRateLimiter[int]):
                 return await callback(*args, **kwargs)
             except BadRequest:
                 raise
-            except TimedOut:
-                if endpoint not in IDEMPOTENT or attempt == len(self.delays):
+            except NetworkError as e:  # TimedOut too
+                if attempt == len(self.delays) or not (
+                        endpoint in IDEMPOTENT or never_arrived(e)):
                     raise
-                self._note(endpoint, "timed out", attempt)
-            except NetworkError as e:  # a 5xx or the connection: the call did not happen
-                if attempt == len(self.delays):
-                    raise
-                self._note(endpoint, str(e), attempt)
+                self._note(endpoint, str(e) or type(e).__name__, attempt)
             await asyncio.sleep(self.delays[attempt])
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _note_answer(self, query_id: str) -> None:
+        self._answered[query_id] = None
+        if len(self._answered) > ANSWERS_KEPT:
+            self._answered.popitem(last=False)
 
     def _note(self, endpoint: str, why: str, attempt: int) -> None:
         self.retries[endpoint] = self.retries.get(endpoint, 0) + 1

@@ -8,13 +8,16 @@ for the new game when the bot may manage topics (else the game stays in "General
 bot closes the topics it opened when their game is over. A deleted topic is noticed when a
 message into it fails: the game moves to "General" and pauses (see
 :meth:`~kolkhoz_tg.bot.delivery.Deliverer.topic_lost`), and ``/resume`` continues it where it
-is sent.
+is sent. A place holds one open game at most (the service refuses a second): a game whose
+topic is lost while "General" has one stays out of it until ``/resume`` in another topic, and
+``/newgame`` in such a "General" opens the new game's topic before it makes the game.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 
 from telegram import Chat, Update
 from telegram.constants import ChatAction, ChatMemberStatus
@@ -73,6 +76,35 @@ async def open_topic(
                       meta={TOPIC_OWN_KEY: True})
 
 
+async def game_in_new_topic(
+    context: ContextTypes.DEFAULT_TYPE, tr: Translator, chat_id: int,
+    create: Callable[[int], Awaitable[GameInfo]],
+) -> GameInfo | None:
+    """A new game for a forum whose "General" holds a game already: its topic is opened
+    first (under a name without the number, which is not known yet), the game is made
+    there (``create(topic_id)``) and the topic renamed after it. None when Telegram
+    refuses the topic; when the game cannot be made, the topic is deleted again and the
+    :class:`~kolkhoz_tg.service.ServiceError` raised."""
+    try:
+        topic = await context.bot.create_forum_topic(
+            chat_id, tr.gettext("Kolkhoz — a new five-year plan")[:MAX_TOPIC_NAME])
+    except TelegramError as e:
+        log.info("could not open a topic for a new game in chat %s: %s", chat_id, e)
+        return None
+    thread = topic.message_thread_id
+    try:
+        game = await create(thread)
+    except ServiceError:
+        with contextlib.suppress(TelegramError):
+            await context.bot.delete_forum_topic(chat_id, thread)
+        raise
+    game = await call(deps(context).service.move_game, game.id, thread,
+                      meta={TOPIC_OWN_KEY: True})
+    with contextlib.suppress(TelegramError):  # the name only lacks the game's number
+        await context.bot.edit_forum_topic(chat_id, thread, name=topic_name(tr, game))
+    return game
+
+
 def topic_link(chat_id: int, topic_id: int) -> str | None:
     """A link that opens a topic of a supergroup (None for other chats)."""
     digits = str(chat_id)
@@ -81,9 +113,10 @@ def topic_link(chat_id: int, topic_id: int) -> str | None:
     return f"https://t.me/c/{digits[4:]}/{topic_id}"
 
 
-async def game_to_resume(d: Deps, place: Place) -> GameInfo | None:
-    """The game ``/resume`` sent at ``place`` is about: the paused game there (else the
-    open one), or else a game of the chat that lost its topic (it goes on here)."""
+async def game_to_resume(d: Deps, place: Place, user_id: int) -> GameInfo | None:
+    """The game ``/resume`` sent at ``place`` by ``user_id`` is about: the paused game
+    there (else the open one), or else a game of the chat that lost its topic (it goes on
+    here; the sender's own first)."""
     games = await call(d.service.games_in_chat, place.chat_id, place.topic_id)
     paused = [g for g in games if g.status == "paused"]
     if paused or games:
@@ -91,7 +124,7 @@ async def game_to_resume(d: Deps, place: Place) -> GameInfo | None:
     chat_games = await call(d.service.games_in_chat, place.chat_id, all_topics=True)
     lost = [g for g in chat_games if g.meta.get(TOPIC_LOST_KEY)]
     if lost:
-        return lost[0]
+        return next((g for g in lost if g.creator_id == user_id), lost[0])
     # A paused game sends nothing, so the deletion of its topic went unnoticed: ask.
     for game in chat_games:
         if (game.status == "paused" and game.topic_id is not None
@@ -115,7 +148,8 @@ async def topic_alive(d: Deps, chat_id: int, topic_id: int) -> bool:
 
 async def bring_here(d: Deps, game: GameInfo, place: Place) -> bool:
     """Move a game to ``place`` (its board is sent there anew, the old one deleted).
-    Returns whether it moved."""
+    Returns whether it moved. Raises :class:`~kolkhoz_tg.service.NotAllowed`
+    (``place_taken``) when another open game is there."""
     if place.holds(game):
         return False
     await call(d.service.move_game, game.id, place.topic_id,

@@ -23,7 +23,7 @@ from sqlmodel import Session, select
 from engine import Game, Rules, preset
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.service.deadlines import check_turn_timeout, normalize_reminders
-from kolkhoz_tg.service.errors import BadRequest, Busy, NotFound, ServiceError
+from kolkhoz_tg.service.errors import BadRequest, Busy, NotAllowed, NotFound, ServiceError
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
@@ -380,6 +380,29 @@ class ServiceBase:
         elif title and chat.title != title:
             chat.title = title[:256]
         return chat
+
+    def _check_place(
+        self, s: Session, chat_id: int, topic_id: int | None, game_id: int | None = None
+    ) -> None:
+        """Refuse to put a game at ``chat_id`` / ``topic_id`` (None: a chat without topics,
+        or a forum's "General") while another open game (a lobby, a running or paused game;
+        not ``game_id``) is there: a front end addresses the game of a place by the place,
+        so there is at most one. On PostgreSQL the chat's row is locked first, so that two
+        transactions that put games into one chat take turns (on SQLite the write lock does
+        that). Raises :class:`NotAllowed` (``place_taken``)."""
+        if self.db.is_postgres:
+            chats = ChatRow.__table__  # type: ignore[attr-defined]
+            s.execute(sa.select(chats.c.id).where(chats.c.id == chat_id).with_for_update())
+        topic = GameRow.topic_id
+        stmt = select(GameRow.id).where(
+            GameRow.chat_id == chat_id,
+            topic.is_(None) if topic_id is None else topic == topic_id,  # type: ignore[union-attr]
+            GameRow.status.in_(_OPEN),  # type: ignore[attr-defined]
+        )
+        if game_id is not None:
+            stmt = stmt.where(GameRow.id != game_id)
+        if s.exec(stmt).first() is not None:
+            raise NotAllowed("another game is open there", "place_taken")
 
     def _seat_row(self, s: Session, game_id: int, user_id: int) -> SeatRow | None:
         return s.exec(

@@ -60,17 +60,22 @@ class LobbyMixin(ServiceBase):
         standin_after: int | None = None,
         seed: int | str | None = None,
         join: bool = True,
+        alone: bool = True,
     ) -> GameInfo:
         """Open a lobby in ``chat_id`` (in its forum topic ``topic_id``, if given); the
         creator takes seat 0 unless ``join`` is False.
 
         Unset values come from the chat's defaults, then the service settings. Raises
         :class:`BadRequest` (``bad_preset``, ``bad_option``, ``bad_players``,
-        ``bad_duration``, ``bad_reminders``, ``bad_standin``)."""
+        ``bad_duration``, ``bad_reminders``, ``bad_standin``) or :class:`NotAllowed`
+        (``place_taken``: the chat's topic holds an open game already, and ``alone`` is
+        not switched off, as a front end with one game per chat, like a terminal, may)."""
         if not isinstance(players, int) or not 3 <= players <= 5:
             raise BadRequest(f"3 to 5 players, not {players!r}", "bad_players")
         with self._write() as s:
             chat = self._ensure_chat(s, chat_id)
+            if alone:
+                self._check_place(s, chat_id, topic_id)
             user = self._ensure_user(s, creator_id, creator_name)
             d = chat.settings
             preset_value = preset or d.get("preset") or "classic"

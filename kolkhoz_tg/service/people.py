@@ -21,6 +21,7 @@ from kolkhoz_tg.service.base import (
     _user_info,
 )
 from kolkhoz_tg.service.errors import BadRequest
+from kolkhoz_tg.service.rating_store import mark_stale
 from kolkhoz_tg.service.records import PRACTICE_KEY, PlayerStats, UserStats
 from kolkhoz_tg.storage.models import (
     ActionRow,
@@ -208,8 +209,9 @@ class PeopleMixin(ServiceBase):
         return _locale_or_none(fallback) or self.settings.locale
 
     def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> int:
-        """A group became a supergroup with a new id: its games, settings and language move
-        along. Idempotent; returns how many games moved."""
+        """A group became a supergroup with a new id: its games, settings, language and
+        ratings (recomputed on the next read) move along. Idempotent; returns how many games
+        moved."""
         with self._write() as s:
             old = s.get(ChatRow, old_chat_id)
             if old is not None:
@@ -229,7 +231,11 @@ class PeopleMixin(ServiceBase):
                 .values(chat_id=new_chat_id)
                 .execution_options(synchronize_session=False)
             )
-            return int(moved.rowcount)  # type: ignore[attr-defined]
+            count = int(moved.rowcount)  # type: ignore[attr-defined]
+            if count:
+                # The chat's ratings are cached under its old id: recomputed on next read.
+                mark_stale(s)
+            return count
 
     def user_stats(self, user_id: int) -> UserStats:
         """Games played, finished and won, points, moves played for them automatically

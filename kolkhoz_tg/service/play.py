@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 from engine import Action, InvalidAction
 from kolkhoz_tg.service.base import (
     _ACTIVE,
+    _OPEN,
     _PAUSED,
     ServiceBase,
     _Conflict,
@@ -303,8 +304,20 @@ class PlayMixin(ServiceBase):
         """Move the game to another forum topic of its chat (None: "General"), e.g. when
         its topic was deleted or it is to go on in a new one; ``meta`` as for
         :meth:`pause`. No version change, no notification: the front end shows the game
-        where it now lives. Raises :class:`NotFound`."""
+        where it now lives. Raises :class:`NotFound`, or :class:`NotAllowed`
+        (``place_taken``) when the game is open and another open game is there already."""
         with self._write() as s:
+            # Columns only (no row in the session yet): the chat's row is locked before the
+            # game's, in the order create_game() takes them.
+            found = s.exec(
+                select(GameRow.chat_id, GameRow.status, GameRow.topic_id)
+                .where(GameRow.id == game_id)
+            ).first() if _possible_id(game_id) else None
+            if found is None:
+                raise NotFound(f"no game {game_id}", "game_not_found")
+            chat_id, status, old_topic = found
+            if status in _OPEN and old_topic != topic_id:
+                self._check_place(s, chat_id, topic_id, game_id)
             row = self._get(s, game_id)
             row.topic_id = topic_id
             _update_meta(row, meta)

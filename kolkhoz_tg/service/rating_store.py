@@ -2,7 +2,8 @@
 and cached in ``ratings``.
 
 Nothing is rated on the move path: a finished game only makes the cache stale (the number of
-finished games differs from the one it was computed from), and the next reader of a rating
+finished games differs from the one it was computed from; a group's games moving to its
+supergroup's id drop the count, :func:`mark_stale`), and the next reader of a rating
 (``/stats``) recomputes every scope from the stored games in one write transaction. That is
 cheap at the scale of a chat bot (a few thousand games: well under a second) and always
 correct; :meth:`RatingsMixin.rerate` (``kolkhoz games rerate``) does the same on demand.
@@ -73,6 +74,14 @@ def _load_games(s: Session) -> list[ratings.FinishedGame]:
         out.append(ratings.FinishedGame(game_id, chat_id, tuple(rated),
                                         practice=bool((meta or {}).get(PRACTICE_KEY))))
     return out
+
+
+def mark_stale(s: Session) -> None:
+    """Make the next reader recompute the ratings (a change the count of finished games
+    does not show, like a chat's games moving to its new id: rated per chat, they would
+    stay under the old one)."""
+    s.exec(delete(RatingRow).where(
+        col(RatingRow.scope) == _META[0], col(RatingRow.player) == _META[1]))
 
 
 class RatingsMixin(ServiceBase):

@@ -211,6 +211,29 @@ async def test_a_group_upgraded_to_a_supergroup_keeps_its_game(
         assert fake.last_message(supergroup) is not None
 
 
+async def test_a_group_upgraded_to_a_supergroup_keeps_its_ratings(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """The ratings are cached per chat: after the upgrade, /stats in the supergroup shows
+    the group's table at once (its games moved along), not an empty one."""
+    users = players(fake, base=1650)
+    group = fake.create_group("Rated", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        while await tap_any_action(users):
+            pass
+        assert service.game_info(game_id).status == "finished"
+        await users[1].send(group, "/stats")
+        before = fake.last_message(group).text or ""  # type: ignore[union-attr]
+        assert all(n in before for n in NAMES) and "1 game" in before
+        supergroup = fake.migrate_to_supergroup(group)
+        await fake.wait_idle()
+        await users[1].send(supergroup, "/stats")
+        after = fake.last_message(supergroup).text or ""  # type: ignore[union-attr]
+        assert "No rated games here yet" not in after
+        assert all(n in after for n in NAMES) and "1 game" in after
+
+
 async def test_stats_and_the_log_of_a_finished_game(
     fake: FakeTelegram, service: GameService
 ) -> None:

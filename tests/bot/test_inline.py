@@ -3,10 +3,16 @@ whenever it still can be, and a posted card that cannot be played is taken back 
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.i18n import translator
-from kolkhoz_tg.service import GameService
+from kolkhoz_tg.service import Busy, GameService
 from tests.bot.conftest import make_app
 from tests.bot.driver import LeakScanner, action_buttons, open_game, players
 from tests.faketg import FakeTelegram, FakeUser
@@ -103,3 +109,78 @@ async def test_a_chosen_card_no_longer_legal_is_not_played_and_not_named(
         assert service.snapshot(game_id) == before
         scanner.scan(game_id)
         assert not scanner.leaks
+
+
+@pytest.mark.parametrize("freed", [True, False])
+async def test_a_card_chosen_while_the_database_is_locked_is_played_once_it_is_free(
+    fake: FakeTelegram, service: GameService, sqlite_url: str, freed: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Telegram posts a chosen card before the bot hears of it; when another process holds
+    SQLite's write lock then, the move is made in the background once the lock is gone and
+    the posted message gets its ✅. If the lock never goes, the posted message says the move
+    was not played (without naming the card): a posted card is never left unplayed
+    silently."""
+    import sqlite3
+
+    from kolkhoz_tg.bot import context as bot_context
+
+    users = players(fake, base=3600 if freed else 3650)
+    group = fake.create_group("Locked inline", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        actor = actor_of(service, game_id, users)
+        answer = await actor.inline_query(f"g{game_id} ")
+        assert answer is not None and answer.results
+        chosen = answer.results[0]["id"]
+        action = Callback.decode(chosen).payload
+        version = service.game_info(game_id).version
+        busy: list[Busy] = []
+        act = service.act
+
+        def spied(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return act(*args, **kwargs)
+            except Busy as e:
+                busy.append(e)
+                raise
+
+        monkeypatch.setattr(service, "act", spied)
+        other = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        saved = bot_context.LATER
+        bot_context.LATER = (0.2,) * (40 if freed else 3)
+        try:
+            posted = await actor.choose_inline_result(answer, chosen, group, wait=False)
+            assert posted.inline_message_id is not None
+
+            def text() -> str:
+                return fake.inline_messages[str(posted.inline_message_id)].text or ""
+
+            await _until(lambda: bool(busy))  # the bot met the lock (after its timeout)
+            assert busy and service.game_info(game_id).version == version
+            if freed:
+                other.execute("ROLLBACK")
+            await _until(lambda: "✅" in text() or "✖" in text())
+            await fake.wait_idle()
+        finally:
+            bot_context.LATER = saved
+            if not freed:
+                other.execute("ROLLBACK")
+            other.close()
+        card = texts.card_action(translator("en"), action)
+        if freed:
+            assert "✅" in text() and card in text()
+            played = service.action_log(game_id)[-1]
+            assert played["action"] == action and played["actor"] == "player"
+            assert service.game_info(game_id).version > version
+        else:
+            assert "not played" in text() and card not in text()
+            assert service.game_info(game_id).version == version
+
+
+async def _until(check: Callable[[], bool], tries: int = 100) -> None:
+    for _ in range(tries):
+        if check():
+            return
+        await asyncio.sleep(0.1)

@@ -113,8 +113,8 @@ async def test_5xx_and_timeouts_everywhere_lose_no_turn_and_answer_each_tap_once
     checks = without = 0
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
-        # (A timeout before the call reached Telegram leaves a tap unanswered: the bot
-        # cannot tell it from one whose reply was lost, and answering twice is refused.)
+        # (Timeouts after the call took effect only: the answer to a tap is then never
+        # made again, since Telegram refuses a second one.)
         fake.fault_rate(0.08, kinds=("502", "503", "timeout_after"), seed=3)
         for _ in range(120):
             if not await tap_any_action(users):
@@ -290,4 +290,117 @@ async def test_a_database_locked_by_another_process_holds_no_move(
         assert service.game_info(game_id).version > version
         assert buttons_now(service, game_id, users)
         assert not any("again" in (m.text or "") for m in mover.private_messages())
+    fake.assert_all_callbacks_answered()
+
+
+async def test_a_database_locked_while_a_move_is_delivered_sends_nothing_twice(
+    fake: FakeTelegram, service: GameService, sqlite_url: str, clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The move is stored, its messages go out, and only then does another process take
+    SQLite's write lock (a backup, an operator's command): recording what went out meets a
+    busy database. It is recorded a moment later in the background: the tap is answered
+    once (the error handler never answers it again), and nothing is sent twice when the
+    claims would have lapsed."""
+    import sqlite3
+    import threading
+
+    users = players(fake, base=7700)
+    group = fake.create_group("Locked later", users)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        game_id = await open_game(fake, users, group)
+        version = service.game_info(game_id).version
+        mover = tapper(users)
+        assert mover is not None
+        msg = mover.last_message()
+        assert msg is not None
+        other = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None,
+                                check_same_thread=False)
+        settle = service.settle_notifications
+        busy: list[bool] = []
+
+        def settle_when_locked(*args: Any, **kwargs: Any) -> None:
+            if not busy:  # the first settle after the move: the database is taken now
+                busy.append(True)
+                other.execute("BEGIN IMMEDIATE")
+                threading.Timer(2.5, lambda: other.execute("ROLLBACK")).start()
+            settle(*args, **kwargs)
+
+        monkeypatch.setattr(service, "settle_notifications", settle_when_locked)
+        try:
+            await mover.tap(msg, action_buttons(msg)[0])
+            await fake.wait_idle()
+        finally:
+            await asyncio.sleep(3)  # (the timer has let go)
+            other.close()
+        assert busy and service.game_info(game_id).version > version
+        assert service.outbox_backlog() == 0
+        sent = [(c.method, str(c.params.get("chat_id"))) for c in fake.sent_log
+                if c.method in ("sendMessage", "sendPhoto") and c.ok]
+        # Long after any claim would have lapsed, the relay finds nothing to send again.
+        clock.advance(timedelta(minutes=10))
+        await relay(app).drain()
+        await fake.wait_idle()
+        again = [(c.method, str(c.params.get("chat_id"))) for c in fake.sent_log
+                 if c.method in ("sendMessage", "sendPhoto") and c.ok]
+        assert again == sent
+        assert buttons_now(service, game_id, users)
+    fake.assert_all_callbacks_answered()
+
+
+async def test_a_hand_picture_that_cannot_be_sent_answers_the_tap_once(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=7800)
+    group = fake.create_group("No picture", users)
+    async with fake.running(make_app(fake, service)):
+        await open_game(fake, users, group)
+        user = users[0]
+        msg = user.last_message()
+        assert msg is not None
+        picture = next(b.data for row in msg.buttons for b in row
+                       if b.data and b.data.endswith(":hand"))
+        assert picture is not None
+        fake.fail("sendPhoto", status=400, description="Bad Request: IMAGE_PROCESS_FAILED")
+        await user.tap(msg, picture)
+        assert "could not be drawn" in (user.last_message().text or "")  # type: ignore[union-attr]
+        assert list(fake.answers_per_callback().values())[-1] == 1
+    fake.assert_all_callbacks_answered()
+
+
+async def test_a_handler_that_fails_after_answering_a_tap_does_not_answer_it_again(
+    fake: FakeTelegram, service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error handler answers a tap a failing handler left unanswered, and only such a
+    tap: Telegram takes one answer."""
+    users = players(fake, base=7900)
+    group = fake.create_group("Failing", users)
+    app = make_app(fake, service)
+    async with fake.running(app, expected_errors=(RuntimeError,)):
+        await open_game(fake, users, group)
+        mover = tapper(users)
+        assert mover is not None
+        msg = mover.last_message()
+        assert msg is not None
+        deliverer = app.bot_data[DEPS_KEY].deliverer
+
+        async def broken(*args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("a bug after the answer")
+
+        monkeypatch.setattr(deliverer, "deliver", broken)
+        await mover.tap(msg, action_buttons(msg)[0])  # answered early, then the bug
+        assert len(fake.app_errors) == 1
+        # A bug before any answer: the error handler answers the tap.
+        lobby_group = fake.create_group("Failing lobby", users)
+        await users[0].send(lobby_group, "/newgame")
+        lobby = fake.last_message(lobby_group)
+        assert lobby is not None
+        monkeypatch.setattr(service, "join", lambda *a, **k: (_ for _ in ()).throw(
+            RuntimeError("a bug before the answer")))
+        answer = await users[1].tap(lobby, "Join")
+        assert answer is not None and answer.text is None
+        assert len(fake.app_errors) == 2
+        fake.app_errors.clear()
+    assert set(fake.answers_per_callback().values()) == {1}
     fake.assert_all_callbacks_answered()

@@ -5,10 +5,16 @@ group, a bad rules name, /rules offering a practice game, Russian."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
+import pytest
+
 from engine import Action
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.app import startup
 from kolkhoz_tg.bot.callbacks import view_button
+from kolkhoz_tg.bot.thinking import THINKER_KEY, Thinker
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
@@ -262,3 +268,46 @@ async def test_a_forged_go_on_shows_nobody_else_s_game(
         assert service.game_info(game.id).meta["board"] == game.meta["board"]
         assert "How strong should the bots be?" in (boris.last_message().text or "")  # type: ignore[union-attr]
         fake.assert_all_callbacks_answered()
+
+
+async def test_a_hint_while_the_workers_are_busy_says_to_ask_again(
+    fake: FakeTelegram, service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 💡 hint is worked out by the bots' workers. When they stay busy (the bots of
+    other games thinking) the tap is answered in time all the same, asking to try again;
+    once they are free, the hint comes."""
+    from kolkhoz_tg.bot import practice
+
+    vera = fake.user(6300, "Vera", language_code="en")
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await vera.send(None, "/practice")
+        menu = vera.last_message()
+        assert menu is not None
+        await vera.tap(menu, "✅ Strong")
+        await fake.wait_idle()
+        game = service.practice_game(vera.id)
+        assert game is not None
+        msg = move_message(vera)
+        assert msg is not None
+        thinker: Thinker = app.bot_data[THINKER_KEY]
+        thinker._executor = thinker._executor or thinker._make_executor()
+        gate = threading.Event()
+        thinker._executor.submit(gate.wait, 30)  # a long thought of another game's bot
+        monkeypatch.setattr(practice, "HINT_WAIT", 0.5, raising=False)
+        hint = "💡 Hint: what would a bot play?"
+        try:
+            await vera.tap(msg, hint, wait=False)
+            query = list(fake.callback_queries.values())[-1]
+            for _ in range(50):
+                if query.answered:
+                    break
+                await asyncio.sleep(0.1)
+            assert query.answered and query.answer is not None
+            assert "ask for the hint again" in (query.answer["text"] or "")
+        finally:
+            gate.set()
+        answer = await vera.tap(msg, hint)
+        assert answer is not None and answer.text is not None
+        hint_names_a_legal_move(service, game.id, vera, answer.text)
+    fake.assert_all_callbacks_answered()

@@ -7,12 +7,15 @@ topics as before; ``/newgame`` in "General" opening a topic for the game (or sta
 from __future__ import annotations
 
 import asyncio
+import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from telegram import Chat, Message
 from telegram.ext import Application
 
+from kolkhoz_tg.bot.app import shutdown
 from kolkhoz_tg.bot.buttons import misplaced
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, topic_of
 from kolkhoz_tg.bot.plan import (
@@ -27,8 +30,8 @@ from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
-from tests.bot.driver import NAMES, action_buttons, tap_any_action
-from tests.faketg import FakeChat, FakeTelegram, FakeUser, StoredMessage
+from tests.bot.driver import NAMES, action_buttons, move_without_the_bot, tap_any_action
+from tests.faketg import ApiCall, FakeChat, FakeTelegram, FakeUser, StoredMessage
 
 App = Application[Any, Any, Any, Any, Any, Any]
 
@@ -113,12 +116,38 @@ async def test_two_games_in_two_topics_of_one_group_to_the_end(
         await table_a[1].send(group, "/newgame", topic=topic_a)
         assert "This topic already has a game" in bot_texts(fake, group, topic_a)[-2]
 
+        # Both tables tap at once, round after round: the two updates are in flight
+        # together (both taps are answered before either game's messages go out) and their
+        # Bot API calls interleave.
+        ids_a = {u.id for u in table_a}
+        ids_b = {u.id for u in table_b}
+
+        def table_of(call: ApiCall) -> str | None:
+            query = call.params.get("callback_query_id")
+            if query is not None:  # a tap's answer: whose tap
+                return "a" if fake.callback_queries[str(query)].user_id in ids_a else "b"
+            chat = int(call.params.get("chat_id", 0) or 0)
+            thread = call.params.get("message_thread_id")
+            message = call.params.get("message_id")
+            boards = {service.game_info(g).meta.get("board"): name
+                      for g, name in ((game_a, "a"), (game_b, "b"))}
+            if chat in ids_a or thread == topic_a:
+                return "a"
+            if chat in ids_b or thread == topic_b:
+                return "b"
+            return boards.get(message) if chat == group.id else None
+
+        interleaved = 0
         taps = 0
         while True:
-            moved_a = await tap_any_action(table_a)
-            moved_b = await tap_any_action(table_b)
+            seen = len(fake.sent_log)
+            moved_a, moved_b = await asyncio.gather(tap_any_action(table_a),
+                                                    tap_any_action(table_b))
             if not (moved_a or moved_b):
                 break
+            order = [t for c in fake.sent_log[seen:] if (t := table_of(c)) is not None]
+            switches = sum(1 for x, y in itertools.pairwise(order) if x != y)
+            interleaved += switches > 1  # a, then b, then a again (or the other way)
             taps += 1
             if taps == 20:
                 # Commands in a topic address that topic's game.
@@ -133,6 +162,7 @@ async def test_two_games_in_two_topics_of_one_group_to_the_end(
                 await table_a[0].send(group, "/resume", topic=topic_a)
                 assert service.game_info(game_a).status == "active"
             assert taps < 400
+        assert interleaved > taps // 4, (interleaved, taps)
         for game_id, topic in ((game_a, topic_a), (game_b, topic_b)):
             info = service.game_info(game_id)
             assert info.status == "finished" and info.topic_id == topic
@@ -566,4 +596,257 @@ def test_the_plan_sends_a_games_group_messages_into_its_topic(
     assert misplaced(tr, "v", info, 2, -1001234, False, 78) == (
         "That button belongs to another topic.")
     assert misplaced(tr, "l", info, 2, -5, False, 77) == "That button belongs to another chat."
+    # An old message comes without its topic: only the chat counts then.
+    assert misplaced(tr, "l", info, 2, -1001234, False, None, topic_known=False) is None
+    assert misplaced(tr, "l", info, 2, -5, False, None, topic_known=False) == (
+        "That button belongs to another chat.")
     assert misplaced(tr, "v", info, 2, 2, True, None) is None  # a player's private message
+
+
+# ---------------------------------------------------------------------- one game a place
+
+
+def open_games(service: GameService, group: FakeChat, topic: int | None) -> list[int]:
+    return [g.id for g in service.games_in_chat(group.id, topic)]
+
+
+async def test_a_lost_topic_while_general_has_a_game_leaves_general_to_that_game(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """A game's topic is deleted while "General" holds a game of its own: the game pauses
+    and stays out of "General" (commands there still reach that game alone); a note says
+    so, and /resume in another topic brings it there. A lobby the same way."""
+    table, general_table = people(fake, 2800), people(fake, 2810)
+    group = fake.create_group("Forum", table + general_table, forum=True,
+                              admins=[general_table[3]])
+    app = make_app(fake, service)
+    async with fake.running(app):
+        topic = fake.create_topic(group, "Table", by=table[0])
+        game_id = await open_game_in(fake, table, group, topic)
+        await general_table[0].send(group, "/newgame here")
+        [general_game] = open_games(service, group, None)
+        lobby_topic = fake.create_topic(group, "Lobby", by=table[1])
+        await table[1].send(group, "/newgame", topic=lobby_topic)
+        [lobby_id] = open_games(service, group, lobby_topic)
+        assert await tap_any_action(table)
+
+        fake.delete_topic(group, topic)
+        fake.topic(group, lobby_topic).closed = True  # to the bot, which is no admin
+        assert await tap_any_action(table)  # the move is made; its board cannot go out
+        info = service.game_info(game_id)
+        assert info.status == "paused" and info.topic_id == topic
+        assert info.meta[TOPIC_LOST_KEY] == topic
+        assert open_games(service, group, None) == [general_game]
+        said = bot_texts(fake, group, None)
+        assert sum(f"The topic of game #{game_id} was closed or deleted" in t
+                   for t in said) == 1, said
+        assert "continues it in another topic with /resume" in said[-1]
+        # Nothing more is tried in the deleted topic, and nothing is said twice.
+        failed = len(fake.calls("sendMessage", ok=False))
+        await table[2].send(group, "/back")
+        await relay_of(app).drain()
+        assert len(fake.calls("sendMessage", ok=False)) == failed
+        # Commands in "General" reach its own game only.
+        await general_table[1].send(group, "/join")
+        assert len(service.game_info(general_game).seats) == 2
+        await table[0].send(group, "/resume")
+        assert service.game_info(game_id).status == "paused"
+        # The lobby, once it finds out, waits the same way (an admin may still write in
+        # the closed topic; the board sent anew cannot go there).
+        await general_table[3].send(group, "/board", topic=lobby_topic)
+        lobby = service.game_info(lobby_id)
+        assert lobby.topic_id == lobby_topic and lobby.meta[TOPIC_LOST_KEY] == lobby_topic
+        assert "so the lobby waits" in bot_texts(fake, group, None)[-1]
+        assert open_games(service, group, None) == [general_game]
+
+        # /resume in another topic: the game goes on there.
+        again = fake.create_topic(group, "Table again", by=table[0])
+        await table[2].send(group, "/resume", topic=again)  # no creator, no admin
+        assert service.game_info(game_id).topic_id == topic
+        await table[0].send(group, "/resume", topic=again)
+        info = service.game_info(game_id)
+        assert (info.status, info.topic_id) == ("active", again)
+        assert TOPIC_LOST_KEY not in info.meta
+        assert fake.message(group, info.meta["board"]).thread_id == again
+        assert await tap_any_action(table)
+        # The lobby comes back into a topic of its own the same way.
+        lobby_again = fake.create_topic(group, "Lobby again", by=table[1])
+        await table[1].send(group, "/resume", topic=lobby_again)
+        lobby = service.game_info(lobby_id)
+        assert (lobby.status, lobby.topic_id) == ("lobby", lobby_again)
+        assert TOPIC_LOST_KEY not in lobby.meta
+        new_lobby = lobby_in(fake, group, lobby_again)
+        await table[2].tap(new_lobby, new_lobby.buttons[0][0].text)
+        assert len(service.game_info(lobby_id).seats) == 2
+
+
+async def test_newgame_in_general_with_a_game_there_opens_a_topic_first_or_refuses(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """/newgame in "General" where a game is open already: the new game starts in a topic
+    opened for it (named after it once it exists); when Telegram refuses the topic, no
+    game is made and the sender is told why. "General" never holds two open games."""
+    users = people(fake, 2900)
+    group = fake.create_group("Forum", users, forum=True, bot_admin=True)
+    async with fake.running(make_app(fake, service)):
+        await users[0].send(group, "/newgame here")
+        [first] = open_games(service, group, None)
+        await users[1].send(group, "/newgame zone")
+        [created] = fake.calls("createForumTopic", ok=True)
+        topic = int(created.result["message_thread_id"])
+        [second] = open_games(service, group, topic)
+        assert open_games(service, group, None) == [first]
+        assert fake.topic(group, topic).name == f"Kolkhoz #{second} — Zone regime (36 cards)"
+        assert service.game_info(second).meta[TOPIC_OWN_KEY] is True
+        lobby = lobby_in(fake, group, topic)
+        await users[2].tap(lobby, lobby.buttons[0][0].text)
+        assert len(service.game_info(second).seats) == 2
+        assert any(f"Game #{second} has a topic of its own" in t
+                   for t in bot_texts(fake, group, None))
+
+        fake.fail("createForumTopic", status=400, times=5,
+                  description="Bad Request: TOPICS_TOO_MUCH")
+        await users[2].send(group, "/newgame")
+        assert open_games(service, group, None) == [first]
+        assert len(service.games_in_chat(group.id, all_topics=True)) == 2
+        assert "I could not open a topic for a new one" in bot_texts(fake, group, None)[-1]
+
+
+async def test_lobby_buttons_in_a_topic_work_on_a_message_too_old_to_be_seen(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """After about two days Telegram sends a tapped message as an InaccessibleMessage (chat
+    and id only, no topic): the lobby's buttons in a forum topic still work, found by the
+    game the button names; only the chat is checked then."""
+    users = people(fake, 3000)
+    group = fake.create_group("Forum", users, forum=True)
+    other = fake.create_group("Elsewhere", users, forum=True)
+    async with fake.running(make_app(fake, service)):
+        topic = fake.create_topic(group, "Table", by=users[0])
+        await users[0].send(group, "/newgame", topic=topic)
+        [game] = service.games_in_chat(group.id, topic)
+        lobby = lobby_in(fake, group, topic)
+        join = lobby.buttons[0][0].data
+        assert join is not None
+        answer = await users[1].tap(lobby, join, inaccessible=True)
+        assert answer is None or not answer.show_alert, answer
+        assert len(service.game_info(game.id).seats) == 2
+        players_button = next(b.data for row in lobby.buttons for b in row
+                              if b.data and b.data.endswith(":players"))
+        assert players_button is not None
+        before = service.game_info(game.id).players
+        answer = await users[0].tap(fake.message(group, lobby.message_id), players_button,
+                                    inaccessible=True)
+        assert answer is None or not answer.show_alert, answer
+        assert service.game_info(game.id).players != before
+        # The same button data from another chat's old message is still refused.
+        await users[2].send(other, "/help")
+        foreign = fake.last_message(other)
+        assert foreign is not None
+        answer = await users[2].tap(foreign, join, force=True, inaccessible=True)
+        assert answer is not None and answer.text == "That button belongs to another chat."
+        assert len(service.game_info(game.id).seats) == 2
+    fake.assert_all_callbacks_answered()
+
+
+async def moves_until(service: GameService, game_id: int, users: list[FakeUser],
+                      kind: str) -> None:
+    """Moves through the service alone (the bot is down) until a notification of ``kind``
+    waits in the outbox."""
+    for _ in range(1000):
+        if any(n.kind.value == kind for n in service.pending_notifications(
+                10_000, game_id=game_id)):
+            return
+        move_without_the_bot(service, game_id, users)
+    raise AssertionError(f"no {kind} notification")
+
+
+@pytest.mark.parametrize("general_taken", [False, True])
+async def test_a_year_summary_for_a_deleted_topic_goes_to_general(
+    fake: FakeTelegram, service: GameService, general_taken: bool
+) -> None:
+    """The topic is deleted while the bot is down, with a year's summary still owed: the
+    summary is posted in "General" (where the game moved; under the game's name when
+    "General" has a game of its own), not dropped with the board."""
+    users = people(fake, 3100 if general_taken else 3150)
+    others = people(fake, 3200 if general_taken else 3250)
+    group = fake.create_group("Forum", users + others, forum=True)
+    first = make_app(fake, service)
+    async with fake.running(first):
+        topic = fake.create_topic(group, "Table", by=users[0])
+        game_id = await open_game_in(fake, users, group, topic)
+        if general_taken:
+            await others[0].send(group, "/newgame here")
+    await shutdown(first)
+    await moves_until(service, game_id, users, "year_summary")
+    fake.delete_topic(group, topic)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await relay_of(app).drain()
+        await fake.wait_idle()
+        info = service.game_info(game_id)
+        assert info.status == "paused" and info.meta[TOPIC_LOST_KEY] == topic
+        assert info.topic_id == (topic if general_taken else None)
+        general = bot_texts(fake, group, None)
+        summaries = [t for t in general if "Year 1: the plan's results" in t]
+        assert len(summaries) == 1, general
+        if general_taken:
+            assert summaries[0].startswith(f"Kolkhoz #{game_id} — Classic\nYear 1")
+        else:
+            assert summaries[0].startswith("Year 1")
+        assert service.outbox_backlog() == 0
+
+
+async def test_the_final_table_for_a_deleted_topic_goes_to_general(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = people(fake, 3300)
+    group = fake.create_group("Forum", users, forum=True)
+    first = make_app(fake, service)
+    async with fake.running(first):
+        topic = fake.create_topic(group, "Table", by=users[0])
+        game_id = await open_game_in(fake, users, group, topic)
+    await shutdown(first)
+    while service.game_info(game_id).status == "active":
+        move_without_the_bot(service, game_id, users)
+    fake.delete_topic(group, topic)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await relay_of(app).drain()
+        await fake.wait_idle()
+        info = service.game_info(game_id)
+        assert info.status == "finished" and info.topic_id is None
+        general = bot_texts(fake, group, None)
+        assert sum("five-year plan is complete" in t for t in general) == 1, general
+        assert sum("Year 5: the plan's results" in t for t in general) == 1, general
+        assert fake.message(group, info.meta["board"]).thread_id is None
+        assert service.outbox_backlog() == 0
+
+
+async def test_the_board_style_of_a_forum_with_several_games_is_the_admins(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """/settings board (and bots) changes every game of the chat: with other games open
+    there, a game's creator may not change it alone; an admin may, and every board follows
+    at once."""
+    table_a, table_b = people(fake, 3400), people(fake, 3410)
+    admin = table_b[3]
+    group = fake.create_group("Forum", table_a + table_b, forum=True, creator=admin)
+    async with fake.running(make_app(fake, service)):
+        topics = [fake.create_topic(group, name, by=table_a[0]) for name in ("A", "B")]
+        games = [await open_game_in(fake, table, group, topic)
+                 for table, topic in zip((table_a, table_b), topics, strict=True)]
+        for command in ("/settings board picture", "/settings bots hard"):
+            await table_a[0].send(group, command, topic=topics[0])  # game A's creator
+            assert "only the chat's admins may change it" in bot_texts(
+                fake, group, topics[0])[-1]
+        assert service.chat_bot_level(group.id) != "hard"
+        for game_id in games:
+            board = fake.message(group, service.game_info(game_id).meta["board"])
+            assert "photo" not in board.extra
+        await admin.send(group, "/settings board picture", topic=topics[1])
+        for game_id, topic in zip(games, topics, strict=True):
+            board = fake.message(group, service.game_info(game_id).meta["board"])
+            assert "photo" in board.extra and board.thread_id == topic
+        await admin.send(group, "/settings bots hard", topic=topics[1])
+        assert service.chat_bot_level(group.id) == "hard"

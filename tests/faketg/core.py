@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import (
     SERVER_ERRORS,
     ApiError,
+    InjectedDisconnect,
     InjectedTimeout,
     bad_request,
     conflict,
@@ -125,6 +126,10 @@ _LIMITED_METHODS = frozenset({"sendmessage", "editmessagetext", "editmessagerepl
 _QUERY_INVALID = "query is too old and response timeout expired or query ID is invalid"
 #: Seconds Telegram waits for the answer to a callback query (then the client gives up).
 ANSWER_WINDOW = 15.0
+#: Seconds after which a callback query carries its message as an ``InaccessibleMessage``
+#: (chat, message_id, ``date`` 0, nothing else: no text, no buttons, no topic), as Telegram
+#: sends old messages: about two days.
+INACCESSIBLE_AFTER = 48 * 3600.0
 #: What :meth:`FakeTelegram.fault_rate` may inject.
 FAULT_KINDS = frozenset(
     {*(str(code) for code in SERVER_ERRORS), "429", "timeout", "timeout_after", "timeout_before"}
@@ -216,17 +221,21 @@ Handler = Callable[[Params], Any]
 
 @dataclass
 class _Fault:
-    """One injected fault: an HTTP error (``status``) or a timeout (``status`` 0)."""
+    """One injected fault: an HTTP error (``status``), or a timeout (``status`` 0), or a
+    dropped connection (``status`` 0 and ``disconnect``)."""
 
     status: int = 0
     description: str = ""
     after: bool = True
     html: bool = False
     retry_after: int = 1
+    disconnect: bool = False
 
     @property
     def label(self) -> str:
-        return "timeout" if self.status == 0 else str(self.status)
+        if self.status == 0:
+            return "disconnect" if self.disconnect else "timeout"
+        return str(self.status)
 
 
 @dataclass
@@ -277,6 +286,10 @@ class FakeTelegram:
             if isinstance(callback_answer_timeout, EllipsisType)
             else callback_answer_timeout
         )
+
+        #: seconds (by ``clock``) after which a tapped message reaches the bot as an
+        #: ``InaccessibleMessage`` (``None``: never by age; ``tap(inaccessible=True)`` still).
+        self.inaccessible_after: float | None = INACCESSIBLE_AFTER
 
         self.users: dict[int, FakeUser] = {}
         self.chats: dict[int, FakeChat] = {}
@@ -683,6 +696,22 @@ class FakeTelegram:
         queue = self._faults.setdefault(method.lower(), deque())
         queue.extend(_Fault(0, after=after) for _ in range(times))
 
+    def disconnect(self, method: str, times: int = 1, after: bool = True) -> None:
+        """Make the connection of the next ``times`` calls of ``method`` break: PTB raises
+        ``telegram.error.NetworkError`` from an httpx error, as ``HTTPXRequest`` does.
+
+        ``after=True``: the call took effect in the fake, then the connection broke before
+        the reply (httpx ``RemoteProtocolError``; a ``ReadError`` is the same case): a
+        client cannot tell whether Telegram got it. ``after=False``: the connection was
+        never made (httpx ``ConnectError``): the call provably did not reach the server.
+        Over HTTP (:class:`~.transport.FakeBotApiServer`) both are a connection closed
+        without a reply, which httpx reports as ``RemoteProtocolError`` (``after=False``
+        does not take effect).
+
+        Logged with ``fault="disconnect"``; ``ok`` says whether the call took effect."""
+        queue = self._faults.setdefault(method.lower(), deque())
+        queue.extend(_Fault(0, after=after, disconnect=True) for _ in range(times))
+
     def fault_rate(
         self,
         p: float,
@@ -830,6 +859,18 @@ class FakeTelegram:
         data.update(msg.extra)
         return data
 
+    def inaccessible_message_json(self, msg: StoredMessage) -> dict[str, Any]:
+        """An ``InaccessibleMessage``: what a callback query carries for an old message (or
+        one the bot may not see) — the chat and the id, ``date`` 0, no topic."""
+        return {"chat": self.chats[msg.chat_id].to_json(), "message_id": msg.message_id,
+                "date": 0}
+
+    def is_inaccessible(self, msg: StoredMessage) -> bool:
+        """Whether a tap on ``msg`` now carries it as an ``InaccessibleMessage`` (it is older
+        than :attr:`inaccessible_after`)."""
+        limit = self.inaccessible_after
+        return limit is not None and self.clock() - msg.date > limit
+
     def chat_member_json(
         self, chat: FakeChat, user_id: int, status: str | None = None
     ) -> dict[str, Any]:
@@ -903,8 +944,9 @@ class FakeTelegram:
         transport: str = "inprocess",
     ) -> tuple[int, dict[str, Any] | bytes]:
         """Run one Bot API call; returns (HTTP status, JSON body, or raw bytes for an HTML
-        error page). Raises :class:`~.errors.InjectedTimeout` for a timeout fault (the
-        transport turns it into what PTB sees)."""
+        error page). Raises :class:`~.errors.InjectedTimeout` for a timeout fault and
+        :class:`~.errors.InjectedDisconnect` for a dropped connection (the transport turns
+        them into what PTB sees)."""
         params = decode_params(raw_params)
         if token != self.token:
             self.sent_log.append(
@@ -923,13 +965,18 @@ class FakeTelegram:
                 return error.code, gateway_page(error.code, error.description)
             return error.code, error.to_json()
         if fault is not None and fault.status == 0 and not fault.after:
+            what = "could not connect" if fault.disconnect else (
+                "timed out before reaching the server")
             self.sent_log.append(
-                ApiCall(method, params, False, None, None, "timed out before reaching the server",
-                        transport, fault=fault.label)
+                ApiCall(method, params, False, None, None, what, transport, fault=fault.label)
             )
+            if fault.disconnect:
+                raise InjectedDisconnect(method, after=False)
             raise InjectedTimeout(method, after=False)
         status, body = await self._run(method, key, params, transport, fault)
         if fault is not None and fault.status == 0:
+            if fault.disconnect:
+                raise InjectedDisconnect(method, after=True)
             raise InjectedTimeout(method, after=True)
         return status, body
 
@@ -1667,6 +1714,21 @@ class FakeTelegram:
         self._store_message(chat, self.bot_id, None, service=True, extra={
             "message_thread_id": topic.id, "is_topic_message": True,
             "forum_topic_reopened": {}})
+        return True
+
+    def api_editForumTopic(self, p: Params) -> bool:
+        """Rename a topic (the icon is not simulated): the ``forum_topic_edited`` service
+        message goes into it, as on Telegram."""
+        chat, topic = self._forum_topic(p, own=True)
+        name = p.get_str("name")
+        if name is not None and len(name) > 128:
+            raise bad_request("TOPIC_TITLE_TOO_LONG")
+        if not name or name == topic.name:
+            raise bad_request("TOPIC_NOT_MODIFIED")
+        topic.name = name
+        self._store_message(chat, self.bot_id, None, service=True, extra={
+            "message_thread_id": topic.id, "is_topic_message": True,
+            "forum_topic_edited": {"name": name}})
         return True
 
     def api_deleteForumTopic(self, p: Params) -> bool:

@@ -85,3 +85,22 @@ class InjectedTimeout(Exception):
         )
         self.method = method
         self.after = after
+
+
+class InjectedDisconnect(Exception):
+    """Raised by :meth:`FakeTelegram.handle` for a dropped connection: the transport turns
+    it into what PTB's HTTPX request raises then (``telegram.error.NetworkError`` from an
+    httpx error).
+
+    ``after``: the call took effect and the connection broke before the reply (httpx's
+    ``RemoteProtocolError``: "Server disconnected without sending a response"); else the
+    connection was never made (``ConnectError``: the call never reached the server)."""
+
+    def __init__(self, method: str, *, after: bool) -> None:
+        super().__init__(
+            f"{method}: the connection broke "
+            + ("before the reply (the call took effect)" if after else
+               "before the call (it never reached the server)")
+        )
+        self.method = method
+        self.after = after

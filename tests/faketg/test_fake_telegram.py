@@ -18,6 +18,7 @@ from telegram import (
     InlineKeyboardMarkup,
     InlineQueryResultArticle,
     InputTextMessageContent,
+    Message,
     Update,
 )
 from telegram.error import (
@@ -1006,6 +1007,42 @@ async def test_time_out_after_or_before_taking_effect(fake: FakeTelegram, bot: B
     await bot.send_message(alice.id, "fine")
 
 
+async def test_a_broken_connection_after_or_before_taking_effect(
+    fake: FakeTelegram, bot: Bot
+) -> None:
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    fake.disconnect("sendMessage")  # after=True: sent, then the connection broke
+    with pytest.raises(NetworkError) as info:
+        await bot.send_message(alice.id, "sent, but the bot does not know")
+    assert not isinstance(info.value, TimedOut)
+    assert isinstance(info.value.__cause__, httpx.RemoteProtocolError)
+    assert "httpx.RemoteProtocolError" in info.value.message
+    fake.disconnect("sendMessage", after=False)  # no connection: never reached Telegram
+    with pytest.raises(NetworkError) as info:
+        await bot.send_message(alice.id, "never sent")
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
+    assert [m.text for m in fake.bot_messages(alice)] == ["sent, but the bot does not know"]
+    assert [(c.ok, c.fault) for c in fake.faults("sendMessage")] == [
+        (True, "disconnect"), (False, "disconnect")]
+
+
+async def test_a_broken_connection_over_http(
+    fake: FakeTelegram, server: FakeBotApiServer
+) -> None:
+    from telegram.request import HTTPXRequest
+
+    alice = fake.user(101, "Alice")
+    await alice.start_bot(wait=False)
+    async with Bot(fake.token, base_url=server.base_url, request=HTTPXRequest()) as b:
+        fake.disconnect("sendMessage")
+        with pytest.raises(NetworkError) as info:
+            await b.send_message(alice.id, "sent, reply lost")
+        assert isinstance(info.value.__cause__, httpx.RemoteProtocolError)
+        await b.send_message(alice.id, "next one")
+    assert [m.text for m in fake.bot_messages(alice)] == ["sent, reply lost", "next one"]
+
+
 async def test_time_out_over_http_waits_for_the_client_read_timeout(
     fake: FakeTelegram, server: FakeBotApiServer
 ) -> None:
@@ -1046,6 +1083,41 @@ async def test_timed_out_answer_still_counts_as_answered(fake: FakeTelegram) -> 
         assert answer is not None and answer.text == "ok"
     assert outcomes == ["timed out"]
     assert list(fake.answers_per_callback().values()) == [1]
+
+
+async def test_a_tap_on_an_old_message_carries_it_as_inaccessible() -> None:
+    """After about two days Telegram sends the tapped message as an InaccessibleMessage:
+    its chat and id, date 0, no topic, no text."""
+    now = [1_000_000.0]
+    fake = FakeTelegram(clock=lambda: now[0])
+    async with Bot(fake.token, request=FakeRequest(fake),
+                   get_updates_request=FakeRequest(fake)) as b:
+        alice = fake.user(101, "Alice")
+        forum = fake.create_group("Forum", [alice], forum=True, bot_admin=True)
+        topic = await b.create_forum_topic(forum.id, "Game")
+        await b.send_message(forum.id, "Pick", reply_markup=menu_markup(),
+                             message_thread_id=topic.message_thread_id)
+        board = fake.last_message(forum)
+        assert board is not None
+        await alice.tap(board, "Red", wait=False)
+        now[0] += 47 * 3600
+        await alice.tap(board, "Red", wait=False)
+        now[0] += 2 * 3600
+        await alice.tap(board, "Blue", wait=False)
+        fake.inaccessible_after = None
+        await alice.tap(board, "Blue", wait=False)
+        await alice.tap(board, "Blue", wait=False, inaccessible=True)
+        updates = await b.get_updates(timeout=0)
+        messages = [u.callback_query.message for u in updates if u.callback_query]
+        assert [m.is_accessible for m in messages if m] == [True, True, False, True, False]
+        old = messages[2]
+        assert old is not None and old.chat.id == forum.id
+        assert old.message_id == board.message_id
+        assert old.api_kwargs == {}
+        fresh = messages[0]
+        assert isinstance(fresh, Message) and fresh.message_thread_id == topic.message_thread_id
+        assert getattr(old, "message_thread_id", None) is None
+        assert getattr(old, "text", None) is None
 
 
 async def test_late_answer_is_refused() -> None:
@@ -1224,6 +1296,13 @@ async def test_forum_topic_methods_and_rights(fake: FakeTelegram, bot: Bot) -> N
         await bot.close_forum_topic(forum.id, tid)
     await bot.send_message(forum.id, "late", message_thread_id=tid)
     assert await bot.reopen_forum_topic(forum.id, tid)
+    # Renaming: a service message in the topic; the same name is no change.
+    assert await bot.edit_forum_topic(forum.id, tid, name="Kolkhoz #1 — Zone")
+    assert fake.topic(forum, tid).name == "Kolkhoz #1 — Zone"
+    edited = fake.topic_messages(forum, tid, include_service=True)[-1]
+    assert edited.extra["forum_topic_edited"] == {"name": "Kolkhoz #1 — Zone"}
+    with pytest.raises(BadRequest, match=r"(?i)TOPIC_NOT_MODIFIED"):
+        await bot.edit_forum_topic(forum.id, tid, name="Kolkhoz #1 — Zone")
 
     # Without the right to manage topics: no new topic; its own it may still close.
     forum.bot_can_manage_topics = False

@@ -16,11 +16,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 from telegram._utils.types import ODVInput
-from telegram.error import TimedOut
+from telegram.error import NetworkError, TimedOut
 from telegram.ext import ApplicationBuilder
 from telegram.request import BaseRequest, RequestData
 
-from .errors import InjectedTimeout
+from .errors import InjectedDisconnect, InjectedTimeout
 
 if TYPE_CHECKING:
     from .core import FakeTelegram
@@ -89,7 +89,7 @@ async def _dispatch(
 ) -> tuple[int, dict[str, Any] | bytes]:
     try:
         return await fake.handle(token, method, params, transport=transport)
-    except (asyncio.CancelledError, InjectedTimeout):
+    except (asyncio.CancelledError, InjectedTimeout, InjectedDisconnect):
         raise
     except Exception as exc:  # a bug in the fake: make it visible
         fake.internal_errors.append(exc)
@@ -152,6 +152,12 @@ class FakeRequest(BaseRequest):
             # what HTTPXRequest raises on an httpx timeout
             cause = httpx.ReadTimeout(str(exc)) if exc.after else httpx.ConnectTimeout(str(exc))
             raise TimedOut from cause
+        except InjectedDisconnect as exc:
+            # what HTTPXRequest raises on any other httpx error
+            broke: httpx.HTTPError = (
+                httpx.RemoteProtocolError("Server disconnected without sending a response.")
+                if exc.after else httpx.ConnectError("All connection attempts failed"))
+            raise NetworkError(f"httpx.{broke.__class__.__name__}: {broke}") from broke
         return status, encode_body(answer)
 
 
@@ -316,7 +322,7 @@ class FakeBotApiServer:
 
     async def _respond(
         self, verb: str, target: str, headers: dict[str, str], body: bytes
-    ) -> tuple[int, dict[str, Any] | bytes]:
+    ) -> tuple[int, dict[str, Any] | bytes] | None:
         url = urlsplit(target)
         route = split_api_path(url.path)
         if route is None or verb not in ("GET", "POST"):
@@ -339,6 +345,8 @@ class FakeBotApiServer:
             # this request in _respond_unless_gone.
             await asyncio.sleep(HOLD_TIMED_OUT)
             return 504, {"ok": False, "error_code": 504, "description": "Gateway Timeout"}
+        except InjectedDisconnect:
+            return None  # the connection is closed without a reply
 
 
 def parse_body(

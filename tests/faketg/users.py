@@ -225,13 +225,17 @@ class FakeUser:
         *,
         force: bool = False,
         wait: bool = True,
+        inaccessible: bool | None = None,
     ) -> CallbackAnswer | None:
         """Tap an inline button (by text or callback data) on the message *as it is now*.
 
         Returns the bot's ``answerCallbackQuery`` (or ``None`` if it did not answer; with
         ``wait=False`` always ``None``: look at ``fake.callback_queries`` later).
         ``force=True`` sends ``button`` as callback data even if no such button exists
-        (a stale or forged tap).
+        (a stale or forged tap). ``inaccessible``: the query carries the message as an
+        ``InaccessibleMessage`` (chat and id, ``date`` 0, no topic), as Telegram does for a
+        message about two days old; by default when it is older than
+        ``fake.inaccessible_after``.
         """
         if message.inline_message_id is not None:
             current = self.fake.inline_messages[message.inline_message_id]
@@ -258,6 +262,8 @@ class FakeUser:
         }
         if current.inline_message_id is not None:
             payload["inline_message_id"] = current.inline_message_id
+        elif inaccessible or (inaccessible is None and self.fake.is_inaccessible(current)):
+            payload["message"] = self.fake.inaccessible_message_json(current)
         else:
             payload["message"] = self.fake.message_json(current)
         record = CallbackQueryRecord(

@@ -182,7 +182,7 @@ def test_board_notifications_supersede_undelivered_ones(service: GameService) ->
 def test_replay_of_every_stored_game(service: GameService) -> None:
     ids = []
     for seed, name in enumerate(PRESETS):
-        game, _ = new_game(service, humans=2, preset=name, seed=seed)
+        game, _ = new_game(service, humans=2, preset=name, seed=seed, chat_id=-100 - seed)
         for _ in range(25):
             step(service, game.id, random_chooser(seed))
         ids.append(game.id)

@@ -128,11 +128,25 @@ def test_games_of_a_forum_topic(service: GameService) -> None:
     assert service.games_in_chat(-7, 13) == []
     assert [g.id for g in service.games_in_chat(-7, all_topics=True)] == [
         second.id, first.id, general.id]
-    # A game moves (its topic was deleted): from then on it is General's.
+    # One open game per place: no second one in a topic or in General, created or moved.
+    for topic in (None, 11):
+        with pytest.raises(NotAllowed) as refused:
+            service.create_game(-7, 3, topic_id=topic, creator_name="Vera")
+        assert refused.value.code == "place_taken"
+    with pytest.raises(NotAllowed):
+        service.move_game(first.id, None)
+    with pytest.raises(NotAllowed):
+        service.move_game(first.id, 12)
+    assert service.move_game(first.id, 11).topic_id == 11  # where it is: no change
+    # A game moves (its topic was deleted): from then on it is General's, once General's
+    # own game is over.
+    service.abort(general.id, 1)
     moved = service.move_game(first.id, None, meta={"why": "gone"})
     assert moved.topic_id is None and moved.meta["why"] == "gone"
     assert moved.version == first.version
-    assert [g.id for g in service.games_in_chat(-7)] == [first.id, general.id]
+    assert [g.id for g in service.games_in_chat(-7)] == [first.id]
+    # A game that is over moves anywhere (it addresses nothing any more).
+    assert service.move_game(general.id, None).topic_id is None
     service.abort(second.id, 2)
     assert service.games_in_chat(-7, 12) == []
     assert [g.id for g in service.games_in_chat(-7, 12, open_only=False)] == [second.id]

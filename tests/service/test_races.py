@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from kolkhoz_tg.service import ActResult, ActStatus, GameService
+from kolkhoz_tg.service import ActResult, ActStatus, GameInfo, GameService, NotAllowed
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.timeutil import FakeClock
 from tests.conftest import make_settings
@@ -117,5 +117,62 @@ def test_race_postgres(pg_url: str, clock: FakeClock) -> None:
     one, two, dbs = _pair(pg_url, clock)
     outcomes = race(one, two, ROUNDS)
     assert sum(outcomes.values()) == ROUNDS
+    for db in dbs:
+        db.dispose()
+
+
+def _put(
+    service: GameService, barrier: threading.Barrier, chat: int, user: int,
+    moving: GameInfo | None, outcomes: list[object], i: int,
+) -> None:
+    """Create a game in ``chat``'s "General", or move ``moving`` there, when the other
+    racer is ready too; the outcome (the game, a refusal's code, an error) in
+    ``outcomes[i]``."""
+    barrier.wait()
+    try:
+        if moving is not None:
+            outcomes[i] = service.move_game(moving.id, None)
+        else:
+            outcomes[i] = service.create_game(chat, user, creator_name=f"U{user}")
+    except NotAllowed as e:
+        outcomes[i] = e.code
+    except BaseException as e:  # reported by the test
+        outcomes[i] = e
+
+
+def place_race(one: GameService, two: GameService, rounds: int) -> None:
+    """Two "processes" put a game into the same place of a fresh chat at the same moment
+    (both create one, or one creates while the other moves a game there from a topic):
+    exactly one gets there, the other is refused with ``place_taken``."""
+    for n in range(rounds):
+        chat = -50_000 - n
+        topic_game = one.create_game(chat, 9, topic_id=5, creator_name="T") if n % 2 else None
+        barrier = threading.Barrier(2)
+        outcomes: list[object] = [None, None]
+        threads = [
+            threading.Thread(target=_put, args=(one, barrier, chat, 1, None, outcomes, 0)),
+            threading.Thread(target=_put, args=(two, barrier, chat, 2, topic_game, outcomes, 1)),
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(isinstance(o, GameInfo) for o in outcomes) == [False, True], outcomes
+        assert "place_taken" in outcomes, outcomes
+        assert len(one.games_in_chat(chat)) == 1
+
+
+def test_one_open_game_per_place_sqlite(sqlite_url: str, clock: FakeClock) -> None:
+    one, two, dbs = _pair(sqlite_url, clock)
+    place_race(one, two, 40)
+    for db in dbs:
+        db.dispose()
+
+
+@pytest.mark.postgres
+def test_one_open_game_per_place_postgres(pg_url: str, clock: FakeClock) -> None:
+    Database(pg_url).dispose()  # migrate the fresh schema
+    one, two, dbs = _pair(pg_url, clock)
+    place_race(one, two, 100)
     for db in dbs:
         db.dispose()

@@ -1,0 +1,109 @@
+"""The transport's retries (``kolkhoz_tg/bot/retry.py``) repeat a call that cannot have
+done anything yet, and never one Telegram may have carried out: a connection that broke
+after the request was sent (httpx's ``ReadError`` / ``RemoteProtocolError``, which PTB
+reports as the same ``NetworkError`` as a refused connection) could post a message twice,
+answer a tap twice or open two topics."""
+
+from __future__ import annotations
+
+import httpx
+from telegram.error import NetworkError, TelegramError, TimedOut
+
+from kolkhoz_tg.bot.retry import never_arrived
+from kolkhoz_tg.service import GameService
+from tests.bot.conftest import make_app
+from tests.bot.driver import players
+from tests.faketg import FakeChat, FakeTelegram
+
+
+def lobbies(fake: FakeTelegram, group: FakeChat) -> list[str]:
+    return [m.text or "" for m in fake.bot_messages(group)
+            if any(d.endswith(":join") for d in m.callback_data)]
+
+
+async def test_calls_that_may_have_arrived_are_not_repeated(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=8100)
+    group = fake.create_group("Broken line", users)
+    forum = fake.create_group("Broken forum", users, forum=True, bot_admin=True)
+    async with fake.running(make_app(fake, service)):
+        # The lobby was posted, then the connection broke: not posted again.
+        fake.disconnect("sendMessage")
+        await users[0].send(group, "/newgame")
+        assert len(lobbies(fake, group)) == 1
+        assert len(fake.calls("sendMessage", ok=True)) == 1
+        # The answer to a tap arrived, then the connection broke: not answered again.
+        await users[1].send(group, "/board")  # the lobby anew, now that it is known
+        lobby = fake.last_message(group)
+        assert lobby is not None
+        fake.disconnect("answerCallbackQuery")
+        await users[1].tap(lobby, "Join")
+        assert list(fake.answers_per_callback().values()) == [1]
+        # The topic was opened, then the connection broke: no second topic.
+        fake.disconnect("createForumTopic")
+        await users[2].send(forum, "/newgame")
+        assert len(fake.calls("createForumTopic", ok=True)) == 1
+        assert len(forum.topics) == 1
+    assert [c.fault for c in fake.faults()] == ["disconnect"] * 3
+    fake.assert_all_callbacks_answered()
+
+
+async def test_calls_that_never_arrived_are_made_again(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """A refused connection, a connection timeout and a 502 or 503 (the Bot API behind
+    Telegram's front did not get the request) are repeated, whatever the call."""
+    users = players(fake, base=8200)
+    group = fake.create_group("Flaky line", users)
+    forum = fake.create_group("Flaky forum", users, forum=True, bot_admin=True)
+    async with fake.running(make_app(fake, service)):
+        fake.disconnect("sendMessage", after=False)
+        await users[0].send(group, "/newgame")
+        assert len(lobbies(fake, group)) == 1
+        lobby = fake.last_message(group)
+        assert lobby is not None
+        fake.time_out("answerCallbackQuery", after=False)
+        answer = await users[1].tap(lobby, "Join")
+        assert answer is not None
+        fake.fail("answerCallbackQuery", 503)
+        assert await users[2].tap(fake.message(group, lobby.message_id), "Join") is not None
+        game = service.games_in_chat(group.id)[0]
+        assert len(service.game_info(game.id).seats) == 3
+        fake.fail("createForumTopic", 502, html=True)  # nginx's page
+        await users[2].send(forum, "/newgame")
+        [created] = fake.calls("createForumTopic", ok=True)
+        topic = int(created.result["message_thread_id"])
+        assert service.games_in_chat(forum.id, topic)
+    assert len(fake.faults()) == 4
+    assert list(fake.answers_per_callback().values()) == [1, 1]
+    fake.assert_all_callbacks_answered()
+
+
+def test_what_counts_as_never_arrived() -> None:
+    def raised(error: NetworkError, cause: BaseException | None) -> NetworkError:
+        error.__cause__ = cause
+        return error
+
+    sure = [
+        raised(NetworkError("httpx.ConnectError: refused"), httpx.ConnectError("refused")),
+        raised(TimedOut(), httpx.ConnectTimeout("slow")),
+        raised(TimedOut("Pool timeout: ... Request was *not* sent"), httpx.PoolTimeout("full")),
+        NetworkError("Bad Gateway"),
+        NetworkError("Service Unavailable: restarting"),
+        raised(NetworkError("Bad Gateway (502). Parsing the server response b'<html>' failed"),
+               TelegramError("Invalid server response")),
+    ]
+    unsure = [
+        raised(NetworkError("httpx.ReadError: reset"), httpx.ReadError("reset")),
+        raised(NetworkError("httpx.RemoteProtocolError: gone"),
+               httpx.RemoteProtocolError("gone")),
+        raised(TimedOut(), httpx.ReadTimeout("slow")),
+        raised(TimedOut(), httpx.WriteTimeout("slow")),
+        NetworkError("Internal Server Error"),
+        NetworkError("Gateway Timeout"),
+        raised(NetworkError("Unknown error in HTTP implementation: RuntimeError()"),
+               RuntimeError()),
+    ]
+    assert all(never_arrived(e) for e in sure)
+    assert not any(never_arrived(e) for e in unsure)
