@@ -18,7 +18,8 @@ Run (the published table, docs/ai.md)::
 or one match-up: ``--hero strong --opponents normal --presets classic zone --games 50``.
 ``--iterations`` replaces the search budget by that many playouts (quick checks only).
 ``--out results.jsonl`` appends every game as it ends (a long run stopped early still
-counts), and ``--report results.jsonl`` prints the table of such a file without playing.
+counts), and ``--report results.jsonl [more.jsonl ...]`` prints the table of such files without
+playing (a game found in several files, by match-up, preset and seed, counts once).
 Games are played round the presets (game 0 of each, then game 1, ...), so a run stopped early
 has every preset about equally.
 """
@@ -70,6 +71,7 @@ def play_one(task: tuple[str, str, str, int, int, int | None]) -> dict[str, Any]
     return {
         "match": (hero_level, opp_level),
         "preset": name,
+        "seed": i,
         "win": 1 / len(winners) if hero in winners else 0.0,
         "margin": scores[hero] - sum(others) / len(others),
         "times": times,
@@ -144,13 +146,26 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=None)
     parser.add_argument("--first", type=int, default=0, help="seed of the first game")
     parser.add_argument("--out", default=None, help="append each game to this JSON-lines file")
-    parser.add_argument("--report", default=None, help="only print the table of such a file")
+    parser.add_argument(
+        "--report", nargs="+", default=None,
+        help="only print the table of such files (a game in several counts once)",
+    )
     args = parser.parse_args()
     if args.report:
-        with open(args.report, encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f if line.strip()]
-        for r in rows:
-            r["match"] = tuple(r["match"])
+        rows = []
+        seen = set()
+        for path in args.report:
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    if not line.strip():
+                        continue
+                    r = json.loads(line)
+                    r["match"] = tuple(r["match"])
+                    # A run resumed with --first may repeat a game; older files have no seed.
+                    key = (r["match"], r["preset"], r.get("seed", len(rows)))
+                    if key not in seen:
+                        seen.add(key)
+                        rows.append(r)
         report(rows)
         return
     matches = TABLE if args.table else [(args.hero, args.opponents)]
