@@ -1,11 +1,13 @@
 """Two act() calls on the same version, from two "processes": exactly one applies.
 
-1,000 rounds on SQLite and, when ``KOLKHOZ_TEST_POSTGRES_URL`` is set, on PostgreSQL. Each
-service has its own engine, connection pool and state cache, like separate processes.
+300 rounds on SQLite and, when ``KOLKHOZ_TEST_POSTGRES_URL`` is set, on PostgreSQL (a soak
+run sets ``KOLKHOZ_RACE_ROUNDS``, e.g. 5000: docs/testing.md). Each service has its own
+engine, connection pool and state cache, like separate processes.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import Counter
 
@@ -17,7 +19,7 @@ from kolkhoz_tg.timeutil import FakeClock
 from tests.conftest import make_settings
 from tests.service.helpers import new_game
 
-ROUNDS = 1000
+ROUNDS = int(os.environ.get("KOLKHOZ_RACE_ROUNDS", "300"))
 
 
 class _Racer:
