@@ -17,6 +17,16 @@ Run (the published table, docs/ai.md)::
 
 or one match-up: ``--hero strong --opponents normal --presets classic zone --games 50``.
 ``--iterations`` replaces the search budget by that many playouts (quick checks only).
+``--define NAME=BASE;field=value;...`` adds a variant of a search level for an experiment:
+the base level's :class:`~engine.search.SearchParams` with those fields changed (values are
+Python literals; they win over ``--iterations``), for instance::
+
+    --define "half=strong;moves=5000" \\
+    --define "careful=strong;moves=5000;opponent_noise=(0.0, 0.05, 0.15)" \\
+    --hero careful --opponents half
+
+Against three copies of its base at the same budget, a variant that plays no better scores
+0.25 (the variant's name seeds its decisions, as a level's name does).
 ``--out results.jsonl`` appends every game as it ends (a long run stopped early still
 counts), and ``--report results.jsonl [more.jsonl ...]`` prints the table of such files without
 playing (a game found in several files, by match-up, preset and seed, counts once).
@@ -27,6 +37,8 @@ has every preset about equally.
 from __future__ import annotations
 
 import argparse
+import ast
+import dataclasses
 import json
 import math
 import multiprocessing
@@ -39,18 +51,61 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import PRESETS, Game, preset
-from engine.ai import Bot
+from engine.ai import LEVELS, Bot, Level
+from engine.search import SearchParams
 
 TABLE = [("strong", "normal"), ("strong", "random"), ("hard", "normal"), ("hard", "strong")]
 
 
-def play_one(task: tuple[str, str, str, int, int, int | None]) -> dict[str, Any]:
+# A variant level: its name, the level it changes and the SearchParams fields it sets.
+Define = tuple[str, str, tuple[tuple[str, Any], ...]]
+_FIELDS = {f.name for f in dataclasses.fields(SearchParams)}
+
+
+def parse_define(text: str) -> Define:
+    """``NAME=BASE;field=value;...`` (see the module's docstring) as a :data:`Define`."""
+    name, sep, rest = text.partition("=")
+    parts = [p.strip() for p in rest.split(";")]
+    if not sep or not name or name in LEVELS or not parts[0]:
+        raise argparse.ArgumentTypeError(f"expected NEW_NAME=LEVEL;field=value;...: {text!r}")
+    base, changes = parts[0], []
+    if base not in LEVELS or base in ("random", "normal"):
+        raise argparse.ArgumentTypeError(f"{base!r} is not a search level")
+    for part in filter(None, parts[1:]):
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key not in _FIELDS:
+            raise argparse.ArgumentTypeError(
+                f"{part!r}: expected field=value, a field of {', '.join(sorted(_FIELDS))}")
+        try:
+            changes.append((key, ast.literal_eval(value.strip())))
+        except (SyntaxError, ValueError) as e:
+            raise argparse.ArgumentTypeError(f"{part!r}: {e}") from None
+    return name, base, tuple(changes)
+
+
+def make_bot(level: str, seed: str, iterations: int | None, defines: tuple[Define, ...]) -> Bot:
+    """A bot of ``level``: one of LEVELS, or a variant named by ``--define``."""
+    for name, base, changes in defines:
+        if name == level:
+            bot = Bot(base, seed=seed, iterations=iterations)
+            assert bot.params is not None
+            bot.params = dataclasses.replace(bot.params, **dict(changes))
+            # The variant's own name seeds its decisions, as a level's name does.
+            bot.level = Level(name, bot.params, bot.level.seconds)
+            return bot
+    return Bot(level, seed=seed, iterations=iterations)
+
+
+def play_one(
+    task: tuple[str, str, str, int, int, int | None, tuple[Define, ...]],
+) -> dict[str, Any]:
     """One game: the hero's share of the win, score margin and decision times."""
-    hero_level, opp_level, name, i, players, iterations = task
+    hero_level, opp_level, name, i, players, iterations, defines = task
     g = Game.new(preset(name), players, seed=i)
     hero = i % players
     bots = [
-        Bot(hero_level if s == hero else opp_level, seed=f"{i}/{s}", iterations=iterations)
+        make_bot(hero_level if s == hero else opp_level, f"{i}/{s}", iterations, defines)
         for s in range(players)
     ]
     times: list[float] = []
@@ -147,12 +202,16 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=0, help="seed of the first game")
     parser.add_argument("--out", default=None, help="append each game to this JSON-lines file")
     parser.add_argument(
+        "--define", type=parse_define, action="append", default=[], metavar="NAME=LEVEL;f=v",
+        help="a variant of a search level to use as --hero or --opponents (see above)",
+    )
+    parser.add_argument(
         "--report", nargs="+", default=None,
         help="only print the table of such files (a game in several counts once)",
     )
     args = parser.parse_args()
     if args.report:
-        rows = []
+        rows: list[dict[str, Any]] = []
         seen = set()
         for path in args.report:
             with open(path, encoding="utf-8") as f:
@@ -169,6 +228,10 @@ def main() -> None:
         report(rows)
         return
     matches = TABLE if args.table else [(args.hero, args.opponents)]
+    defines = tuple(args.define)
+    known = set(LEVELS) | {d[0] for d in defines}
+    for level in {lv for m in matches for lv in m} - known:
+        parser.error(f"unknown level {level!r}: one of {', '.join(sorted(known))}")
     keyed = []
     for hero, opp in matches:
         games = args.hard_games if hero == "hard" and args.hard_games else args.games
@@ -177,7 +240,7 @@ def main() -> None:
                 # Match-ups advance together, each at its own pace: a run stopped early has
                 # about the same share of every one.
                 key = (i - args.first + 0.5) / games
-                keyed.append((key, (hero, opp, name, i, args.players, args.iterations)))
+                keyed.append((key, (hero, opp, name, i, args.players, args.iterations, defines)))
     keyed.sort(key=lambda kt: kt[0])
     tasks = [t for _, t in keyed]
     start = time.perf_counter()
