@@ -27,6 +27,9 @@ Python literals; they win over ``--iterations``), for instance::
 
 Against three copies of its base at the same budget, a variant that plays no better scores
 0.25 (the variant's name seeds its decisions, as a level's name does).
+``--agreement LEVEL`` plays ``--games`` games a preset with that level in every seat and prints
+how often its move (not forced) is the heuristic's, by phase: how far the playouts' model of a
+player is from the level itself.
 ``--out results.jsonl`` appends every game as it ends (a long run stopped early still
 counts), and ``--report results.jsonl [more.jsonl ...]`` prints the table of such files without
 playing (a game found in several files, by match-up, preset and seed, counts once).
@@ -51,7 +54,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import PRESETS, Game, preset
-from engine.ai import LEVELS, Bot, Level
+from engine.ai import LEVELS, Bot, Level, default_action
 from engine.search import SearchParams
 
 TABLE = [("strong", "normal"), ("strong", "random"), ("hard", "normal"), ("hard", "strong")]
@@ -186,6 +189,33 @@ def report(results: list[dict[str, Any]]) -> None:
     sys.stdout.flush()
 
 
+def agreement(
+    level: str, games: int, presets: list[str], first: int, players: int,
+    iterations: int | None, defines: tuple[Define, ...],
+) -> None:
+    """Print the share of a level's decisions (not forced) that are the heuristic's move."""
+    same: dict[str, int] = defaultdict(int)
+    total: dict[str, int] = defaultdict(int)
+    for name in presets:
+        for i in range(first, first + games):
+            g = Game.new(preset(name), players, seed=i)
+            bots = [make_bot(level, f"{i}/{s}", iterations, defines) for s in range(players)]
+            while not g.is_over:
+                seat = g.to_act[0]
+                action = bots[seat].choose(g.view(seat))
+                if g.forced_action(seat) is None:
+                    phase = str(g.phase)
+                    total[phase] += 1
+                    same[phase] += action == default_action(g, seat)
+                g.apply(seat, action)
+    print(f"{level} in every seat, {games} games a preset: its move is the heuristic's in")
+    for phase in [*sorted(total), "all"]:
+        n = sum(total.values()) if phase == "all" else total[phase]
+        k = sum(same.values()) if phase == "all" else same[phase]
+        lo, hi = wilson(k / n, n)
+        print(f"  {phase:<7} {k:>6} of {n:>6} decisions: {k / n:.2f} [{lo:.2f}, {hi:.2f}]")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--table", action="store_true", help="every match-up of docs/ai.md")
@@ -204,6 +234,10 @@ def main() -> None:
     parser.add_argument(
         "--define", type=parse_define, action="append", default=[], metavar="NAME=LEVEL;f=v",
         help="a variant of a search level to use as --hero or --opponents (see above)",
+    )
+    parser.add_argument(
+        "--agreement", default=None, metavar="LEVEL",
+        help="how often LEVEL (in every seat) plays the heuristic's move",
     )
     parser.add_argument(
         "--report", nargs="+", default=None,
@@ -230,6 +264,12 @@ def main() -> None:
     matches = TABLE if args.table else [(args.hero, args.opponents)]
     defines = tuple(args.define)
     known = set(LEVELS) | {d[0] for d in defines}
+    if args.agreement:
+        if args.agreement not in known:
+            parser.error(f"unknown level {args.agreement!r}")
+        agreement(args.agreement, args.games, args.presets, args.first, args.players,
+                  args.iterations, defines)
+        return
     for level in {lv for m in matches for lv in m} - known:
         parser.error(f"unknown level {level!r}: one of {', '.join(sorted(known))}")
     keyed = []

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from benchmarks.ai_bench import make_bot, parse_define, play_one
+from benchmarks.ai_bench import agreement, make_bot, parse_define, play_one
 from engine.search import SearchParams
 
 
@@ -46,3 +46,14 @@ def test_a_variant_plays_a_game_from_its_views() -> None:
     # The same game again: decisions depend on the names, seeds and views only.
     again = play_one(("tiny", "normal", "zone", 3, 3, None, (define,)))
     assert (again["win"], again["margin"]) == (result["win"], result["margin"])
+
+
+def test_agreement_counts_the_decisions_that_are_the_heuristics(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    agreement("normal", 1, ["classic"], 0, 4, None, ())
+    out = capsys.readouterr().out
+    # normal is the heuristic: every decision agrees.
+    all_line = next(line for line in out.splitlines() if line.strip().startswith("all"))
+    k, n = [int(w) for w in all_line.split() if w.isdigit()][:2]
+    assert n > 20 and k == n
