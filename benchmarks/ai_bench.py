@@ -66,11 +66,14 @@ _FIELDS = {f.name for f in dataclasses.fields(SearchParams)}
 
 
 def parse_define(text: str) -> Define:
-    """``NAME=BASE;field=value;...`` (see the module's docstring) as a :data:`Define`."""
+    """``NAME=BASE;field=value;...`` (see the module's docstring) as a :data:`Define`.
+    Raises :class:`argparse.ArgumentTypeError` for anything else."""
     name, sep, rest = text.partition("=")
+    name = name.strip()
     parts = [p.strip() for p in rest.split(";")]
-    if not sep or not name or name in LEVELS or not parts[0]:
-        raise argparse.ArgumentTypeError(f"expected NEW_NAME=LEVEL;field=value;...: {text!r}")
+    if not sep or not name.isidentifier() or name in LEVELS or not parts[0]:
+        raise argparse.ArgumentTypeError(
+            f"expected NEW_NAME=LEVEL;field=value;... (a new name, letters and digits): {text!r}")
     base, changes = parts[0], []
     if base not in LEVELS or base in ("random", "normal"):
         raise argparse.ArgumentTypeError(f"{base!r} is not a search level")
@@ -81,10 +84,33 @@ def parse_define(text: str) -> Define:
             raise argparse.ArgumentTypeError(
                 f"{part!r}: expected field=value, a field of {', '.join(sorted(_FIELDS))}")
         try:
-            changes.append((key, ast.literal_eval(value.strip())))
+            literal = ast.literal_eval(value.strip())
         except (SyntaxError, ValueError) as e:
             raise argparse.ArgumentTypeError(f"{part!r}: {e}") from None
+        changes.append((key, _checked(key, literal, part)))
     return name, base, tuple(changes)
+
+
+def _checked(key: str, value: Any, part: str) -> Any:
+    """``value`` as the type of the field's default (an int stays an int, a float may be
+    written as an int, a tuple holds numbers), never negative."""
+    default = getattr(SearchParams(), key)
+    numbers = value if isinstance(value, tuple) else (value,)
+    ok = all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
+             for v in numbers)
+    if isinstance(default, tuple):
+        ok = ok and isinstance(value, tuple) and len(value) > 0
+        value = tuple(float(v) for v in value) if ok else value
+    elif isinstance(default, int):
+        ok = ok and isinstance(value, int)
+    else:
+        ok = ok and not isinstance(value, tuple)
+        value = float(value) if ok else value
+    if not ok:
+        kind = ("a tuple of numbers" if isinstance(default, tuple)
+                else "a whole number" if isinstance(default, int) else "a number")
+        raise argparse.ArgumentTypeError(f"{part!r}: {key} is {kind}, 0 or more")
+    return value
 
 
 def make_bot(level: str, seed: str, iterations: int | None, defines: tuple[Define, ...]) -> Bot:
@@ -126,8 +152,12 @@ def play_one(
     winners = g.winners()
     scores = g.scores()
     others = [v for s, v in enumerate(scores) if s != hero]
+    used = {d[0]: {"level": d[1], **dict(d[2])} for d in defines
+            if d[0] in (hero_level, opp_level)}
     return {
         "match": (hero_level, opp_level),
+        **({"defines": used} if used else {}),
+        **({"iterations": iterations} if iterations is not None else {}),
         "preset": name,
         "seed": i,
         "win": 1 / len(winners) if hero in winners else 0.0,
@@ -209,6 +239,9 @@ def agreement(
                     same[phase] += action == default_action(g, seat)
                 g.apply(seat, action)
     print(f"{level} in every seat, {games} games a preset: its move is the heuristic's in")
+    if not total:
+        print("  no decision that was not forced")
+        return
     for phase in [*sorted(total), "all"]:
         n = sum(total.values()) if phase == "all" else total[phase]
         k = sum(same.values()) if phase == "all" else same[phase]
@@ -224,7 +257,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100, help="games per preset and match-up")
     parser.add_argument("--presets", nargs="*", default=list(PRESETS))
     parser.add_argument(
-        "--hard-games", type=int, default=None, help="games per preset when hard is the hero"
+        "--hard-games", type=int, default=None,
+        help="games per preset when the level hard itself is the hero"
     )
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--workers", type=int, default=1)
@@ -237,7 +271,8 @@ def main() -> None:
     )
     parser.add_argument(
         "--agreement", default=None, metavar="LEVEL",
-        help="how often LEVEL (in every seat) plays the heuristic's move",
+        help="how often LEVEL (in every seat) plays the heuristic's move; uses --games, "
+        "--presets, --first, --players, --iterations and --define only",
     )
     parser.add_argument(
         "--report", nargs="+", default=None,
@@ -255,7 +290,9 @@ def main() -> None:
                     r = json.loads(line)
                     r["match"] = tuple(r["match"])
                     # A run resumed with --first may repeat a game; older files have no seed.
-                    key = (r["match"], r["preset"], r.get("seed", len(rows)))
+                    # A variant counts as itself: the same name defined otherwise is another.
+                    setup = json.dumps([r.get("defines"), r.get("iterations")], sort_keys=True)
+                    key = (r["match"], setup, r["preset"], r.get("seed", len(rows)))
                     if key not in seen:
                         seen.add(key)
                         rows.append(r)
@@ -263,7 +300,10 @@ def main() -> None:
         return
     matches = TABLE if args.table else [(args.hero, args.opponents)]
     defines = tuple(args.define)
-    known = set(LEVELS) | {d[0] for d in defines}
+    names = [d[0] for d in defines]
+    for name in {n for n in names if names.count(n) > 1}:
+        parser.error(f"--define names {name!r} more than once")
+    known = set(LEVELS) | set(names)
     if args.agreement:
         if args.agreement not in known:
             parser.error(f"unknown level {args.agreement!r}")

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import pickle
+import sys
 
 import pytest
 
+from benchmarks import ai_bench
 from benchmarks.ai_bench import agreement, make_bot, parse_define, play_one
+from engine import Game, preset
+from engine.heuristic import default_action
 from engine.search import SearchParams
 
 
@@ -32,16 +37,48 @@ def test_a_define_names_a_search_level_and_sets_fields_of_its_params() -> None:
     "x=strong;moves=five",  # not a literal
     "=strong",
     "careful",
+    "two words=strong",
+    "x=strong;opponent_noise=0.1",  # a tuple field given a number
+    "x=strong;moves=5000.0",  # a whole number given a float
+    "x=strong;moves=-5",
+    "x=strong;scale=-1.0",
+    "x=strong;moves=True",
 ])
 def test_a_malformed_define_is_refused(text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError):
         parse_define(text)
 
 
+def test_a_defines_fields_win_over_iterations_and_numbers_take_the_fields_type() -> None:
+    define = parse_define(" careful = strong; moves=5000; scale=6; opponent_noise=(0, 0.1)")
+    assert define[0] == "careful"
+    bot = make_bot("careful", "0/0", 2, (define,))
+    assert bot.params is not None
+    assert (bot.params.moves, bot.params.playouts) == (5000, 2)  # moves set: moves count
+    assert bot.params.scale == 6.0 and isinstance(bot.params.scale, float)
+    assert bot.params.opponent_noise == (0.0, 0.1)
+
+
+def test_a_name_defined_twice_or_an_unknown_level_stops_the_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv in (["--define", "a=strong", "--define", "a=hard", "--hero", "a"],
+                 ["--hero", "nobody"], ["--agreement", "nobody"]):
+        monkeypatch.setattr(sys, "argv", ["ai_bench.py", *argv])
+        with pytest.raises(SystemExit):
+            ai_bench.main()
+    err = capsys.readouterr().err
+    assert "more than once" in err and "unknown level 'nobody'" in err
+
+
 def test_a_variant_plays_a_game_from_its_views() -> None:
     define = parse_define("tiny=strong;moves=0;playouts=2")
-    result = play_one(("tiny", "normal", "zone", 3, 3, None, (define,)))
+    task = ("tiny", "normal", "zone", 3, 3, None, (define,))
+    assert pickle.loads(pickle.dumps(task)) == task  # tasks go to worker processes
+    result = play_one(task)
     assert result["match"] == ("tiny", "normal")
+    # What the variant was travels with each game, so a report keeps variants apart.
+    assert result["defines"] == {"tiny": {"level": "strong", "moves": 0, "playouts": 2}}
     assert result["times"]  # the hero made decisions that were not forced
     # The same game again: decisions depend on the names, seeds and views only.
     again = play_one(("tiny", "normal", "zone", 3, 3, None, (define,)))
@@ -53,7 +90,15 @@ def test_agreement_counts_the_decisions_that_are_the_heuristics(
 ) -> None:
     agreement("normal", 1, ["classic"], 0, 4, None, ())
     out = capsys.readouterr().out
-    # normal is the heuristic: every decision agrees.
+    # normal is the heuristic: every decision agrees; forced moves are not counted.
+    g, unforced = Game.new(preset("classic"), 4, seed=0), 0
+    while not g.is_over:
+        seat = g.to_act[0]
+        unforced += g.forced_action(seat) is None
+        g.apply(seat, default_action(g, seat))
     all_line = next(line for line in out.splitlines() if line.strip().startswith("all"))
     k, n = [int(w) for w in all_line.split() if w.isdigit()][:2]
-    assert n > 20 and k == n
+    assert n == unforced > 20 and k == n
+
+    agreement("normal", 0, ["classic"], 0, 4, None, ())
+    assert "no decision" in capsys.readouterr().out
