@@ -46,6 +46,7 @@ from typing import Any, Final
 from engine.actions import Action
 from engine.determinize import Determinizer
 from engine.heuristic import default_action
+from engine.infer import Inference
 from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
 from engine.rules import Losers, Requisition, Reward
 from engine.state import Game
@@ -59,22 +60,31 @@ _PLAYOUT_COST: Final = 6  # the copy, the year's requisition and the value
 
 
 class PlayoutGame(Game):
-    """A world of the search: a :class:`Game` that stops at the end of a year instead of
-    dealing the next one (a playout ends there; the deal would cost a third of a short one).
-    Once a year has ended, only :attr:`year` (one more) and the plots after the requisition
-    are meaningful; a game whose plan is over ends as usual."""
+    """A world of the search: a :class:`Game` that stops at the end of year
+    :attr:`last_year` instead of dealing the next one (a playout ends there; the deal would
+    cost a third of a short one). Once that year has ended, only :attr:`year` (one more) and
+    the plots after the requisition are meaningful; a game whose plan is over ends as usual.
+    ``last_year`` is 0 until a search sets it: then every year stops."""
 
-    __slots__ = ()
+    __slots__ = ("last_year",)
+    last_year: int
 
     def _start_year(self, out: list[Any]) -> None:
-        if self.year == 0 or self.year >= self.rules.years:
+        if self.year == 0 or self.year >= self.rules.years or self.year < self._last():
             super()._start_year(out)
         else:
             self.year += 1
 
+    def _last(self) -> int:
+        try:
+            return self.last_year
+        except AttributeError:
+            return 0
+
     def copy(self) -> PlayoutGame:
         g = PlayoutGame.__new__(PlayoutGame)
         self._copy_into(g)
+        g.last_year = self._last()
         return g
 
 
@@ -92,6 +102,9 @@ class SearchParams:
     random_tables: float = 0.33  # share of worlds where every opponent plays at random
     table_noise: float = 1.0  # the random-move share of opponents in those worlds
     rank_risk: float = 0.5  # zone-like rules: chance a year takes a suit's top plot card
+    horizon: int = 0  # years a playout goes on past the current one (0: to its end)
+    infer_worlds: int = 0  # worlds dealt for each one kept by inference (engine.infer; <2: none)
+    infer_noise: float = 0.5  # inference: the share of an opponent's plays not the heuristic's
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,13 +158,25 @@ def ranked_search(
     spent = 0
     worlds = 0
     year = det.base.year
+    last_year = year + params.horizon
+    infer = Inference(det, params.infer_noise) if params.infer_worlds > 1 else None
+    # What inference costs a world, in simulated moves: the worlds dealt, a heuristic
+    # decision for every play it explains.
+    infer_cost = (0 if infer is None
+                  else params.infer_worlds * (_WORLD_COST + 2 * len(infer.events)))
     stop = False
     for r in range(rounds):
         round_budget = (budget - spent) / (rounds - r)
         used = 0
         # At least one world a round, so every candidate still running is tried.
         while not stop and (used == 0 or used < round_budget):
-            world = det.sample(rng)
+            if infer is None:
+                world = det.sample(rng)
+            else:
+                world = infer.sample(det, rng, params.infer_worlds)
+                if by_moves:
+                    used += infer_cost
+            world.last_year = last_year
             seed = rng.getrandbits(32)
             # A table of one style: opponents who all play at random (some worlds), or each
             # a noisy heuristic of its own style; bits 0-14 of the seed pick those styles.
@@ -164,7 +189,7 @@ def ranked_search(
             for i in alive:
                 g = world.copy()
                 g.apply_fast(seat, legal[i])
-                moves = _playout(g, random.Random(seed), noise, year)
+                moves = _playout(g, random.Random(seed), noise, last_year)
                 total[i] += _value(g, seat, params)
                 count[i] += 1
                 used += moves + _PLAYOUT_COST if by_moves else 1
@@ -198,11 +223,11 @@ def _pick(styles: tuple[float, ...], seed: int, s: int) -> float:
     return styles[(seed >> (3 * s)) % len(styles)]
 
 
-def _playout(g: Game, rng: random.Random, noise: list[float], year: int) -> int:
-    """Play ``g`` on to the end of ``year`` (or of the game); returns the moves made."""
+def _playout(g: Game, rng: random.Random, noise: list[float], last_year: int) -> int:
+    """Play ``g`` on to the end of ``last_year`` (or of the game); returns the moves made."""
     rand = rng.random
     moves = 0
-    while g.year == year:
+    while g.year <= last_year:
         phase = g.phase
         if phase is PLAY:
             seat = g.turn
