@@ -53,7 +53,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import PRESETS, Game, preset
+from engine import PRESETS, Game, Phase, preset
 from engine.ai import LEVELS, Bot, Level, default_action
 from engine.search import SearchParams
 
@@ -219,25 +219,54 @@ def report(results: list[dict[str, Any]]) -> None:
     sys.stdout.flush()
 
 
+def _allocation(g: Game, seat: int) -> frozenset[str]:
+    """Where the heuristic would put every card of the trick ``seat`` is to assign now."""
+    h = g.copy()
+    out = set()
+    while h.phase is Phase.ASSIGN and h.to_act == [seat] and h.pending:
+        action = default_action(h, seat)
+        out.add(str(action))
+        h.apply(seat, action)
+    return frozenset(out)
+
+
 def agreement(
     level: str, games: int, presets: list[str], first: int, players: int,
     iterations: int | None, defines: tuple[Define, ...],
 ) -> None:
-    """Print the share of a level's decisions (not forced) that are the heuristic's move."""
+    """Print the share of a level's decisions (not forced) that are the heuristic's move,
+    and of the tricks it assigned with a choice, those it placed as the heuristic would
+    (the order in which a trick's cards are placed makes no difference)."""
     same: dict[str, int] = defaultdict(int)
     total: dict[str, int] = defaultdict(int)
+    tricks = tricks_same = 0
     for name in presets:
         for i in range(first, first + games):
             g = Game.new(preset(name), players, seed=i)
             bots = [make_bot(level, f"{i}/{s}", iterations, defines) for s in range(players)]
+            # A trick being assigned: the heuristic's placement, the level's so far, and
+            # whether it had a choice.
+            trick: tuple[frozenset[str], set[str], list[bool]] | None = None
             while not g.is_over:
                 seat = g.to_act[0]
+                if trick is None and g.phase is Phase.ASSIGN and len(g.pending) == len(g.trick):
+                    trick = (_allocation(g, seat), set(), [False])
                 action = bots[seat].choose(g.view(seat))
                 if g.forced_action(seat) is None:
                     phase = str(g.phase)
                     total[phase] += 1
                     same[phase] += action == default_action(g, seat)
+                    if trick is not None:
+                        trick[2][0] = True
+                if trick is not None:
+                    trick[1].add(str(action))
                 g.apply(seat, action)
+                if trick is not None and (g.phase is not Phase.ASSIGN or not g.pending
+                                          or len(g.pending) == len(g.trick)):
+                    if trick[2][0]:
+                        tricks += 1
+                        tricks_same += trick[0] == trick[1]
+                    trick = None
     print(f"{level} in every seat, {games} games a preset: its move is the heuristic's in")
     if not total:
         print("  no decision that was not forced")
@@ -247,6 +276,10 @@ def agreement(
         k = sum(same.values()) if phase == "all" else same[phase]
         lo, hi = wilson(k / n, n)
         print(f"  {phase:<7} {k:>6} of {n:>6} decisions: {k / n:.2f} [{lo:.2f}, {hi:.2f}]")
+    if tricks:
+        lo, hi = wilson(tricks_same / tricks, tricks)
+        print(f"  and it placed {tricks_same} of {tricks} tricks it assigned with a choice as the "
+              f"heuristic would: {tricks_same / tricks:.2f} [{lo:.2f}, {hi:.2f}]")
 
 
 def main() -> None:

@@ -99,6 +99,14 @@ def test_agreement_counts_the_decisions_that_are_the_heuristics(
     all_line = next(line for line in out.splitlines() if line.strip().startswith("all"))
     k, n = [int(w) for w in all_line.split() if w.isdigit()][:2]
     assert n == unforced > 20 and k == n
+    tricks_line = out.splitlines()[-1]
+    k, n = [int(w) for w in tricks_line.split() if w.isdigit()][:2]
+    assert "tricks" in tricks_line and k == n > 0
+
+    # A random player places its tricks otherwise, mostly.
+    agreement("random", 2, ["original"], 0, 4, None, ())
+    k, n = [int(w) for w in capsys.readouterr().out.splitlines()[-1].split() if w.isdigit()][:2]
+    assert 0 < n and k < n
 
     agreement("normal", 0, ["classic"], 0, 4, None, ())
     assert "no decision" in capsys.readouterr().out
