@@ -37,6 +37,7 @@ caps the wall time for a caller who prefers a late move to none.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import time
@@ -105,6 +106,7 @@ class SearchParams:
     horizon: int = 0  # years a playout goes on past the current one (0: to its end)
     infer_worlds: int = 0  # worlds dealt for each one kept by inference (engine.infer; <2: none)
     infer_noise: float = 0.5  # inference: the share of an opponent's plays not the heuristic's
+    joint_assign: int = 0  # assigning a trick: search up to this many whole placements (0: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,13 +150,20 @@ def ranked_search(
     if len(legal) == 1:
         return SearchResult(0, 0.0, 0)
     seat = det.seat
-    alive = list(range(len(legal)))
-    total = [0.0] * len(legal)
-    count = [0] * len(legal)
+    # The candidates: each legal action, or while assigning a trick, each whole placement of
+    # its cards (the heuristic would place the rest in a playout: see docs/ai.md).
+    joint = None
+    if params.joint_assign and det.base.phase is ASSIGN:
+        joint = placements(legal, params.joint_assign)
+    candidates = joint if joint is not None else [(a,) for a in legal]
+    n = len(candidates)
+    alive = list(range(n))
+    total = [0.0] * n
+    count = [0] * n
     dropped: list[int] = []
     by_moves = params.moves > 0
-    budget = params.moves if by_moves else max(params.playouts, len(legal))
-    rounds = max(1, math.ceil(math.log2(len(legal))))
+    budget = params.moves if by_moves else max(params.playouts, n)
+    rounds = max(1, math.ceil(math.log2(n)))
     spent = 0
     worlds = 0
     year = det.base.year
@@ -188,8 +197,10 @@ def ranked_search(
                          else _pick(params.opponent_noise, seed, s) for s in range(world.n)]
             for i in alive:
                 g = world.copy()
-                g.apply_fast(seat, legal[i])
-                moves = _playout(g, random.Random(seed), noise, last_year)
+                for a in candidates[i]:
+                    g.apply_fast(seat, a)
+                # A placement's cards after the first are moves too.
+                moves = _playout(g, random.Random(seed), noise, last_year) + len(candidates[i]) - 1
                 total[i] += _value(g, seat, params)
                 count[i] += 1
                 used += moves + _PLAYOUT_COST if by_moves else 1
@@ -208,15 +219,31 @@ def ranked_search(
             break
     best = max(alive, key=lambda i: (total[i], -i))
     # The runner-up: another survivor of a search cut short, else the last one dropped.
-    others = [i for i in alive if i != best]
-    second = max(others, key=lambda i: (total[i], -i)) if others else (
-        dropped[-1] if dropped else None)
+    # A placement is played card by card: its first card now, and the runner-up is the best
+    # placement that puts that card elsewhere.
+    order = sorted((i for i in alive if i != best), key=lambda i: (-total[i], i))
+    order += reversed(dropped)
+    first = candidates[best][0]
+    second = next((i for i in order if candidates[i][0] != first), None)
     mean = total[best] / count[best] if count[best] else 0.0
+    choice = legal.index(first)
     if second is None:
-        return SearchResult(best, mean, count[best])
-    return SearchResult(best, mean, count[best], second,
+        return SearchResult(choice, mean, count[best])
+    return SearchResult(choice, mean, count[best], legal.index(candidates[second][0]),
                         total[second] / count[second] if count[second] else 0.0,
                         count[second])
+
+
+def placements(legal: list[Action], limit: int) -> list[tuple[Action, ...]] | None:
+    """Every way to place a trick's cards, one job each (``legal``: the assignments open
+    now; a card's jobs do not change while its trick is placed), each in the order the cards
+    come in ``legal``; None if there are more than ``limit``."""
+    by_card: dict[int, list[Action]] = {}
+    for a in legal:
+        by_card.setdefault(a.card_id, []).append(a)
+    if math.prod(len(jobs) for jobs in by_card.values()) > limit:
+        return None
+    return list(itertools.product(*by_card.values()))
 
 
 def _pick(styles: tuple[float, ...], seed: int, s: int) -> float:

@@ -1,20 +1,21 @@
-"""The search's optional settings: playouts past the current year, and inference from the
-cards others played (engine.infer)."""
+"""The search's optional settings: playouts past the current year, inference from the cards
+others played (engine.infer), and a trick's placement searched whole."""
 
 from __future__ import annotations
 
 import copy
+import math
 import random
 import statistics
 from dataclasses import replace
 
 import pytest
 
-from engine import PRESETS, Game, preset
+from engine import PRESETS, Game, Phase, preset
 from engine.ai import default_action
 from engine.determinize import Determinizer
 from engine.infer import Inference
-from engine.search import PlayoutGame, SearchParams, _playout, ranked_search
+from engine.search import PlayoutGame, SearchParams, _playout, placements, ranked_search
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -130,3 +131,65 @@ def test_inference_is_charged_to_the_budget_of_moves() -> None:
     inferred = ranked_search(det, legal, random.Random(0),
                              replace(SearchParams(moves=3000), infer_worlds=4))
     assert inferred.worlds < plain.worlds
+
+
+def _assigning_states(name: str, seed: int):
+    """(game, seat) where a Brigadier places a trick with a choice for every card left."""
+    for g, seat in _heuristic_states(name, 4, seed, every=1):
+        legal = g.legal_actions(seat)
+        if g.phase is Phase.ASSIGN and len({a.card_id for a in legal}) >= 2 and all(
+            sum(b.card_id == a.card_id for b in legal) >= 2 for a in legal
+        ):
+            yield g, seat
+
+
+def test_placements_are_every_job_for_every_card() -> None:
+    g, seat = next(_assigning_states("original", 3))
+    legal = g.legal_actions(seat)
+    jobs = {c: [a for a in legal if a.card_id == c] for c in dict.fromkeys(a.card_id
+                                                                           for a in legal)}
+    every = placements(legal, 10_000)
+    assert every is not None
+    assert len(every) == len(set(every)) == math.prod(len(v) for v in jobs.values())
+    for placement in every:
+        assert [a.card_id for a in placement] == list(jobs)  # one job per card, in order
+        h = g.copy()
+        for a in placement:
+            h.apply(seat, a)  # legal in that order
+        assert not h.pending or h.phase is not Phase.ASSIGN
+    assert placements(legal, len(every) - 1) is None
+
+
+def test_a_joint_search_plays_the_first_card_of_the_best_placement() -> None:
+    checked = 0
+    for g, seat in _assigning_states("kolkhoz", 6):
+        legal = g.legal_actions(seat)
+        det = Determinizer(PlayoutGame, g.view(seat))
+        found = ranked_search(det, legal, random.Random(3),
+                              SearchParams(playouts=60, joint_assign=256))
+        best = legal[found.best]
+        assert best in legal and found.worlds > 0
+        if found.runner_up is not None:  # the same card to another job
+            other = legal[found.runner_up]
+            assert other.card_id == best.card_id and other != best
+        checked += 1
+        if checked == 5:
+            break
+    assert checked == 5
+
+
+def test_a_joint_search_learns_nothing_the_seat_cannot_see() -> None:
+    params = SearchParams(playouts=24, joint_assign=256, infer_worlds=2)
+    checked = 0
+    for g, seat in _assigning_states("classic", 9):
+        view = g.view(seat)
+        other = Game.determinize(copy.deepcopy(view), random.Random(checked))
+        first = ranked_search(Determinizer(PlayoutGame, view), g.legal_actions(seat),
+                              random.Random(1), params)
+        second = ranked_search(Determinizer(PlayoutGame, other.view(seat)),
+                               other.legal_actions(seat), random.Random(1), params)
+        assert first == second
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4
