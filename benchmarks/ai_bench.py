@@ -92,9 +92,13 @@ def parse_define(text: str) -> Define:
 
 
 def _checked(key: str, value: Any, part: str) -> Any:
-    """``value`` as the type of the field's default (an int stays an int, a float may be
-    written as an int, a tuple holds numbers), never negative."""
+    """``value`` as the type of the field's default (a bool is True or False, an int stays
+    an int, a float may be written as an int, a tuple holds numbers), never negative."""
     default = getattr(SearchParams(), key)
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise argparse.ArgumentTypeError(f"{part!r}: {key} is True or False")
+        return value
     numbers = value if isinstance(value, tuple) else (value,)
     ok = all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
              for v in numbers)

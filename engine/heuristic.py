@@ -80,6 +80,25 @@ def default_action(game: Game, seat: int) -> Action:
     return decide(game, seat)[0]
 
 
+def refined_action(game: Game, seat: int) -> Action:
+    """:func:`default_action` with one refinement, for the playouts of a search level that
+    asks for it (``SearchParams.refined``): while a trick is placed, a job its cards already
+    bring to the threshold counts as complete, so the rest of the trick goes where it still
+    helps instead of piling onto that job. As a player it wins 0.286 ± 0.009 of 10,000 games
+    against three :func:`default_action` players, where 0.25 is even (docs/ai.md);
+    ``default_action``, the ``normal`` level and the timeout player, stays as it is.
+
+    Raises :class:`ValueError` when the seat has nothing to do."""
+    if game.phase is _ASSIGN:
+        legal = game.legal_actions(seat)
+        if not legal:
+            raise ValueError(f"seat {seat} has no legal action")
+        if len(legal) == 1:
+            return legal[0]
+        return _choose_assign(game, seat, legal, reached_is_done=True)[0]
+    return decide(game, seat)[0]
+
+
 def decide(game: Game, seat: int) -> tuple[Action, Reason]:
     """The heuristic move for ``seat`` now and the :class:`Reason` it was chosen for
     (:func:`default_action` is its first half). Raises :class:`ValueError` when the seat
@@ -274,7 +293,9 @@ def _loss_risk(game: Game, seat: int, c: int) -> float:
     return exposed * fails
 
 
-def _choose_assign(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Reason]:
+def _choose_assign(
+    game: Game, seat: int, legal: list[Action], reached_is_done: bool = False
+) -> tuple[Action, Reason]:
     trump = game.trump
     own_suits = [0, 0, 0, 0]
     for c in game.plots[seat]:
@@ -296,7 +317,9 @@ def _choose_assign(game: Game, seat: int, legal: list[Action]) -> tuple[Action, 
         c, j = a.card_id, a.suit_id
         hours = job_hours[j]
         after = hours + (0 if c == drunk else HOURS[c])  # game.hours_of(c)
-        done = completed_by[j] is not None
+        # A job this trick has already brought to the threshold completes when the trick is
+        # placed; the refined policy (reached_is_done) counts it as complete already.
+        done = completed_by[j] is not None or (reached_is_done and hours >= threshold)
         value: int
         why: Reason
         if c == drunk:

@@ -41,12 +41,13 @@ import itertools
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.actions import Action
 from engine.determinize import Determinizer
-from engine.heuristic import default_action
+from engine.heuristic import default_action, refined_action
 from engine.infer import Inference
 from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
 from engine.rules import Losers, Requisition, Reward
@@ -107,6 +108,7 @@ class SearchParams:
     infer_worlds: int = 0  # worlds dealt for each one kept by inference (engine.infer; <2: none)
     infer_noise: float = 0.5  # inference: the share of an opponent's plays not the heuristic's
     joint_assign: int = 0  # assigning a trick: search up to this many whole placements (0: none)
+    refined: bool = False  # playouts play heuristic.refined_action instead of default_action
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +158,7 @@ def ranked_search(
     if params.joint_assign and det.base.phase is ASSIGN:
         joint = placements(legal, params.joint_assign)
     candidates = joint if joint is not None else [(a,) for a in legal]
+    policy = refined_action if params.refined else default_action
     n = len(candidates)
     alive = list(range(n))
     total = [0.0] * n
@@ -200,7 +203,8 @@ def ranked_search(
                 for a in candidates[i]:
                     g.apply_fast(seat, a)
                 # A placement's cards after the first are moves too.
-                moves = _playout(g, random.Random(seed), noise, last_year) + len(candidates[i]) - 1
+                moves = _playout(g, random.Random(seed), noise, last_year, policy)
+                moves += len(candidates[i]) - 1
                 total[i] += _value(g, seat, params)
                 count[i] += 1
                 used += moves + _PLAYOUT_COST if by_moves else 1
@@ -250,8 +254,12 @@ def _pick(styles: tuple[float, ...], seed: int, s: int) -> float:
     return styles[(seed >> (3 * s)) % len(styles)]
 
 
-def _playout(g: Game, rng: random.Random, noise: list[float], last_year: int) -> int:
-    """Play ``g`` on to the end of ``last_year`` (or of the game); returns the moves made."""
+def _playout(
+    g: Game, rng: random.Random, noise: list[float], last_year: int,
+    policy: Callable[[Game, int], Action] = default_action,
+) -> int:
+    """Play ``g`` on to the end of ``last_year`` (or of the game), every seat playing
+    ``policy`` but for its share of random moves; returns the moves made."""
     rand = rng.random
     moves = 0
     while g.year <= last_year:
@@ -272,7 +280,7 @@ def _playout(g: Game, rng: random.Random, noise: list[float], last_year: int) ->
         elif rand() < noise[seat]:
             a = legal[int(rand() * len(legal))]
         else:
-            a = default_action(g, seat)
+            a = policy(g, seat)
         g.apply_fast(seat, a)
         moves += 1
     return moves

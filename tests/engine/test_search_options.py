@@ -1,5 +1,6 @@
 """The search's optional settings: playouts past the current year, inference from the cards
-others played (engine.infer), and a trick's placement searched whole."""
+others played (engine.infer), a trick's placement searched whole, and the refined playout
+policy."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from engine import PRESETS, Game, Phase, preset
 from engine.ai import default_action
 from engine.determinize import Determinizer
+from engine.heuristic import refined_action
 from engine.infer import Inference
 from engine.search import PlayoutGame, SearchParams, _playout, placements, ranked_search
 
@@ -193,3 +195,34 @@ def test_a_joint_search_learns_nothing_the_seat_cannot_see() -> None:
         if checked == 4:
             break
     assert checked == 4
+
+
+def test_the_refined_policy_places_no_more_cards_on_a_job_the_trick_completes() -> None:
+    """While a trick is placed, a job it already brings to the threshold completes anyway:
+    the refined policy sends the rest where they still build a job; the heuristic (kept as
+    it is for ``normal``) piles them on. Elsewhere the two play alike."""
+    differ = checked = 0
+    for name in PRESET_NAMES:
+        for seed in range(6):
+            g = Game.new(preset(name), 4, seed)
+            while not g.is_over:
+                seat = g.to_act[0]
+                refined, plain = refined_action(g, seat), default_action(g, seat)
+                assert refined in g.legal_actions(seat)
+                if g.phase is not Phase.ASSIGN:
+                    assert refined == plain
+                else:
+                    # Jobs this trick has brought to the threshold, and jobs still open.
+                    reached = {j for j in range(4) if g.completed_by[j] is None
+                               and g.hours[j] >= g.rules.threshold}
+                    legal = g.legal_actions(seat)
+                    if any(a.suit_id in reached for a in legal) and any(
+                        g.completed_by[a.suit_id] is None and a.suit_id not in reached
+                        for a in legal
+                    ):
+                        checked += 1
+                        # (The trump Jack adds no hours: it goes where it shields most.)
+                        assert refined.suit_id not in reached or g.hours_of(refined.card_id) == 0
+                        differ += refined != plain
+                g.apply(seat, plain)
+    assert checked > 20 and differ > 10

@@ -43,6 +43,7 @@ def test_a_define_names_a_search_level_and_sets_fields_of_its_params() -> None:
     "x=strong;moves=-5",
     "x=strong;scale=-1.0",
     "x=strong;moves=True",
+    "x=strong;refined=1",  # a bool field given a number
 ])
 def test_a_malformed_define_is_refused(text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError):
@@ -57,6 +58,8 @@ def test_a_defines_fields_win_over_iterations_and_numbers_take_the_fields_type()
     assert (bot.params.moves, bot.params.playouts) == (5000, 2)  # moves set: moves count
     assert bot.params.scale == 6.0 and isinstance(bot.params.scale, float)
     assert bot.params.opponent_noise == (0.0, 0.1)
+    assert dict(parse_define("r=hard;refined=True;infer_worlds=4")[2]) == {
+        "refined": True, "infer_worlds": 4}
 
 
 def test_a_name_defined_twice_or_an_unknown_level_stops_the_run(
@@ -106,7 +109,7 @@ def test_agreement_counts_the_decisions_that_are_the_heuristics(
     # A random player places its tricks otherwise, mostly.
     agreement("random", 2, ["original"], 0, 4, None, ())
     k, n = [int(w) for w in capsys.readouterr().out.splitlines()[-1].split() if w.isdigit()][:2]
-    assert 0 < n and k < n
+    assert n > 0 and k < n
 
     agreement("normal", 0, ["classic"], 0, 4, None, ())
     assert "no decision" in capsys.readouterr().out
