@@ -12,12 +12,13 @@ from dataclasses import replace
 
 import pytest
 
-from engine import PRESETS, Game, Phase, preset
+from engine import PRESETS, Action, Game, Phase, preset
 from engine.ai import default_action
 from engine.determinize import Determinizer
 from engine.heuristic import refined_action
 from engine.infer import Inference
 from engine.search import PlayoutGame, SearchParams, _playout, placements, ranked_search
+from tests.engine.scripted import deal, play
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -200,7 +201,7 @@ def test_a_joint_search_learns_nothing_the_seat_cannot_see() -> None:
 def test_the_refined_policy_places_no_more_cards_on_a_job_the_trick_completes() -> None:
     """While a trick is placed, a job it already brings to the threshold completes anyway:
     the refined policy sends the rest where they still build a job; the heuristic (kept as
-    it is for ``normal``) piles them on. Elsewhere the two play alike."""
+    it is for ``normal``) piles them on. It never swaps; the trump is the heuristic's."""
     differ = checked = 0
     for name in PRESET_NAMES:
         for seed in range(6):
@@ -209,9 +210,11 @@ def test_the_refined_policy_places_no_more_cards_on_a_job_the_trick_completes() 
                 seat = g.to_act[0]
                 refined, plain = refined_action(g, seat), default_action(g, seat)
                 assert refined in g.legal_actions(seat)
-                if g.phase is not Phase.ASSIGN:
+                if g.phase is Phase.SWAP:
+                    assert refined == Action.swap_pass()
+                elif g.phase is Phase.TRUMP:
                     assert refined == plain
-                else:
+                elif g.phase is Phase.ASSIGN:
                     # Jobs this trick has brought to the threshold, and jobs still open.
                     reached = {j for j in range(4) if g.completed_by[j] is None
                                and g.hours[j] >= g.rules.threshold}
@@ -226,3 +229,36 @@ def test_the_refined_policy_places_no_more_cards_on_a_job_the_trick_completes() 
                         differ += refined != plain
                 g.apply(seat, plain)
     assert checked > 20 and differ > 10
+
+
+def test_the_refined_policy_leads_from_its_longest_side_suit_and_wins_cheaply() -> None:
+    g = deal(preset("original"), 4, 0, trump="S", trump_played=True, lead=0,
+             hours={"D": 30}, rewards={"D": "3D"},
+             hands={0: "6H 9D 10D QD KS", 1: "7H 8D QC 10S JH", 2: "8H JD KD 10C QH",
+                    3: "9H 6D KC QS KH"})
+    assert refined_action(g, 0) == Action.parse("play:9D")  # diamonds, its longest side suit
+    assert default_action(g, 0) == Action.parse("play:6H")  # the lowest side card
+    play(g, "9D", "8D")
+    # The trick can complete diamonds (30 of 40 hours) and win their reward: worth taking.
+    # The heuristic takes it with its strongest winner, the refined policy its cheapest.
+    assert default_action(g, 2) == Action.parse("play:KD")
+    assert refined_action(g, 2) == Action.parse("play:JD")
+
+
+def test_the_refined_policy_beats_the_heuristic() -> None:
+    """One refined seat against three heuristic ones wins more than its share (deterministic
+    seeds; measured 0.30 over 20,000 games, docs/ai.md)."""
+    wins = 0.0
+    games = 0
+    for name in PRESET_NAMES:
+        for seed in range(150):
+            g = Game.new(preset(name), 4, seed)
+            hero = seed % 4
+            while not g.is_over:
+                seat = g.to_act[0]
+                g.apply(seat, refined_action(g, seat) if seat == hero
+                        else default_action(g, seat))
+            winners = g.winners()
+            wins += 1 / len(winners) if hero in winners else 0.0
+            games += 1
+    assert wins / games > 0.27, wins / games
