@@ -30,6 +30,12 @@ budget of simulated moves:
 Simultaneous swap decisions need nothing special: the swaps of others are hidden, so a world
 deals their hands and plots and they decide in the playout after this seat.
 
+Settings the levels leave off, for experiments (docs/ai.md): playouts past the current year
+(:attr:`SearchParams.horizon`), worlds weighted by how well they explain others' plays this
+year (:attr:`SearchParams.infer_worlds`, :mod:`engine.infer`), a trick's whole placement as
+one candidate (:attr:`SearchParams.joint_assign`), and playouts of
+:func:`engine.heuristic.refined_action` (:attr:`SearchParams.refined`).
+
 The budget is counted in simulated moves, not seconds, so a decision is a function of the view
 and the generator alone (reproducible, and the same on a slow machine); an optional deadline
 caps the wall time for a caller who prefers a late move to none.
