@@ -80,8 +80,8 @@ def test_inference_has_nothing_to_explain_before_the_first_card() -> None:
 @pytest.mark.parametrize("name", PRESET_NAMES)
 def test_inference_prefers_the_real_deal_of_heuristic_players(name: str) -> None:
     """At a table of heuristic players the real game explains their plays better than most
-    worlds dealt at random (the real deal's weight ranks near the top: measured 0.93-0.99 on
-    average; a rank of 0.5 would mean the plays taught nothing)."""
+    worlds dealt at random (the real deal's weight ranks near the top; a rank of 0.5 would
+    mean the plays taught nothing)."""
     ranks = []
     for seed in range(4):
         for g, seat in _heuristic_states(name, 3 + seed % 3, seed, every=5):
