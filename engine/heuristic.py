@@ -94,25 +94,13 @@ def refined_action(game: Game, seat: int) -> Action:
     One seat of it wins about 0.30 of the games against three :func:`default_action`
     players, where 0.25 is even. Raises :class:`ValueError` when the seat has nothing to do.
     """
-    legal = game.legal_actions(seat)
-    if not legal:
-        raise ValueError(f"seat {seat} has no legal action")
-    if len(legal) == 1:
-        return legal[0]
-    phase = game.phase
-    if phase is _PLAY:
-        return _choose_play(game, seat, legal, refined=True)[0]
-    if phase is _ASSIGN:
-        return _choose_assign(game, seat, legal, reached_is_done=True)[0]
-    if phase is _SWAP:
-        return Action.swap_pass()
-    return decide(game, seat)[0]
+    return decide(game, seat, refined=True)[0]
 
 
-def decide(game: Game, seat: int) -> tuple[Action, Reason]:
+def decide(game: Game, seat: int, refined: bool = False) -> tuple[Action, Reason]:
     """The heuristic move for ``seat`` now and the :class:`Reason` it was chosen for
-    (:func:`default_action` is its first half). Raises :class:`ValueError` when the seat
-    has nothing to do."""
+    (:func:`default_action` is its first half; with ``refined``, :func:`refined_action`'s).
+    Raises :class:`ValueError` when the seat has nothing to do."""
     legal = game.legal_actions(seat)
     if not legal:
         raise ValueError(f"seat {seat} has no legal action")
@@ -120,14 +108,16 @@ def decide(game: Game, seat: int) -> tuple[Action, Reason]:
         return legal[0], Reason.ONLY_MOVE
     phase = game.phase
     if phase is _PLAY:
-        return _choose_play(game, seat, legal)
+        return _choose_play(game, seat, legal, refined)
     if phase is _ASSIGN:
-        return _choose_assign(game, seat, legal)
+        return _choose_assign(game, seat, legal, refined)
     if phase is _TRUMP:
         return _choose_trump(game, seat, legal)
     if phase is _SWAP:
+        if refined:
+            return Action.swap_pass(), Reason.SWAP_KEEP
         return _choose_swap(game, seat, legal)
-    return _choose_assign(game, seat, legal)
+    return _choose_assign(game, seat, legal, refined)
 
 
 def describe(game: Game, seat: int, action: Action) -> Reason:

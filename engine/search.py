@@ -78,21 +78,16 @@ class PlayoutGame(Game):
     last_year: int
 
     def _start_year(self, out: list[Any]) -> None:
-        if self.year == 0 or self.year >= self.rules.years or self.year < self._last():
+        if (self.year == 0 or self.year >= self.rules.years
+                or self.year < getattr(self, "last_year", 0)):
             super()._start_year(out)
         else:
             self.year += 1
 
-    def _last(self) -> int:
-        try:
-            return self.last_year
-        except AttributeError:
-            return 0
-
     def copy(self) -> PlayoutGame:
         g = PlayoutGame.__new__(PlayoutGame)
         self._copy_into(g)
-        g.last_year = self._last()
+        g.last_year = getattr(self, "last_year", 0)
         return g
 
 

@@ -11,8 +11,9 @@ Card text uses the engine's notation (``"10H JC QS"``); jobs are suit letters ``
 
 from __future__ import annotations
 
+import random
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from engine import Game, Rules
@@ -337,3 +338,25 @@ def face_up_texts(g: Game, seat: int) -> list[str]:
 
 def hidden_texts(g: Game, seat: int) -> list[str]:
     return stexts(x for x in g.plots[seat] if x not in g.face_up)
+
+
+def decision_states(
+    name: str, players: int, seed: int, every: int, random_share: float = 0.0
+) -> Iterator[tuple[Game, int]]:
+    """(game, seat) at every ``every``-th decision that is not forced, in a game of preset
+    ``name`` where every seat plays the heuristic, or with ``random_share`` a uniformly
+    random legal move instead that often (seeded by ``seed``)."""
+    from engine.ai import default_action
+    from engine.rules import preset
+
+    rng = random.Random(seed)
+    g = Game.new(preset(name), players, seed)
+    step = 0
+    while not g.is_over:
+        seat = g.to_act[0]
+        if step % every == 0 and g.forced_action(seat) is None:
+            yield g, seat
+        legal = g.legal_actions(seat)
+        g.apply(seat, legal[rng.randrange(len(legal))]
+                if random_share and rng.random() < random_share else default_action(g, seat))
+        step += 1

@@ -8,6 +8,7 @@ import copy
 import json
 import random
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -15,7 +16,7 @@ from engine import PRESETS, Game, Phase, preset
 from engine.ai import LEVELS, Bot, default_action
 from engine.cards import card_id
 from tests.engine.invariants import secret_cards
-from tests.engine.scripted import assign, deal, play
+from tests.engine.scripted import assign, deal, decision_states, play
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -73,19 +74,9 @@ def test_normal_is_the_heuristic_and_forced_moves_are_free() -> None:
         g.apply(seat, default_action(g, seat))
 
 
-def _states(name: str, players: int, seed: int, every: int):
+def _states(name: str, players: int, seed: int, every: int) -> Iterator[tuple[Game, int]]:
     """(game, seat) at every ``every``-th decision of a heuristic-and-random game."""
-    rng = random.Random(seed)
-    g = Game.new(preset(name), players, seed)
-    step = 0
-    while not g.is_over:
-        seat = g.to_act[0]
-        if step % every == 0 and g.forced_action(seat) is None:
-            yield g, seat
-        legal = g.legal_actions(seat)
-        g.apply(seat, legal[rng.randrange(len(legal))] if rng.random() < 0.3
-                else default_action(g, seat))
-        step += 1
+    return decision_states(name, players, seed, every, random_share=0.3)
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)

@@ -18,21 +18,9 @@ from engine.determinize import Determinizer
 from engine.heuristic import refined_action
 from engine.infer import Inference
 from engine.search import PlayoutGame, SearchParams, _playout, placements, ranked_search
-from tests.engine.scripted import deal, play
+from tests.engine.scripted import deal, decision_states, play
 
 PRESET_NAMES = sorted(PRESETS)
-
-
-def _heuristic_states(name: str, players: int, seed: int, every: int):
-    """(game, seat) at every ``every``-th unforced decision of a game of heuristic players."""
-    g = Game.new(preset(name), players, seed)
-    step = 0
-    while not g.is_over:
-        seat = g.to_act[0]
-        if step % every == 0 and g.forced_action(seat) is None:
-            yield g, seat
-        g.apply(seat, default_action(g, seat))
-        step += 1
 
 
 def _world(g: Game, seat: int, last_year: int) -> PlayoutGame:
@@ -60,7 +48,7 @@ def test_a_playout_stops_at_its_last_year() -> None:
 
 
 def test_a_longer_horizon_still_chooses_a_legal_action() -> None:
-    for g, seat in _heuristic_states("kolkhoz", 4, seed=5, every=23):
+    for g, seat in decision_states("kolkhoz", 4, seed=5, every=23):
         det = Determinizer(PlayoutGame, g.view(seat))
         legal = g.legal_actions(seat)
         params = SearchParams(playouts=12, horizon=9)
@@ -84,7 +72,7 @@ def test_inference_prefers_the_real_deal_of_heuristic_players(name: str) -> None
     mean the plays taught nothing)."""
     ranks = []
     for seed in range(4):
-        for g, seat in _heuristic_states(name, 3 + seed % 3, seed, every=5):
+        for g, seat in decision_states(name, 3 + seed % 3, seed, every=5):
             det = Determinizer(PlayoutGame, g.view(seat))
             inference = Inference(det, noise=0.5)
             if len(inference.events) < 3:
@@ -98,7 +86,7 @@ def test_inference_prefers_the_real_deal_of_heuristic_players(name: str) -> None
 
 
 def test_inference_keeps_the_worlds_it_deals_consistent_with_the_view() -> None:
-    for g, seat in _heuristic_states("original", 4, seed=2, every=9):
+    for g, seat in decision_states("original", 4, seed=2, every=9):
         view = g.view(seat)
         det = Determinizer(PlayoutGame, view)
         inference = Inference(det)
@@ -111,7 +99,7 @@ def test_inference_and_horizon_learn_nothing_the_seat_cannot_see(name: str) -> N
     """A search with both settings decides the same on two games the seat cannot tell apart."""
     params = SearchParams(playouts=10, horizon=1, infer_worlds=3)
     checked = 0
-    for g, seat in _heuristic_states(name, 4, seed=11, every=11):
+    for g, seat in decision_states(name, 4, seed=11, every=11):
         view = g.view(seat)
         other = Game.determinize(copy.deepcopy(view), random.Random(checked))
         assert other.view(seat) == view
@@ -126,7 +114,7 @@ def test_inference_and_horizon_learn_nothing_the_seat_cannot_see(name: str) -> N
 
 def test_inference_is_charged_to_the_budget_of_moves() -> None:
     """A budget in moves buys fewer worlds when each one is picked from several."""
-    g, seat = next(s for s in _heuristic_states("classic", 4, seed=1, every=1)
+    g, seat = next(s for s in decision_states("classic", 4, seed=1, every=1)
                    if len(Inference(Determinizer(PlayoutGame, s[0].view(s[1]))).events) >= 6)
     det = Determinizer(PlayoutGame, g.view(seat))
     legal = g.legal_actions(seat)
@@ -138,7 +126,7 @@ def test_inference_is_charged_to_the_budget_of_moves() -> None:
 
 def _assigning_states(name: str, seed: int):
     """(game, seat) where a Brigadier places a trick with a choice for every card left."""
-    for g, seat in _heuristic_states(name, 4, seed, every=1):
+    for g, seat in decision_states(name, 4, seed, every=1):
         legal = g.legal_actions(seat)
         if g.phase is Phase.ASSIGN and len({a.card_id for a in legal}) >= 2 and all(
             sum(b.card_id == a.card_id for b in legal) >= 2 for a in legal
