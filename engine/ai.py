@@ -68,8 +68,9 @@ _LEVELS: Final = {
     "random": Level("random", None, 0.0),
     "normal": Level("normal", None, 0.0),
     "strong": Level("strong", SearchParams(moves=10_000), 0.2),
-    # hard expects a careful table: no worlds of all-random opponents (docs/ai.md).
-    "hard": Level("hard", SearchParams(moves=50_000, random_tables=0.0), 1.0),
+    # hard expects a careful table (no worlds of all-random opponents) and plays its
+    # playouts with the refined heuristic, a closer model of a careful player (docs/ai.md).
+    "hard": Level("hard", SearchParams(moves=25_000, random_tables=0.0, refined=True), 1.0),
 }
 
 

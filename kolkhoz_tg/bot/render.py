@@ -133,7 +133,8 @@ def levels_help(tr: Translator) -> str:
         "• " + _("{level} — plays by rules of thumb, at once.", level=level_name(tr, "normal")),
         "• " + _("{level} — thinks each move over, trying many ways the unseen cards may "
                  "lie (a fraction of a second).", level=level_name(tr, "strong")),
-        "• " + _("{level} — thinks five times longer and expects careful opponents.",
+        "• " + _("{level} — thinks longer and expects careful opponents, whose moves it "
+                 "foresees more closely.",
                  level=level_name(tr, "hard")),
         _("Bots see only what their seat sees. Stand-ins for silent players play at the "
           "chat's level: /settings bots strong."),
