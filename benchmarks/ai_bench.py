@@ -31,8 +31,10 @@ Against three copies of its base at the same budget, a variant that plays no bet
 how often its move (not forced) is the heuristic's, by phase: how far the playouts' model of a
 player is from the level itself.
 ``--out results.jsonl`` appends every game as it ends (a long run stopped early still
-counts), and ``--report results.jsonl [more.jsonl ...]`` prints the table of such files without
-playing (a game found in several files, by match-up, preset and seed, counts once).
+counts), with the settings of each search player; ``--report results.jsonl [more.jsonl.gz
+...]`` prints the table of such files without playing (a game found in several files, by
+match-up, settings, preset and seed, counts once; games of other settings get a table of their
+own). The runs behind docs/ai.md's figures are kept in ``benchmarks/results/``.
 Games are played round the presets (game 0 of each, then game 1, ...), so a run stopped early
 has every preset about equally.
 """
@@ -42,6 +44,7 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import gzip
 import json
 import math
 import multiprocessing
@@ -161,6 +164,8 @@ def play_one(
     return {
         "match": (hero_level, opp_level),
         **({"defines": used} if used else {}),
+        **({"settings": settings(bots[hero], bots[(hero + 1) % players])}
+           if iterations is None else {}),
         **({"iterations": iterations} if iterations is not None else {}),
         "preset": name,
         "seed": i,
@@ -168,6 +173,47 @@ def play_one(
         "margin": scores[hero] - sum(others) / len(others),
         "times": times,
     }
+
+
+def settings(*bots: Bot) -> dict[str, dict[str, Any]]:
+    """What each search player of a game was: its level's name and the fields of its
+    :class:`SearchParams` that differ from the defaults. Recorded with every game, so a report
+    never pools games of a level whose settings have changed since (``hard`` did)."""
+    default = dataclasses.asdict(SearchParams())
+    out: dict[str, dict[str, Any]] = {}
+    for bot in bots:
+        if bot.params is not None:
+            fields = dataclasses.asdict(bot.params)
+            out[bot.level.name] = {k: v for k, v in fields.items() if v != default[k]}
+    return out
+
+
+def read_results(paths: list[str]) -> list[dict[str, Any]]:
+    """The games of ``--out`` files (plain, or gzip-compressed when the name ends in .gz), a
+    game found in several counted once."""
+    rows: list[dict[str, Any]] = []
+    seen = set()
+    for path in paths:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                r["match"] = tuple(r["match"])
+                # A run resumed with --first may repeat a game; older files have no seed.
+                # A variant counts as itself: the same name defined otherwise is another.
+                key = (r["match"], setup(r), r["preset"], r.get("seed", len(rows)))
+                if key not in seen:
+                    seen.add(key)
+                    rows.append(r)
+    return rows
+
+
+def setup(r: dict[str, Any]) -> str:
+    """What a game's players were beyond the match's names (variants, budgets, settings)."""
+    return json.dumps([r.get("defines"), r.get("iterations"), r.get("settings")],
+                      sort_keys=True)
 
 
 def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -196,17 +242,21 @@ def pct(values: list[float], q: float) -> float:
 
 
 def report(results: list[dict[str, Any]]) -> None:
-    groups: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = defaultdict(
-        lambda: defaultdict(list)
+    groups: dict[tuple[tuple[str, str], str], dict[str, list[dict[str, Any]]]] = (
+        defaultdict(lambda: defaultdict(list))
     )
     for r in results:
-        groups[r["match"]][r["preset"]].append(r)
+        groups[r["match"], setup(r)][r["preset"]].append(r)
     header = (
         f"{'preset':<11} {'games':>5} {'win':>6} {'95% CI':>15} {'margin':>14} "
         f"{'p50 s':>7} {'p99 s':>7} {'max s':>7}"
     )
-    for match, by_preset in groups.items():
+    for (match, _), by_preset in groups.items():
         print(f"\n{match[0]} (one seat) against {match[1]} (the others)")
+        first = next(iter(by_preset.values()))[0]
+        for name, fields in {**first.get("settings", {}), **first.get("defines", {})}.items():
+            told = ", ".join(f"{k}={v!r}" for k, v in fields.items()) or "the defaults"
+            print(f"  {name}: {told}")
         print(header)
         rows = [(name, by_preset[name]) for name in PRESETS if name in by_preset]
         everything = [r for _, rs in rows for r in rs]
@@ -317,23 +367,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.report:
-        rows: list[dict[str, Any]] = []
-        seen = set()
-        for path in args.report:
-            with open(path, encoding="utf-8") as f:
-                for line in f:
-                    if not line.strip():
-                        continue
-                    r = json.loads(line)
-                    r["match"] = tuple(r["match"])
-                    # A run resumed with --first may repeat a game; older files have no seed.
-                    # A variant counts as itself: the same name defined otherwise is another.
-                    setup = json.dumps([r.get("defines"), r.get("iterations")], sort_keys=True)
-                    key = (r["match"], setup, r["preset"], r.get("seed", len(rows)))
-                    if key not in seen:
-                        seen.add(key)
-                        rows.append(r)
-        report(rows)
+        report(read_results(args.report))
         return
     matches = TABLE if args.table else [(args.hero, args.opponents)]
     defines = tuple(args.define)

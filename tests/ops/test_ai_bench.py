@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import pickle
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -113,3 +117,42 @@ def test_agreement_counts_the_decisions_that_are_the_heuristics(
 
     agreement("normal", 0, ["classic"], 0, 4, None, ())
     assert "no decision" in capsys.readouterr().out
+
+
+def test_a_game_records_its_search_players_settings() -> None:
+    hard, strong = make_bot("hard", "1/0", None, ()), make_bot("strong", "1/1", None, ())
+    recorded = ai_bench.settings(hard, strong, make_bot("normal", "1/2", None, ()))
+    # Only what differs from SearchParams' defaults, by level: a later change to a level
+    # shows in its games' records.
+    assert recorded == {
+        "hard": {"moves": 25_000, "random_tables": 0.0, "refined": True},
+        "strong": {"moves": 10_000},
+    }
+
+
+def test_a_report_reads_gzip_files_and_keeps_other_settings_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    def row(seed: int, win: float, moves: int) -> dict[str, Any]:
+        return {"match": ["hard", "strong"], "preset": "classic", "seed": seed, "win": win,
+                "margin": 1.0, "times": [0.1],
+                "settings": {"hard": {"moves": moves}, "strong": {"moves": 10_000}}}
+
+    now = [row(0, 1.0, 25_000), row(1, 0.0, 25_000)]
+    before = [row(0, 0.0, 50_000)]
+    plain = tmp_path / "a.jsonl"
+    plain.write_text("".join(json.dumps(r) + "\n" for r in now))
+    packed = tmp_path / "b.jsonl.gz"
+    with gzip.open(packed, "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in [*now, *before])
+
+    rows = ai_bench.read_results([str(plain), str(packed)])
+    assert len(rows) == 3  # a game found in both files counts once
+
+    ai_bench.report(rows)
+    out = capsys.readouterr().out
+    # The games of the earlier settings are a table of their own, each table says its settings.
+    assert out.count("hard (one seat) against strong (the others)") == 2
+    assert "hard: moves=25000" in out and "hard: moves=50000" in out
+    pooled = [line.split() for line in out.splitlines() if line.startswith("pooled")]
+    assert [(p[1], p[2]) for p in pooled] == [("2", "0.500"), ("1", "0.000")]
