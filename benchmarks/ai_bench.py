@@ -34,7 +34,10 @@ player is from the level itself.
 counts), with the settings of each search player; ``--report results.jsonl [more.jsonl.gz
 ...]`` prints the table of such files without playing (a game found in several files, by
 match-up, settings, preset and seed, counts once; games of other settings get a table of their
-own). The runs behind docs/ai.md's figures are kept in ``benchmarks/results/``.
+own). ``--rename h25=hard`` with ``--report`` counts a variant's games as a level's, pooled
+where the recorded settings are the same (play the two at different seeds: a game of each at
+the same seed would count once). The runs behind docs/ai.md's figures are kept in
+``benchmarks/results/``.
 Games are played round the presets (game 0 of each, then game 1, ...), so a run stopped early
 has every preset about equally.
 """
@@ -175,6 +178,13 @@ def play_one(
     }
 
 
+def parse_rename(text: str) -> tuple[str, str]:
+    old, sep, new = text.partition("=")
+    if not sep or not old.strip() or not new.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected VARIANT=LEVEL")
+    return old.strip(), new.strip()
+
+
 def settings(*bots: Bot) -> dict[str, dict[str, Any]]:
     """What each search player of a game was: its level's name and the fields of its
     :class:`SearchParams` that differ from the defaults. Recorded with every game, so a report
@@ -188,9 +198,14 @@ def settings(*bots: Bot) -> dict[str, dict[str, Any]]:
     return out
 
 
-def read_results(paths: list[str]) -> list[dict[str, Any]]:
+def read_results(
+    paths: list[str], rename: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
     """The games of ``--out`` files (plain, or gzip-compressed when the name ends in .gz), a
-    game found in several counted once."""
+    game found in several counted once. ``rename`` counts a variant's games under another name
+    (``{"h25": "hard"}``): they pool with that name's games where the recorded settings are
+    the same, and stay in a table of their own where they are not."""
+    rename = rename or {}
     rows: list[dict[str, Any]] = []
     seen = set()
     for path in paths:
@@ -200,7 +215,13 @@ def read_results(paths: list[str]) -> list[dict[str, Any]]:
                 if not line.strip():
                     continue
                 r = json.loads(line)
-                r["match"] = tuple(r["match"])
+                r["match"] = tuple(rename.get(m, m) for m in r["match"])
+                if "settings" in r:  # a renamed variant: its settings say what it was
+                    r["settings"] = {rename.get(k, k): v for k, v in r["settings"].items()}
+                    defines = {k: v for k, v in r.get("defines", {}).items() if k not in rename}
+                    r.pop("defines", None)
+                    if defines:
+                        r["defines"] = defines
                 # A run resumed with --first may repeat a game; older files have no seed.
                 # A variant counts as itself: the same name defined otherwise is another.
                 key = (r["match"], setup(r), r["preset"], r.get("seed", len(rows)))
@@ -254,7 +275,7 @@ def report(results: list[dict[str, Any]]) -> None:
     for (match, _), by_preset in groups.items():
         print(f"\n{match[0]} (one seat) against {match[1]} (the others)")
         first = next(iter(by_preset.values()))[0]
-        for name, fields in {**first.get("settings", {}), **first.get("defines", {})}.items():
+        for name, fields in {**first.get("defines", {}), **first.get("settings", {})}.items():
             told = ", ".join(f"{k}={v!r}" for k, v in fields.items()) or "the defaults"
             print(f"  {name}: {told}")
         print(header)
@@ -362,12 +383,17 @@ def main() -> None:
         "--presets, --first, --players, --iterations and --define only",
     )
     parser.add_argument(
+        "--rename", action="append", default=[], type=parse_rename, metavar="VARIANT=LEVEL",
+        help="with --report: count a variant's games as the level's (pooled where the "
+        "recorded settings are the same)",
+    )
+    parser.add_argument(
         "--report", nargs="+", default=None,
         help="only print the table of such files (a game in several counts once)",
     )
     args = parser.parse_args()
     if args.report:
-        report(read_results(args.report))
+        report(read_results(args.report, dict(args.rename)))
         return
     matches = TABLE if args.table else [(args.hero, args.opponents)]
     defines = tuple(args.define)

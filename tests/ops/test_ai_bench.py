@@ -156,3 +156,30 @@ def test_a_report_reads_gzip_files_and_keeps_other_settings_apart(
     assert "hard: moves=25000" in out and "hard: moves=50000" in out
     pooled = [line.split() for line in out.splitlines() if line.startswith("pooled")]
     assert [(p[1], p[2]) for p in pooled] == [("2", "0.500"), ("1", "0.000")]
+
+
+def test_a_renamed_variant_pools_with_the_level_only_where_its_settings_are_the_same(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    same = {"moves": 25_000, "refined": True}
+
+    def row(hero: str, seed: int, win: float, hero_settings: dict[str, Any]) -> str:
+        return json.dumps({
+            "match": [hero, "strong"], "preset": "zone", "seed": seed, "win": win,
+            "margin": 0.0, "times": [0.1],
+            **({"defines": {hero: {"level": "hard", **hero_settings}}} if hero != "hard" else {}),
+            "settings": {hero: hero_settings, "strong": {"moves": 10_000}}}) + "\n"
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text(row("h25", 0, 1.0, same) + row("hard", 1, 0.0, same)
+                    + row("other", 2, 1.0, {"moves": 1}))
+    rows = ai_bench.read_results([str(path)], {"h25": "hard", "other": "hard"})
+    assert {r["match"] for r in rows} == {("hard", "strong")}
+    assert all("defines" not in r for r in rows)
+    ai_bench.report(rows)
+    pooled = [line.split() for line in capsys.readouterr().out.splitlines()
+              if line.startswith("pooled")]
+    # h25's game pools with hard's; the one of other settings keeps a table of its own.
+    assert [(p[1], p[2]) for p in pooled] == [("2", "0.500"), ("1", "1.000")]
+    with pytest.raises(argparse.ArgumentTypeError):
+        ai_bench.parse_rename("h25")
