@@ -216,7 +216,7 @@ def read_results(
                     continue
                 r = json.loads(line)
                 r["match"] = tuple(rename.get(m, m) for m in r["match"])
-                if "settings" in r:  # a renamed variant: its settings say what it was
+                if "settings" in r:  # then a renamed variant's settings say what it was
                     r["settings"] = {rename.get(k, k): v for k, v in r["settings"].items()}
                     defines = {k: v for k, v in r.get("defines", {}).items() if k not in rename}
                     r.pop("defines", None)
