@@ -216,10 +216,9 @@ def read_results(
                     continue
                 r = json.loads(line)
                 r["match"] = tuple(rename.get(m, m) for m in r["match"])
-                if "settings" in r:  # then a renamed variant's settings say what it was
+                if rename and "settings" in r:  # a renamed variant's settings say what it was
                     r["settings"] = {rename.get(k, k): v for k, v in r["settings"].items()}
-                    defines = {k: v for k, v in r.get("defines", {}).items() if k not in rename}
-                    r.pop("defines", None)
+                    defines = {k: v for k, v in r.pop("defines", {}).items() if k not in rename}
                     if defines:
                         r["defines"] = defines
                 # A run resumed with --first may repeat a game; older files have no seed.
