@@ -83,7 +83,7 @@ def default_action(game: Game, seat: int) -> Action:
 def refined_action(game: Game, seat: int) -> Action:
     """:func:`default_action` refined, for the playouts of a search level that asks for it
     (``SearchParams.refined``); ``default_action`` itself, the ``normal`` level and the
-    timeout player, stays as it is. Four changes, each measured as a player (docs/ai.md):
+    timeout player, stays as it is. Four changes, each measured as a player (docs/ai-lab.md):
 
     - while a trick is placed, a job its cards already bring to the threshold counts as
       complete, so the rest of the trick goes where it still helps instead of piling on;

@@ -30,7 +30,7 @@ budget of simulated moves:
 Simultaneous swap decisions need nothing special: the swaps of others are hidden, so a world
 deals their hands and plots and they decide in the playout after this seat.
 
-Settings the levels leave off, for experiments (docs/ai.md): playouts past the current year
+Settings the levels leave off, for experiments (docs/ai-lab.md): playouts past the current year
 (:attr:`SearchParams.horizon`), worlds weighted by how well they explain others' plays this
 year (:attr:`SearchParams.infer_worlds`, :mod:`engine.infer`), a trick's whole placement as
 one candidate (:attr:`SearchParams.joint_assign`), and playouts of

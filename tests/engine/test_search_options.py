@@ -235,7 +235,7 @@ def test_the_refined_policy_leads_from_its_longest_side_suit_and_wins_cheaply() 
 
 def test_the_refined_policy_beats_the_heuristic() -> None:
     """One refined seat against three heuristic ones wins more than its share (deterministic
-    seeds; measured 0.30 over 20,000 games, docs/ai.md)."""
+    seeds; measured 0.30 over 20,000 games, docs/ai-lab.md)."""
     wins = 0.0
     games = 0
     for name in PRESET_NAMES:
