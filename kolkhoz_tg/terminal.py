@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import shutil
 import sys
 import textwrap
@@ -54,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser, tr: Translator | None = None)
                         help=_("1: you against bots (default); 0: bots only, print the result"))
     parser.add_argument("--preset", default="classic",
                         help=_("classic, original, kolkhoz, kolkhoznik or zone"))
-    parser.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
+    parser.add_argument("--players", type=int, default=4, choices=(3, 4, 5),
+                        help=_("players at the table, you included (default: 4)"))
     parser.add_argument("--seed", default=None, help=_("deal seed (default: random)"))
     parser.add_argument("--level", choices=LEVELS, default=DEFAULT_LEVEL,
                         help=_("how the bots play: {levels} (default: {default})",
@@ -67,10 +69,18 @@ def add_arguments(parser: argparse.ArgumentParser, tr: Translator | None = None)
     parser.add_argument("--new", action="store_true", help=_("start a new game, do not resume"))
 
 
-def again_command() -> str:
-    """The command this game was started with, as the player typed it: ``bash
-    scripts/start`` sets ``KOLKHOZ_COMMAND``; otherwise the program's own name."""
-    return os.environ.get("KOLKHOZ_COMMAND") or f"{Path(sys.argv[0]).name or 'kolkhoz'} play"
+def again_command(args: argparse.Namespace | None = None) -> str:
+    """The command that resumes this game, as the player typed it: ``bash scripts/start``
+    sets ``KOLKHOZ_COMMAND``; otherwise the program's own name. The options that find the
+    game again (``--db``) or spare a question (``--lang``) are kept; the others do not apply
+    to a game that goes on."""
+    command = os.environ.get("KOLKHOZ_COMMAND") or f"{Path(sys.argv[0]).name or 'kolkhoz'} play"
+    if args is not None:
+        if getattr(args, "db", None):
+            command += f" --db {shlex.quote(str(args.db))}"
+        if getattr(args, "lang", None):
+            command += f" --lang {args.lang}"
+    return command
 
 
 def run(
@@ -84,6 +94,9 @@ def run(
 
     lang = args.lang or _ask_language(input_fn, output)
     tr = translator(lang)
+    if os.environ.get("KOLKHOZ_NO_TOKEN"):  # set by scripts/start
+        output(tr.gettext("No Telegram bot token (KOLKHOZ_BOT_TOKEN) is set: playing here, "
+                          "in the terminal."))
     db_path = Path(args.db or DEFAULT_DB)
     settings = Settings(database_url=f"sqlite:///{db_path}", locale=lang)
     service = open_service(settings.database_url, settings=settings)
@@ -155,13 +168,18 @@ def _play(
     if not args.new:
         running = [g for g in service.games_of_user(LOCAL_USER) if g.status == "active"]
         if running:
-            answer = _read(input_fn, _("Continue your unfinished game? [Y/n]: "))
-            if answer is None:
-                return 0
-            if answer.strip().lower() not in ("n", "no", "н", "нет"):
-                game_id = running[0].id
-            else:
-                service.abort(running[0].id, LOCAL_USER, force=True)
+            while True:
+                answer = _read(input_fn, _("Continue your unfinished game? [Y/n]: "))
+                if answer is None:
+                    return 0
+                word = answer.strip().lower()
+                if word in ("", "y", "yes", "д", "да"):
+                    game_id = running[0].id
+                elif word in ("n", "no", "н", "нет"):
+                    service.abort(running[0].id, LOCAL_USER, force=True)
+                else:
+                    continue
+                break
     # Whatever happened while away (or in an earlier session) is not news any more.
     service.mark_delivered(n.id for n in service.pending_notifications(10_000))
     if game_id is None:
@@ -174,7 +192,8 @@ def _play(
         output(_("New game: {rules} · seed {seed}",
                  rules=texts.preset_title(tr, game.preset), seed=game.seed))
         result = service.start(game_id, LOCAL_USER, fill_with_bots=True)
-        _show(service, tr, result.notifications, output)
+        _show(service, tr, result.notifications, output,
+              service.seat_view(game_id, LOCAL_USER).seat)
     while True:
         board = service.board(game_id)
         if board.game.status != "active" or board.view is None:
@@ -191,28 +210,40 @@ def _play(
         typed = View.from_dict(mine.view, mine.legal)  # read once for every label below
         for i, action in enumerate(typed.legal, 1):
             output(f"  {i:>2}. {texts.action_label(tr, typed, action)}")
-        answer = _read(input_fn, _("Your choice (number or card; help, rules; q to stop, "
-                                   "resume later): "))
-        if answer is None or answer.strip().lower() in ("q", "quit", "exit", "в", "выход"):
-            output(_("Game saved. Run {command} again to continue.", command=again_command()))
-            return 0
-        if answer.strip().lower() in RULES_WORDS:
-            output(rules_text(tr))
-            continue
-        if answer.strip() in ("?", "h", "help", "помощь"):
-            output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
-                     "for the brigadier a card and a suit, like 10H S. rules shows the rules "
-                     "of the game; q stops (the game is saved)."))
-            continue
-        choice = parse_choice(answer, mine.legal, mine.view)
-        if choice is None:
-            output(_("Not a choice: {text}", text=answer.strip()))
-            continue
-        result = service.act(game_id, LOCAL_USER, choice, mine.game.version)
-        if not result.ok:
-            output(texts.reason_text(tr, result.reason or result.status.value, mine.view))
-            continue
-        _show(service, tr, result.notifications, output)
+        # Ask until a move is made: a wrong answer is told in one line, under the same board.
+        while True:
+            answer = _read(input_fn, _("Your choice (number or card; help, rules; q to stop, "
+                                       "resume later): "))
+            word = "" if answer is None else answer.strip()
+            if answer is None or word.lower() in ("q", "quit", "exit", "в", "выход"):
+                output(_("Game saved. Run {command} again to continue.",
+                         command=again_command(args)))
+                return 0
+            if not word:
+                continue
+            if word.lower() in RULES_WORDS:
+                output(rules_text(tr))
+                break  # the board again: the rules have scrolled it away
+            if word.lower() in ("?", "h", "help", "помощь"):
+                output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
+                         "for the brigadier a card and a suit, like 10H S. Cards in brackets "
+                         "cannot be played now. rules shows the rules of the game; q stops "
+                         "(the game is saved)."))
+                continue
+            choice = parse_action(word, mine.legal)
+            if choice is None:
+                output(_("Not a choice: {text}. Type a number from the list, or help.",
+                         text=word))
+                continue
+            # A move the rules forbid is still sent: the service says why, and nothing changes.
+            result = service.act(game_id, LOCAL_USER, choice, mine.game.version)
+            if not result.ok:
+                output(texts.reason_text(tr, result.reason or result.status.value, mine.view))
+                if result.status.value == "stale":
+                    break
+                continue
+            _show(service, tr, result.notifications, output, mine.seat)
+            break
 
 
 def rules_text(tr: Translator, width: int | None = None) -> str:
@@ -241,7 +272,8 @@ def _read(input_fn: InputFn, prompt: str) -> str | None:
 
 
 def _show(
-    service: GameService, tr: Translator, notes: list[Notification], output: OutputFn
+    service: GameService, tr: Translator, notes: list[Notification], output: OutputFn,
+    seat: int | None = None,
 ) -> None:
     from kolkhoz_tg import texts
     from kolkhoz_tg.service import Kind
@@ -256,7 +288,7 @@ def _show(
         if note.kind is Kind.BOARD:
             theme = note.data["view"]["rules"]["theme"]
             text = "\n".join(texts.event_lines(tr, note.data["game"], note.data["moves"], theme,
-                                               year_end=True))
+                                               year_end=True, viewer=seat))
         else:
             text = texts.notification_text(tr, note, now)
         if text:
@@ -265,10 +297,18 @@ def _show(
 
 
 def parse_choice(answer: str, legal: list[str], view: dict[str, object]) -> str | None:
-    """A legal action from what was typed: a number from the list, an action text
+    """A legal action from what was typed (see :func:`parse_action`); None if nothing legal
+    matches."""
+    action = parse_action(answer, legal)
+    return action if action in legal else None
+
+
+def parse_action(answer: str, legal: list[str]) -> str | None:
+    """The action meant by what was typed, legal or not (an illegal one is refused with its
+    reason by the service): a number from the list of ``legal`` actions, an action text
     (``play:10H``), a card (``10H``, ``10ч``, ``Вп``), a card and a suit for the brigadier
-    (``10H S``), a suit for trump, ``pass`` or two cards for the swap. None if nothing
-    legal matches."""
+    (``10H S``), a suit for trump, ``pass`` or two cards for the swap. The kind of action is
+    the one ``legal`` asks for. None if the text means no action of that kind."""
     text = answer.strip()
     if not text:
         return None
@@ -276,8 +316,7 @@ def parse_choice(answer: str, legal: list[str], view: dict[str, object]) -> str 
         index = int(text) - 1
         return legal[index] if 0 <= index < len(legal) else None
     try:
-        action = Action.parse(text)
-        return action.text if action.text in legal else None
+        return Action.parse(text).text
     except InvalidAction:
         pass
     parts = text.replace(",", " ").split()
@@ -285,25 +324,27 @@ def parse_choice(answer: str, legal: list[str], view: dict[str, object]) -> str 
     kinds = {a.kind for a in actions}
     try:
         if kinds == {ActionKind.TRUMP}:
-            return _pick(legal, Action.trump(Suit.parse(parts[0])))
+            return Action.trump(Suit.parse(parts[0])).text
         if ActionKind.SWAP in kinds:
             if parts[0].lower() in ("pass", "no", "-", "нет", "пас"):
-                return _pick(legal, Action.swap_pass())
+                return Action.swap_pass().text
             hand, plot = (parse_card(p) for p in parts[:2])
-            return _pick(legal, Action.swap(hand, plot))
+            return Action.swap(hand, plot).text
         first = CARDS[parse_card(parts[0])]
         if ActionKind.PLAY in kinds:
-            return _pick(legal, Action.play(first))
+            return Action.play(first).text
         if len(parts) > 1:
-            return _pick(legal, Action.assign(first, Suit.parse(parts[1])))
+            return Action.assign(first, Suit.parse(parts[1])).text
         options = [a for a in actions if a.kind is ActionKind.ASSIGN and a.card == first]
-        return options[0].text if len(options) == 1 else None
+        # A card of the trick with several jobs open needs its job; one not in the trick is
+        # sent as it is, to be refused with the reason.
+        if len(options) == 1:
+            return options[0].text
+        if not options:
+            return Action.assign(first, next(a.suit for a in actions if a.suit is not None)).text
+        return None
     except (ValueError, IndexError):
         return None
-
-
-def _pick(legal: list[str], action: Action) -> str | None:
-    return action.text if action.text in legal else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -287,7 +287,10 @@ def action_label(tr: Translator, view: View | dict[str, Any], action: Action | s
         effect = _("already done")
     else:
         effect = f"{job.hours}→{job.hours_after(a.card)}"
-        if job.completes(a.card):
+        if job.hours >= job.threshold:
+            # An earlier card of this trick reached the threshold: it completes either way.
+            effect += " " + _("reached already")
+        elif job.completes(a.card):
             effect += " " + _("completes!")
     return _("{card} to {job} ({effect})", card=card(tr, str(a.card)), job=name, effect=effect)
 
@@ -460,10 +463,15 @@ YEAR_END_EVENTS = frozenset({
 })
 
 
+_CHOICES = frozenset({"CardPlayed", "TrumpDeclared", "SwapDecided", "CardAssigned"})
+
+
 def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]],
-                theme: str, year_end: bool = False) -> list[str]:
+                theme: str, year_end: bool = False, viewer: int | None = None) -> list[str]:
     """One line per interesting event of the moves in a board notification; the year's
-    requisition only with ``year_end`` (a YEAR_SUMMARY notification carries it too)."""
+    requisition only with ``year_end`` (a YEAR_SUMMARY notification carries it too).
+    The moves of seat ``viewer`` that were its only possible ones say so: only to that seat,
+    since a card played as the only one tells what else its hand does not hold."""
     lines: list[str] = []
     for move in moves:
         events = move["events"]
@@ -471,19 +479,22 @@ def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]
         if year_end and told:
             # The requisition job by job, each failure said once (as in the year's summary).
             first, last = told[0], told[-1] + 1
-            lines += event_lines(tr, game, [{**move, "events": events[:first]}], theme, True)
+            lines += event_lines(tr, game, [{**move, "events": events[:first]}], theme, True,
+                                 viewer)
             lines += requisition_lines(tr, game, events[first:last], theme)
-            lines += event_lines(tr, game, [{**move, "events": events[last:]}], theme, True)
+            lines += event_lines(tr, game, [{**move, "events": events[last:]}], theme, True,
+                                 viewer)
             continue
         for e in events:
             if not year_end and e["type"] in YEAR_END_EVENTS:
                 continue
             line = event_text(tr, game, e, theme)
             if line:
-                if move["actor"] in ("timeout", "standin") and e["type"] in (
-                    "CardPlayed", "TrumpDeclared", "SwapDecided", "CardAssigned"
-                ):
+                if e["type"] in _CHOICES and move["actor"] in ("timeout", "standin"):
                     line += " " + tr.gettext("(played automatically)")
+                elif (e["type"] in _CHOICES and move["actor"] == "forced"
+                      and viewer is not None and move.get("seat") == viewer):
+                    line += " " + tr.gettext("(the only possible move)")
                 lines.append(line)
     return lines
 
