@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser, tr: Translator | None = None)
                         help=_("how the bots play: {levels} (default: {default})",
                                levels=", ".join(LEVELS), default=DEFAULT_LEVEL))
     parser.add_argument("--lang", choices=LOCALES, default=None,
-                        help=_("language (asked when not given)"))
+                        help=_("language (asked the first time, then kept)"))
     parser.add_argument("--name", default=None, help=_("your name at the table"))
     parser.add_argument("--db", default=None,
                         help=_("SQLite file for saved games (default: ./{path})", path=DEFAULT_DB))
@@ -92,12 +92,12 @@ def run(
     from kolkhoz_tg import texts
     from kolkhoz_tg.service import ServiceError, open_service
 
-    lang = args.lang or _ask_language(input_fn, output)
+    db_path = Path(args.db or DEFAULT_DB)
+    lang = args.lang or _saved_language(db_path) or _ask_language(input_fn, output)
     tr = translator(lang)
     if os.environ.get("KOLKHOZ_NO_TOKEN"):  # set by scripts/start
         output(tr.gettext("No Telegram bot token (KOLKHOZ_BOT_TOKEN) is set: playing here, "
                           "in the terminal."))
-    db_path = Path(args.db or DEFAULT_DB)
     settings = Settings(database_url=f"sqlite:///{db_path}", locale=lang)
     service = open_service(settings.database_url, settings=settings)
     # The bots of this table (and stand-ins) play at the level asked for; search levels
@@ -112,6 +112,21 @@ def run(
         return 2
     finally:
         service.db.dispose()
+
+
+def _saved_language(db_path: Path) -> str | None:
+    """The language the player chose last time with this file, if any."""
+    if not db_path.exists():
+        return None
+    from kolkhoz_tg.service import open_service
+
+    url = f"sqlite:///{db_path}"
+    service = open_service(url, settings=Settings(database_url=url, locale=LOCALES[0]))
+    try:
+        user = service.user(LOCAL_USER)
+    finally:
+        service.db.dispose()
+    return user.locale if user is not None and user.locale in LOCALES else None
 
 
 def _ask_language(input_fn: InputFn, output: OutputFn) -> str:

@@ -151,3 +151,26 @@ def test_a_job_reached_by_this_trick_is_not_completed_again() -> None:
                     return
             g.apply(seat, rng.choice(g.legal_actions(seat)))
     pytest.fail("no trick reached a job's threshold before its last card in 200 games")
+
+
+def test_the_language_is_asked_once(tmp_path: Path) -> None:
+    db = tmp_path / "l.sqlite3"
+    prompts: list[str] = []
+
+    def answer(prompt: str) -> str:
+        prompts.append(prompt)
+        if prompt.startswith("Язык / Language"):
+            return "ru"
+        return "" if prompt.startswith(("Continue", "Продолжить")) else "q"  # resume, stop
+
+    assert terminal.run(_args(db, lang=None), input_fn=answer, output=lambda _s: None) == 0
+    assert prompts[0].startswith("Язык / Language")
+    prompts.clear()
+    out: list[str] = []
+    assert terminal.run(_args(db, lang=None), input_fn=answer, output=out.append) == 0
+    assert not any(p.startswith("Язык") for p in prompts)  # kept from the first time
+    assert "Игра сохранена" in out[-1]
+    # --lang still changes it
+    out.clear()
+    assert terminal.run(_args(db, lang="en"), input_fn=answer, output=out.append) == 0
+    assert "Game saved" in out[-1]
