@@ -241,7 +241,7 @@ def _play(
                 break  # the board again: the rules have scrolled it away
             if word.lower() in ("?", "h", "help", "помощь"):
                 output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
-                         "for the brigadier a card and a suit, like 10H S. Cards in brackets "
+                         "for the Brigadier a card and a suit, like 10H S. Cards in brackets "
                          "cannot be played now. rules shows the rules of the game; q stops "
                          "(the game is saved)."))
                 continue

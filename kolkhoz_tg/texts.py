@@ -96,7 +96,7 @@ def board_text(
     if over:
         head = [_("Kolkhoz · the five-year plan is over")]
     else:
-        head = [_("Kolkhoz · year {year} of {years} · planner: {name}", year=view["year"],
+        head = [_("Kolkhoz · year {year} of {years} · Planner: {name}", year=view["year"],
                   years=view["years"], name=names[view["planner"]])]
     if view["trump"] and not over:
         head.append(_("trump {suit}", suit=SUIT_SYMBOLS[view["trump"]]))
@@ -373,11 +373,11 @@ def phase_prompt(tr: Translator, view: dict[str, Any]) -> str:
     _ = tr.gettext
     phase = view["phase"]
     if phase == "trump":
-        return _("You are the planner: choose the trump suit.")
+        return _("You are the Planner: choose the trump suit.")
     if phase == "swap":
         return _("You may swap one hand card with a face-down plot card, or keep them.")
     if phase == "assign":
-        return _("You are the brigadier: put the trick's cards on the jobs, one by one.")
+        return _("You are the Brigadier: put the trick's cards on the jobs, one by one.")
     return _("Your turn: play a card.")
 
 
@@ -512,7 +512,7 @@ def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: s
         return job_name(tr, theme, letter)
 
     if kind == "YearStarted":
-        text = _("Year {year} begins: planner {name}, {cards}.", year=e["year"],
+        text = _("Year {year} begins: Planner {name}, {cards}.", year=e["year"],
                  name=name(e["planner"]),
                  cards=tr.ngettext("{n} card each", "{n} cards each", e["hand_size"]))
         if e["famine"]:
@@ -532,7 +532,7 @@ def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: s
     if kind == "CardPlayed":
         return _("{name} played {card}.", name=name(e["seat"]), card=card(tr, e["card"]))
     if kind == "TrickWon":
-        return _("{name} takes the trick and is the brigadier.", name=name(e["seat"]))
+        return _("{name} takes the trick and is the Brigadier.", name=name(e["seat"]))
     if kind == "CardAssigned":
         return _("{card} → {job} ({hours} h).", card=card(tr, e["card"]), job=job(e["job"]),
                  hours=e["hours"])

@@ -122,7 +122,7 @@ def _header(c: Canvas, b: _Board, y: float) -> None:
     if v.over:
         return
     mid = y + 40
-    planner = c.fit(_("planner: {name}", name=b.names[v.planner]), 14, 190)
+    planner = c.fit(_("Planner: {name}", name=b.names[v.planner]), 14, 190)
     x = MARGIN + c.text(MARGIN, mid, planner, 14, CREAM)
     parts: list[str] = []
     if v.trump is not None:
