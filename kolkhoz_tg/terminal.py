@@ -254,9 +254,9 @@ def _play(
             result = service.act(game_id, LOCAL_USER, choice, mine.game.version)
             if not result.ok:
                 output(texts.reason_text(tr, result.reason or result.status.value, mine.view))
-                if result.status.value == "stale":
-                    break
-                continue
+                if result.status.value in ("illegal", "invalid"):
+                    continue  # the same board: try again
+                break  # the game moved on or stopped: show it again
             _show(service, tr, result.notifications, output, mine.seat)
             break
 
