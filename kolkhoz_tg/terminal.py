@@ -311,7 +311,7 @@ def _show(
     service.mark_delivered(n.id for n in notes)
 
 
-def parse_choice(answer: str, legal: list[str], view: dict[str, object]) -> str | None:
+def parse_choice(answer: str, legal: list[str]) -> str | None:
     """A legal action from what was typed (see :func:`parse_action`); None if nothing legal
     matches."""
     action = parse_action(answer, legal)

@@ -118,22 +118,20 @@ def test_human_game_to_the_end_and_resume(tmp_path: Path) -> None:
 
 
 def test_typed_choices(tmp_path: Path) -> None:
-    view = {"phase": "play"}
     legal = ["play:10H", "play:QS"]
-    assert terminal.parse_choice("2", legal, view) == "play:QS"
-    assert terminal.parse_choice("10ч", legal, view) == "play:10H"
-    assert terminal.parse_choice("Дп", legal, view) == "play:QS"
-    assert terminal.parse_choice("play:QS", legal, view) == "play:QS"
-    assert terminal.parse_choice("KH", legal, view) is None
-    assert terminal.parse_choice("9", legal, view) is None
+    assert terminal.parse_choice("2", legal) == "play:QS"
+    assert terminal.parse_choice("10ч", legal) == "play:10H"
+    assert terminal.parse_choice("Дп", legal) == "play:QS"
+    assert terminal.parse_choice("play:QS", legal) == "play:QS"
+    assert terminal.parse_choice("KH", legal) is None
+    assert terminal.parse_choice("9", legal) is None
     assign = ["assign:10H>H", "assign:QS>H", "assign:QS>S"]
-    assert terminal.parse_choice("10H", assign, view) == "assign:10H>H"
-    assert terminal.parse_choice("QS", assign, view) is None
-    assert terminal.parse_choice("Дп п", assign, view) == "assign:QS>S"
-    assert terminal.parse_choice("♠", ["trump:H", "trump:D", "trump:C", "trump:S"],
-                                 view) == "trump:S"
-    assert terminal.parse_choice("пас", ["swap:pass", "swap:9H<KC"], view) == "swap:pass"
-    assert terminal.parse_choice("9H KC", ["swap:pass", "swap:9H<KC"], view) == "swap:9H<KC"
+    assert terminal.parse_choice("10H", assign) == "assign:10H>H"
+    assert terminal.parse_choice("QS", assign) is None
+    assert terminal.parse_choice("Дп п", assign) == "assign:QS>S"
+    assert terminal.parse_choice("♠", ["trump:H", "trump:D", "trump:C", "trump:S"]) == "trump:S"
+    assert terminal.parse_choice("пас", ["swap:pass", "swap:9H<KC"]) == "swap:pass"
+    assert terminal.parse_choice("9H KC", ["swap:pass", "swap:9H<KC"]) == "swap:9H<KC"
 
 
 def test_bot_command_without_token(monkeypatch: pytest.MonkeyPatch,

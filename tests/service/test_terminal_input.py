@@ -40,7 +40,7 @@ def test_typed_actions_legal_or_not() -> None:
     assert terminal.parse_action("QS", assign) is None  # which job?
     assert terminal.parse_action("KC", assign) == "assign:KC>H"  # not in the trick
     assert terminal.parse_action("QS C", assign) == "assign:QS>C"
-    assert terminal.parse_choice("QS C", assign, {}) is None
+    assert terminal.parse_choice("QS C", assign) is None
 
 
 def test_refused_moves_say_why_and_change_nothing(tmp_path: Path) -> None:
