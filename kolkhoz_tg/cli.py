@@ -44,7 +44,8 @@ def build_parser(with_admin: bool = True) -> argparse.ArgumentParser:
     database layer; without it only ``play`` and ``bot`` are known."""
     parser = argparse.ArgumentParser(prog="kolkhoz", description="Kolkhoz play-by-post")
     commands = parser.add_subparsers(dest="command")
-    play = commands.add_parser("play", help="play in the terminal against bots")
+    # Its help is the player's: in their language, -h included (terminal.add_arguments).
+    play = commands.add_parser("play", help="play in the terminal against bots", add_help=False)
     terminal.add_arguments(play)
     bot = commands.add_parser("bot", help="run the Telegram bot (needs KOLKHOZ_BOT_TOKEN)")
     bot.add_argument(

@@ -14,7 +14,7 @@ import shlex
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,22 +51,40 @@ def add_arguments(parser: argparse.ArgumentParser, tr: Translator | None = None)
         except ValueError:
             tr = translator(LOCALES[0])
     _ = tr.gettext
-    parser.add_argument("--humans", type=int, choices=(0, 1), default=1,
-                        help=_("1: you against bots (default); 0: bots only, print the result"))
-    parser.add_argument("--preset", default="classic",
-                        help=_("classic, original, kolkhoz, kolkhoznik or zone"))
-    parser.add_argument("--players", type=int, default=4, choices=(3, 4, 5),
-                        help=_("players at the table, you included (default: 4)"))
-    parser.add_argument("--seed", default=None, help=_("deal seed (default: random)"))
-    parser.add_argument("--level", choices=LEVELS, default=DEFAULT_LEVEL,
-                        help=_("how the bots play: {levels} (default: {default})",
-                               levels=", ".join(LEVELS), default=DEFAULT_LEVEL))
-    parser.add_argument("--lang", choices=LOCALES, default=None,
-                        help=_("language (asked the first time, then kept)"))
-    parser.add_argument("--name", default=None, help=_("your name at the table"))
-    parser.add_argument("--db", default=None,
-                        help=_("SQLite file for saved games (default: ./{path})", path=DEFAULT_DB))
-    parser.add_argument("--new", action="store_true", help=_("start a new game, do not resume"))
+    # argparse's own words (the usage line, the section title, -h) in the same language.
+    parser.formatter_class = _formatter(_("usage: "))
+    options = parser.add_argument_group(_("options"))
+    if not parser.add_help:
+        options.add_argument("-h", "--help", action="help", help=_("show this help and exit"))
+    options.add_argument("--humans", type=int, choices=(0, 1), default=1,
+                         help=_("1: you against bots (default); 0: bots only, print the result"))
+    options.add_argument("--preset", default="classic",
+                         help=_("classic, original, kolkhoz, kolkhoznik or zone"))
+    options.add_argument("--players", type=int, default=4, choices=(3, 4, 5),
+                         help=_("players at the table, you included (default: 4)"))
+    options.add_argument("--seed", default=None, help=_("deal seed (default: random)"))
+    options.add_argument("--level", choices=LEVELS, default=DEFAULT_LEVEL,
+                         help=_("how the bots play: {levels} (default: {default})",
+                                levels=", ".join(LEVELS), default=DEFAULT_LEVEL))
+    options.add_argument("--lang", choices=LOCALES, default=None,
+                         help=_("language (asked the first time, then kept)"))
+    options.add_argument("--name", default=None, help=_("your name at the table"))
+    options.add_argument("--db", default=None,
+                         help=_("SQLite file for saved games (default: ./{path})", path=DEFAULT_DB))
+    options.add_argument("--new", action="store_true", help=_("start a new game, do not resume"))
+
+
+def _formatter(usage_prefix: str) -> type[argparse.HelpFormatter]:
+    """A help formatter whose usage line starts with ``usage_prefix`` (argparse's own
+    "usage: " is English whatever the language)."""
+
+    class Formatter(argparse.HelpFormatter):
+        def add_usage(self, usage: str | None, actions: Iterable[argparse.Action],
+                      groups: Iterable[argparse._MutuallyExclusiveGroup],
+                      prefix: str | None = None) -> None:
+            super().add_usage(usage, actions, groups, usage_prefix if prefix is None else prefix)
+
+    return Formatter
 
 
 def again_command(args: argparse.Namespace | None = None) -> str:
@@ -363,7 +381,7 @@ def parse_action(answer: str, legal: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kolkhoz play")
+    parser = argparse.ArgumentParser(prog="kolkhoz play", add_help=False)
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

@@ -169,3 +169,27 @@ def test_the_unnamed_human_is_a_name_in_every_sentence(
         assert wrong not in text
     assert ("Player" if lang == "en" else "Игрок") in text
     assert "bash scripts/start" in out[-1]
+
+
+@pytest.mark.parametrize(("locale", "words", "foreign"), [
+    ("ru", ["использование: kolkhoz play", "параметры:", "показать эту справку и выйти",
+            "сколько игроков за столом"], ["usage:", "options:", "show this help"]),
+    ("en", ["usage: kolkhoz play", "options:", "show this help and exit",
+            "players at the table"], ["использование", "параметры"]),
+])
+def test_play_help_is_all_in_the_players_language(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    locale: str, words: list[str], foreign: list[str],
+) -> None:
+    """``kolkhoz play --help`` (what ``bash scripts/start --help`` prints): argparse's own
+    words too, not only the options' help, are in KOLKHOZ_LOCALE's language."""
+    monkeypatch.setenv("KOLKHOZ_LOCALE", locale)
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["play", "--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    for word in words:
+        assert word in text
+    for word in foreign:
+        assert word not in text
+    assert text.count("--help") == 1
