@@ -255,7 +255,7 @@ def _play(
             if not word:
                 continue
             if word.lower() in RULES_WORDS:
-                output(rules_text(tr))
+                show_long(rules_text(tr), output)
                 break  # the board again: the rules have scrolled it away
             if word.lower() in ("?", "h", "help", "помощь"):
                 output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
@@ -277,6 +277,17 @@ def _play(
                 break  # the game moved on or stopped: show it again
             _show(service, tr, result.notifications, output, mine.seat)
             break
+
+
+def show_long(text: str, output: OutputFn) -> None:
+    """Show a long text (the rules): page by page through the standard pager (``$PAGER``,
+    else ``less`` or ``more``) when a person reads the terminal, else as it is."""
+    if output is print and sys.stdin.isatty() and sys.stdout.isatty():
+        import pydoc
+
+        pydoc.pager(text)
+    else:
+        output(text)
 
 
 def rules_text(tr: Translator, width: int | None = None) -> str:

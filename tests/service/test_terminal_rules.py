@@ -77,3 +77,26 @@ def test_rules_without_the_docs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     monkeypatch.setattr(rules_doc, "DOCS_DIR", tmp_path)
     assert "docs/RULES.md" in terminal.rules_text(translator("en"))
     assert "docs/RULES.ru.md" in terminal.rules_text(translator("ru"))
+
+
+def test_long_text_goes_through_the_pager_only_for_a_person(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At a terminal (stdin and stdout are ttys, output is print) the rules go to the
+    standard pager; piped, or to a test's output, they are printed as they are."""
+    import pydoc
+    import sys
+
+    paged: list[str] = []
+    printed: list[str] = []
+    monkeypatch.setattr(pydoc, "pager", paged.append)
+    monkeypatch.setattr("builtins.print", printed.append)
+    for tty in (True, False):
+        monkeypatch.setattr(sys.stdin, "isatty", lambda tty=tty: tty, raising=False)
+        monkeypatch.setattr(sys.stdout, "isatty", lambda tty=tty: tty, raising=False)
+        terminal.show_long(f"rules {tty}", print)
+    collected: list[str] = []
+    terminal.show_long("rules to a list", collected.append)
+    assert paged == ["rules True"]
+    assert printed == ["rules False"]
+    assert collected == ["rules to a list"]
