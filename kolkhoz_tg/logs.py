@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
@@ -29,6 +30,21 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, ensure_ascii=False)
 
 
+class CancelledJobFilter(logging.Filter):
+    """APScheduler's asyncio executor cancels the job running when the scheduler shuts down
+    and logs that as an error. PTB's job runs its callback under ``asyncio.shield``, so the
+    work goes on and nothing failed: the record becomes one INFO line without a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, asyncio.CancelledError):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg = f"{record.msg} (cancelled: the scheduler is shutting down)"
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
 def setup_logging(fmt: str = "text", level: str = "INFO") -> None:
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
@@ -41,3 +57,4 @@ def setup_logging(fmt: str = "text", level: str = "INFO") -> None:
     # One line per Bot API request is noise at INFO.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    logging.getLogger("apscheduler.executors.default").addFilter(CancelledJobFilter())

@@ -43,3 +43,29 @@ def test_setup_logging_switches_format(capsys: pytest.CaptureFixture[str]) -> No
     finally:
         root.handlers[:], level = saved
         root.setLevel(level)
+
+
+def test_a_job_cancelled_at_shutdown_is_not_an_error() -> None:
+    """APScheduler logs the job it cancels on shutdown as an exception; the filter makes it
+    an INFO line without a traceback, and leaves real failures alone."""
+    import asyncio
+    import logging
+    import sys
+
+    from kolkhoz_tg.logs import CancelledJobFilter
+
+    def record(exc: BaseException) -> logging.LogRecord:
+        try:
+            raise exc
+        except BaseException:
+            info = sys.exc_info()
+        return logging.LogRecord("apscheduler.executors.default", logging.ERROR, __file__, 1,
+                                 'Job "%s" raised an exception', ("sweep",), info)
+
+    cancelled = record(asyncio.CancelledError())
+    assert CancelledJobFilter().filter(cancelled)
+    assert cancelled.levelno == logging.INFO and cancelled.levelname == "INFO"
+    assert cancelled.exc_info is None and "shutting down" in cancelled.getMessage()
+    failed = record(ValueError("boom"))
+    assert CancelledJobFilter().filter(failed)
+    assert failed.levelno == logging.ERROR and failed.exc_info is not None
