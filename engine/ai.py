@@ -179,8 +179,10 @@ def advise(
 
 
 def _canonical(view: dict[str, Any]) -> dict[str, Any]:
-    """The view with the order of others' face-up plot cards made canonical: that order
-    follows where each card lay among the face-down ones, which the seat never saw."""
+    """The view with others' face-up plot cards in the order of their text. Views list them
+    in card order already; a view from elsewhere may follow the plot's own order, which
+    tells what the seat never saw, and the text order keeps the seeds (and so the
+    decisions) of every earlier version."""
     seat = view["viewer"]
     players = [
         p if p["seat"] == seat else {**p, "plot_revealed": sorted(p["plot_revealed"])}

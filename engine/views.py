@@ -59,7 +59,10 @@ def build_view(game: GameData, seat: int | None) -> dict[str, Any]:
                 "seat": s,
                 "hand": _cards(game.hands[s]) if own else None,
                 "hand_count": len(game.hands[s]),
-                "plot_revealed": _cards([c for c in plot if c in face_up]),
+                # Others' face-up cards in card order: a plot's own order tells which
+                # card a swap replaced, which only its owner saw.
+                "plot_revealed": _cards([c for c in plot if c in face_up] if own
+                                        else sorted(c for c in plot if c in face_up)),
                 "plot_hidden": _cards(hidden) if own else len(hidden),
                 "medals": game.medals[s],
                 "brigadier": game.brigadier_year[s],

@@ -356,7 +356,7 @@ def parse_action(answer: str, legal: list[str]) -> str | None:
     text = answer.strip()
     if not text:
         return None
-    if text.isdigit():
+    if text.isdecimal():
         index = int(text) - 1
         return legal[index] if 0 <= index < len(legal) else None
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from engine import Action, ActionKind, Card
 from engine.cards import SUITS
@@ -387,6 +387,12 @@ REASONS = (
 )
 
 
+#: Reasons for refusing a move that tell something about the player's hand or plot (that
+#: they hold the led suit, a card other than trump, or not the card they named): for the
+#: player alone, never for a group.
+HAND_REASONS: Final = frozenset({"follow_suit", "trump_lead", "not_in_hand", "not_in_plot"})
+
+
 def reason_text(tr: Translator, reason: str | None, view: dict[str, Any] | None = None) -> str:
     """Why an action was refused, in words (engine and service reason codes)."""
     _ = tr.gettext
@@ -398,6 +404,7 @@ def reason_text(tr: Translator, reason: str | None, view: dict[str, Any] | None 
         "trump_lead": _("Trump may not be led until a trump has been played this year."),
         "not_your_turn": _("It is not your turn."),
         "not_in_hand": _("That card is not in your hand."),
+        "not_in_plot": _("That card is not face down in your plot."),
         "not_in_trick": _("That card is not in the trick."),
         "wrong_job": _("That card may not go to that job."),
         "wrong_phase": _("That is not possible in this phase."),

@@ -27,6 +27,16 @@ def parse_duration(value: str | int | float | timedelta) -> timedelta:
 
     Raises :class:`ValueError` for anything else (or a non-positive duration).
     """
+    try:
+        result = _duration(value)
+    except OverflowError:
+        raise ValueError(f"too long a duration: {value!r}") from None
+    if result <= timedelta(0):
+        raise ValueError(f"a duration must be positive, not {value!r}")
+    return result
+
+
+def _duration(value: str | int | float | timedelta) -> timedelta:
     if isinstance(value, timedelta):
         result = value
     elif isinstance(value, int | float) and not isinstance(value, bool):
@@ -46,8 +56,6 @@ def parse_duration(value: str | int | float | timedelta) -> timedelta:
         result = timedelta(seconds=seconds)
     else:
         raise ValueError(f"not a duration: {value!r}")
-    if result <= timedelta(0):
-        raise ValueError(f"a duration must be positive, not {value!r}")
     return result
 
 

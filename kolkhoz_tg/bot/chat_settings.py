@@ -75,7 +75,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         elif key == "preset" and len(values) == 1:
             await call(d.service.configure_lobby, game.id, user.id, preset=values[0],
                        options={"medals_score": bool(game.rules.get("medals_score"))})
-        elif key == "players" and len(values) == 1 and values[0].isdigit():
+        elif key == "players" and len(values) == 1 and values[0].isdecimal():
             await call(d.service.configure_lobby, game.id, user.id, players=int(values[0]))
         elif key == "medals" and len(values) == 1 and values[0] in ("on", "off"):
             await call(d.service.configure_lobby, game.id, user.id,

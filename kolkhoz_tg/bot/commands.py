@@ -12,6 +12,7 @@ from telegram.ext import ContextTypes
 from telegram.helpers import create_deep_linked_url
 
 from engine import PRESETS
+from kolkhoz_tg import texts
 from kolkhoz_tg.bot import history, practice, render
 from kolkhoz_tg.bot.callbacks import practice_button
 from kolkhoz_tg.bot.context import (
@@ -225,7 +226,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     for arg in args:
         if arg in PRESETS:
             preset_name = arg
-        elif arg.isdigit():
+        elif arg.isdecimal():
             players = int(arg)
 
     async def create(topic_id: int | None) -> GameInfo:
@@ -509,4 +510,11 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             act_later(update, context, game.id, action, None, acting), update=update)
         return
     if not result.ok:
-        await c.reply(result_text(c.tr, result))
+        text = result_text(c.tr, result)
+        if c.in_group and result.reason in texts.HAND_REASONS:
+            # Why the move was refused would tell the group about the hand ("you must
+            # follow the led suit" says it holds one): that goes to the player alone.
+            told = await c.d.deliverer.say_privately(user.id, text)
+            text = (_("That move is not allowed now: see why in our private chat.")
+                    if told else _("That move is not allowed now."))
+        await c.reply(text)

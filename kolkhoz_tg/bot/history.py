@@ -47,7 +47,7 @@ async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                                all_topics=True)
     else:
         games = await call(c.d.service.games_of_user, c.user.id, False)
-    if c.args and c.args[0].isdigit():
+    if c.args and c.args[0].isdecimal():
         wanted = int(c.args[0])
         games = [g for g in games if g.id == wanted]
         if not games and not c.in_group:
@@ -101,7 +101,7 @@ async def start_log(c: Cmd, payload: str) -> bool:
     """``/start log<id>`` (the button under a group's ``/log``): that game's full log.
     False if the payload is not a log link."""
     number = payload.removeprefix("log")
-    if not payload.startswith("log") or not number.isdigit():
+    if not payload.startswith("log") or not number.isdecimal():
         return False
     try:
         game = await call(c.d.service.game_info, int(number))

@@ -296,7 +296,7 @@ async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if game is None:
         return
     tr, args = c.tr, c.args
-    if args and (len(args) != 1 or not args[0].isdigit()
+    if args and (len(args) != 1 or not args[0].isdecimal()
                  or not 1 <= int(args[0]) <= game.players):
         await c.reply(tr.gettext("Usage: /kick N, where N is the seat number (1-{n}).",
                                  n=game.players))
@@ -363,7 +363,7 @@ async def _kick_tap(tap: Tap, seat_text: str) -> None:
     game = await _managed_game(tap)
     if game is None:
         return
-    seat = int(seat_text) if seat_text.isdigit() else -1
+    seat = int(seat_text) if seat_text.isdecimal() else -1
     if not 0 <= seat < game.players or game.status not in ("lobby", "active", "paused") or (
             game.status == "lobby" and game.version != tap.cb.version):
         await answer_quietly(tap.query, tr.gettext(

@@ -57,7 +57,7 @@ def parse_args(args: list[str]) -> tuple[str, int] | str:
         word = arg.lower()
         if word in PRESETS:
             preset = word
-        elif word.isdigit() and 3 <= int(word) <= 5:
+        elif word.isdecimal() and 3 <= int(word) <= 5:
             players = int(word)
         else:
             return arg

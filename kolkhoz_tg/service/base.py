@@ -552,7 +552,7 @@ def _possible_id(value: int) -> bool:
 
 
 def _seed(text: str) -> int | str:
-    return int(text) if text.isdigit() else text
+    return int(text) if text.isdecimal() else text
 
 
 def _locale_or_none(locale: str | None) -> str | None:

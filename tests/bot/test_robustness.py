@@ -140,12 +140,48 @@ async def test_stale_double_and_foreign_taps_change_nothing(
     fake.assert_all_callbacks_answered()
 
 
+async def test_a_refused_typed_move_tells_the_group_nothing_of_the_hand(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """"You must follow the led suit" in the group would tell everyone the player holds
+    that suit: the reason goes to the player in private, the group hears only no."""
+    users = players(fake, base=560)
+    group = fake.create_group("Tells", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        for _ in range(80):
+            found = None
+            for user in users:
+                sv = service.seat_view(game_id, user.id)
+                hand = sv.view["players"][sv.seat]["hand"]
+                if sv.game.status == "active" and sv.view["phase"] == "play" and sv.view["trick"]:
+                    wrong = [c for c in hand if f"play:{c}" not in sv.legal]
+                    if sv.legal and wrong:
+                        found = user, wrong[0]
+            if found:
+                break
+            assert await tap_any_action(users)
+        assert found, "no player had to follow suit in 80 moves"
+        user, card = found
+        before = service.action_log(game_id)
+        await user.send(group, f"/play {card}")
+        said = fake.last_message(group)
+        assert said is not None and said.text is not None
+        assert "follow" not in said.text and "private chat" in said.text
+        private = user.last_message()
+        assert private is not None and "You must follow the led suit" in (private.text or "")
+        assert service.action_log(game_id) == before
+
+
 MALFORMED_COMMANDS = [
     "/play", "/play 99Z", "/play 10H 9H", "/assign", "/assign 10H", "/assign 10H Moon",
     "/trump", "/trump X", "/swap", "/swap 9H", "/kick", "/kick 9", "/kick me", "/lang xx",
     "/settings timeout forever", "/settings players 9", "/settings nonsense", "/newgame 7",
     "/play " + "A" * 3000, "/join extra words", "/board now", "/hand 1", "/score x",
     "/pause", "/resume", "/abort", "/back", "/last", "/rules", "/help", "/start junk",
+    # Characters that are digits to str.isdigit() but not to int(); an overflowing time.
+    "/log ²", "/newgame ²", "/practice ²", "/kick ²", "/settings players ²", "/start log²",
+    "/away 99999999999d", "/settings timeout 99999999999d", "/settings reminders 99999999999d",
 ]
 MALFORMED_DATA = [
     "", "x", "a:", "a:zz", "a:1:1:", "a:1:1:play:99Z", "l:1:1:explode", "v:1:1:",

@@ -92,8 +92,10 @@ def check_view(g: Game, seat: int | None) -> dict[str, Any]:
             assert p["hand"] is None
             assert isinstance(p["plot_hidden"], int)
         assert p["hand_count"] == len(g.hands[s])
-        for text in p["plot_revealed"]:
-            assert parse_card(text) in g.face_up
+        revealed = [parse_card(text) for text in p["plot_revealed"]]
+        assert all(c in g.face_up for c in revealed)
+        if s != seat:  # the plot's own order would tell which card a swap replaced
+            assert revealed == sorted(revealed)
     assert view["to_act"] == g.to_act
     assert ("scores" in view) == g.is_over
     return view

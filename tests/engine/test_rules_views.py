@@ -157,6 +157,20 @@ def test_events_of_plot_and_swap_name_no_card() -> None:
     assert all(x not in g.face_up for x in g.plots[0])
 
 
+def test_others_face_up_plot_cards_come_in_card_order() -> None:
+    """A swap puts the card from the hand where the plot card was: the plot's own order
+    would tell others which face-up card came in by a swap. Only the owner sees it."""
+    g = deal(preset("kolkhoz"), 4, 1, year=2, phase="swap",
+             hands={0: "6H 7H", 1: "8H 8D", 2: "9H 9D", 3: "10H 10D"},
+             plots={1: "KS 9C 2C 5D"}, face_up="KS 2C 5D", lead=0, trump="S",
+             completed_by={"H": 0, "D": 0, "C": 0, "S": 0})
+    in_order = stexts(sorted(cards("KS 2C 5D")))
+    assert in_order != ["KS", "2C", "5D"]
+    for seat in (None, 0, 2):
+        assert g.view(seat)["players"][1]["plot_revealed"] == in_order
+    assert g.view(1)["players"][1]["plot_revealed"] == ["KS", "2C", "5D"]
+
+
 def test_no_scores_in_view_before_the_end() -> None:
     """Running scores would reveal the sum of face-down plot cards: views show scores and
     winners only once the game is over; final plots likewise."""

@@ -6,6 +6,7 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from engine import Phase
@@ -175,6 +176,13 @@ def test_reminder_schedule() -> None:
     assert times == [now + timedelta(hours=12), now + timedelta(hours=23)]
     assert parse_duration("1h30m") == timedelta(minutes=90)
     assert parse_duration("2д") == timedelta(days=2)
+
+
+@pytest.mark.parametrize("text", ["99999999999d", "1e400s", "0h", "", "2 weeks", "²h"])
+def test_durations_out_of_reach_are_value_errors(text: str) -> None:
+    """Whatever a player types, a bad duration is a ValueError the commands answer."""
+    with pytest.raises(ValueError):
+        parse_duration(text)
 
 
 def test_swap_phase_shares_one_deadline(service: GameService, clock: FakeClock) -> None:
