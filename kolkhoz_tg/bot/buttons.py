@@ -387,9 +387,11 @@ async def _queried_game(d: Deps, user_id: int, text: str) -> GameInfo | None:
 
 def inline_results(tr: Translator, sv: SeatView, chat_title: str) -> list[InlineQueryResultArticle]:
     """One result per move the seat may make now, each carrying the version it was legal at.
-    No swaps: a swap names a face-down card, for the private chat only. Each has a keyboard
-    (a placeholder button) so that Telegram gives the posted message an id the bot can edit
-    once the move is played, or found unplayable."""
+    No swaps: a swap names a face-down card, for the private chat only. What Telegram posts
+    for a result names no card ("🃏 Anna: ⏳"): a card shown to the chat must have been
+    played, and the move may yet be refused. Each has a keyboard (a placeholder button) so
+    that Telegram gives the posted message an id the bot can edit once the move is played
+    (the card then shows), or found unplayable."""
     game = sv.game
     name = texts.seat_name(tr, game, sv.seat)
     results = []
@@ -400,8 +402,7 @@ def inline_results(tr: Translator, sv: SeatView, chat_title: str) -> list[Inline
             id=action_button(game.id, game.version, text),
             title=texts.action_label(tr, sv.view, text),
             description=render.where(tr, game, chat_title),
-            input_message_content=InputTextMessageContent(
-                f"🃏 {name}: {texts.card_action(tr, text)}"),
+            input_message_content=InputTextMessageContent(f"🃏 {name}: ⏳"),
             reply_markup=InlineKeyboardMarkup(
                 [[InlineKeyboardButton("⏳", callback_data=view_button(0, 0, WAIT))]]),
         ))
@@ -409,14 +410,13 @@ def inline_results(tr: Translator, sv: SeatView, chat_title: str) -> list[Inline
 
 
 async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The user picked a move from the inline results, and Telegram has already posted it in
-    the chat ("🃏 Anna: 10♥") before telling the bot. The move is played at the version it
+    """The user picked a move from the inline results, and Telegram has already posted
+    "🃏 Anna: ⏳" in the chat before telling the bot. The move is played at the version it
     was offered for or, when the game has moved on since, at the current one as long as it
-    is still legal for them (the card is the card): a card shown to everyone is never left in
-    the hand while it can still be played. The posted message then gets a ✅, or, when the
-    move cannot be played any more, says so without naming the card. A result this bot could
-    not have offered (a game that does not exist, no move, a swap, no seat) is ignored:
-    Telegram expects no answer."""
+    is still legal for them (the card is the card: what they chose). The posted message then
+    shows the card with a ✅, or, when the move cannot be played any more, says so without
+    naming the card. A result this bot could not have offered (a game that does not exist,
+    no move, a swap, no seat) is ignored: Telegram expects no answer."""
     d = deps(context)
     chosen = update.chosen_inline_result
     assert chosen is not None
@@ -443,9 +443,9 @@ async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -
     try:
         result = await play()
     except Busy:
-        # Another process holds SQLite's write lock: the card stays posted, so it is played
-        # in the background as soon as the database is free (the posted message then says
-        # how it went), never left unplayed without a word.
+        # Another process holds SQLite's write lock: the move is played in the background
+        # as soon as the database is free (the posted message then says how it went),
+        # never left waiting without a word.
         context.application.create_task(_play_chosen_later(context, posted, play),
                                         update=update)
         return
@@ -458,7 +458,7 @@ async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -
 
 @dataclass(frozen=True, slots=True)
 class _Posted:
-    """A move chosen inline, which Telegram posted as "🃏 Anna: 10♥": its game, the
+    """A move chosen inline, which Telegram posted as "🃏 Anna: ⏳": its game, the
     chooser's seat, the move, and the posted message's id (None: it cannot be edited)."""
 
     tr: Translator
@@ -493,8 +493,9 @@ async def _show_chosen(
     context: ContextTypes.DEFAULT_TYPE, posted: _Posted, result: ActResult | None,
     why: str | None = None,
 ) -> None:
-    """Edit the posted message of a move chosen inline: a ✅ when it was played, else why
-    not (``why``, or from ``result``; None: the game is gone) without naming the card."""
+    """Edit the posted message of a move chosen inline: the card and a ✅ when it was
+    played, else why not (``why``, or from ``result``; None: the game is gone) without
+    naming the card."""
     if not posted.inline_message_id:
         return
     tr = posted.tr

@@ -99,8 +99,12 @@ async def test_a_chosen_card_no_longer_legal_is_not_played_and_not_named(
         assert action not in service.seat_view(game_id, actor.id).legal
         before = service.snapshot(game_id)
         version = service.game_info(game_id).version
+        # What Telegram posts for a result names no card: it may yet be refused.
+        for result in answer.results:
+            card = texts.card_action(translator("en"), Callback.decode(result["id"]).payload)
+            assert card not in result["input_message_content"]["message_text"]
         posted = await actor.choose_inline_result(answer, chosen, group)
-        # Telegram posted the card; the bot turns the message into a note without it.
+        # The bot turns the posted message into a note that names no card.
         assert posted.inline_message_id is not None
         text = fake.inline_messages[posted.inline_message_id].text or ""
         assert "not played" in text and actor.first_name in text
