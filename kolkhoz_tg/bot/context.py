@@ -16,7 +16,6 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes, Job
 
-from engine import Action, ActionKind, InvalidAction
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.delivery import Acting, Deliverer, Relay, markup, topic_gone
@@ -204,12 +203,9 @@ async def act_for(
     if version is None:
         version = (await call(d.service.game_info, game_id)).version
     who = {"name": user.full_name, "locale": user.language_code}
-    result = await call(d.service.act, game_id, user.id, action, version, **who)
-    if result.status is ActStatus.STALE and _is_swap(action):
-        # Swaps are decided independently: another player's swap moved the version on, but
-        # this player's choices (their own hand and plot) are exactly what they saw.
-        result = await call(d.service.act, game_id, user.id, action, result.version, **who)
-    return result
+    # (A swap made while others swapped since the button's version is not stale: the
+    # service knows. See GameService.act.)
+    return await call(d.service.act, game_id, user.id, action, version, **who)
 
 
 #: Pauses between background tries of a move the database was too busy to store.
@@ -296,13 +292,6 @@ def result_text(tr: Translator, result: ActResult) -> str:
     if result.status is ActStatus.NOT_ACTIVE:
         return _("The game is not running.")
     return texts.reason_text(tr, result.reason)
-
-
-def _is_swap(action: str) -> bool:
-    try:
-        return Action.parse(action).kind is ActionKind.SWAP
-    except InvalidAction:
-        return False
 
 
 # ---------------------------------------------------------------------- commands

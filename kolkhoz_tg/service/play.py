@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from engine import Action, InvalidAction
+from engine import Action, ActionKind, InvalidAction
 from kolkhoz_tg.service.base import (
     _ACTIVE,
     _OPEN,
@@ -51,7 +51,9 @@ class PlayMixin(ServiceBase):
         :class:`Scene` their readers will see (:attr:`ActResult.scene`). A stale version, a
         lost race, an illegal or malformed action change nothing and say so in
         :attr:`ActResult.status`; repeating an applied request returns ``DUPLICATE``. A
-        player whose seat a stand-in was playing is back by acting. Raises
+        swap is not stale while the moves since its version are other seats' swaps (swaps
+        are decided independently). A player whose seat a stand-in was playing is back by
+        acting. Raises
         :class:`NotFound` for an unknown game."""
         try:
             action: Action | None = Action.parse(action_text)
@@ -74,7 +76,8 @@ class PlayMixin(ServiceBase):
                     return ActResult(ActStatus.NOT_SEATED, game_id, row.version,
                                      locale=answer)
                 if expected_version != row.version and not self._no_move_since(
-                        s, row, expected_version):
+                        s, row, expected_version) and not self._swap_stands(
+                        s, row, seat.seat, action, expected_version, len(seats)):
                     stale = self._stale(s, row, seat, action, expected_version)
                     scene = (self._unchanged_scene(s, row, seats)
                              if stale.status is ActStatus.STALE else None)
@@ -123,6 +126,35 @@ class PlayMixin(ServiceBase):
         ).first()
         return moved is None
 
+    def _swaps_since(
+        self, s: Session, row: GameRow, version: int, seats: int
+    ) -> list[tuple[int, str]] | None:
+        """The moves since ``version`` (seat, action) if they are all swaps, none of them
+        made before the swap phase that ``version`` saw; else None. (A swap phase has at
+        most one swap a seat, and the moves between two swap phases are not swaps.)"""
+        if not (_possible_id(version) and 0 < version < row.version):
+            return None
+        moves = s.exec(
+            select(ActionRow.seat, ActionRow.action).where(
+                ActionRow.game_id == row.id, ActionRow.version >= version
+            ).limit(seats + 1)
+        ).all()
+        if not 0 < len(moves) <= seats or not all(a.startswith("swap:") for _, a in moves):
+            return None
+        return [(seat, a) for seat, a in moves]
+
+    def _swap_stands(
+        self, s: Session, row: GameRow, seat: int, action: Action, version: int, seats: int
+    ) -> bool:
+        """Whether a swap chosen at ``version`` is still good although the game moved on:
+        swaps are decided independently, so other seats' swaps since leave this seat's hand
+        and plot as they were. Not if any other move came since (the next year's play, say)
+        or this seat has swapped since (then it is stale, or a duplicate)."""
+        if action.kind is not ActionKind.SWAP:
+            return False
+        swaps = self._swaps_since(s, row, version, seats)
+        return swaps is not None and all(other != seat for other, _ in swaps)
+
     def _unchanged_scene(self, s: Session, row: GameRow, seats: dict[int, SeatRow]) -> Scene:
         """The scene of a game this request did not change (so that the front end can show
         a player who acted on an old message what the game looks like now)."""
@@ -145,10 +177,15 @@ class PlayMixin(ServiceBase):
         assert row.id is not None
         if not _possible_id(expected):
             return ActResult(ActStatus.STALE, row.id, row.version, seat.seat)
+        # A swap stands while others swap (see _swap_stands), so its record may come
+        # after the version it was chosen at.
+        swaps = (self._swaps_since(s, row, expected, row.players)
+                 if action.kind is ActionKind.SWAP else None)
         dup = s.exec(
             select(ActionRow.seq).where(
                 ActionRow.game_id == row.id,
-                ActionRow.version == expected,
+                ActionRow.version >= expected if swaps is not None
+                else ActionRow.version == expected,
                 ActionRow.seat == seat.seat,
                 ActionRow.action == action.text,
                 ActionRow.actor == Actor.PLAYER.value,

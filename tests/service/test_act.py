@@ -302,3 +302,40 @@ def test_purge_keeps_pending_notifications(service: GameService) -> None:
     assert removed >= 2
     left = {n.id for n in service.pending_notifications(1000)}
     assert left == {n.id for n in pending[2:]}
+
+
+def test_a_swap_stands_while_only_others_swapped_and_not_in_a_later_phase(
+    service: GameService,
+) -> None:
+    """Swaps are decided independently: another seat's swap moving the version on leaves a
+    swap chosen before it good. A swap button kept from an earlier swap phase is stale, even
+    if its cards would fit again; and a swap made twice is a duplicate."""
+    game, users = new_game(service, preset="kolkhoz", seed=8)
+    phases: list[dict[int, tuple[str, int]]] = []  # per swap phase: user -> (swap, version)
+    for _ in range(600):
+        snap = service.snapshot(game.id)
+        assert snap is not None
+        if snap.phase is Phase.SWAP and len(snap.to_act) >= 3:
+            offers = {}
+            for user in users:
+                sv = service.seat_view(game.id, user)
+                if sv.to_act:
+                    offers[user] = next(a for a in reversed(sv.legal) if a != "swap:pass"), \
+                        sv.game.version
+            phases.append(offers)
+            if len(phases) == 2:
+                break
+            (first, (swap, version)), (second, (other, _)) = list(offers.items())[:2]
+            assert service.act(game.id, first, swap, version).status is ActStatus.APPLIED
+            # The second player's button was made before the first swap: it still acts.
+            result = service.act(game.id, second, other, version)
+            assert result.status is ActStatus.APPLIED, result
+            # Pressed again: a duplicate, whatever the version.
+            assert service.act(game.id, second, other, version).status is ActStatus.DUPLICATE
+        assert step(service, game.id)
+    assert len(phases) == 2, "the game had fewer than two swap phases with three swappers"
+    # A button from the first swap phase, never tapped there, tapped in the second: stale.
+    (user, (swap, version)) = list(phases[0].items())[2]
+    log = service.action_log(game.id)
+    assert service.act(game.id, user, swap, version).status is ActStatus.STALE
+    assert service.action_log(game.id) == log
