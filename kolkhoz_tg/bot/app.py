@@ -261,9 +261,12 @@ def build_application(
                     iterations=bot_iterations)
     # Taps first: PTB tries the handlers in order, and a tap is the hot path.
     app.add_handler(CallbackQueryHandler(on_callback))
+    # New messages only: editing an old "/play 10H" or "/addbot" must not act again now
+    # (PTB's default would take edited messages too).
+    new = filters.UpdateType.MESSAGE
     for name, handler in COMMANDS:
-        app.add_handler(CommandHandler(name, handler))
-    app.add_handler(CommandHandler(list(TYPED), cmd_typed))
+        app.add_handler(CommandHandler(name, handler, filters=new))
+    app.add_handler(CommandHandler(list(TYPED), cmd_typed, filters=new))
     app.add_handler(InlineQueryHandler(on_inline_query))
     app.add_handler(ChosenInlineResultHandler(on_chosen_inline))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

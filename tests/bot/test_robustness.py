@@ -173,6 +173,28 @@ async def test_a_refused_typed_move_tells_the_group_nothing_of_the_hand(
         assert service.action_log(game_id) == before
 
 
+async def test_an_edited_command_does_not_act_again(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """Editing an old command message is not a new command: "/addbot" edited seats no
+    second bot, and a typed move edited into another card plays nothing."""
+    users = players(fake, base=580)
+    group = fake.create_group("Edits", users)
+    async with fake.running(make_app(fake, service)):
+        await users[0].start_bot()
+        sent = await users[0].send(group, "/newgame")
+        (game,) = service.games_in_chat(group.id)
+        added = await users[0].send(group, "/addbot")
+        seats = service.game_info(game.id).seats
+        assert len(seats) == 2
+        messages = len(fake.messages(group))
+        await users[0].edit(added, "/addbot normal")
+        await users[0].edit(sent, "/newgame original")
+        assert len(fake.messages(group)) == messages
+        assert service.game_info(game.id).seats == seats
+        assert len(service.games_in_chat(group.id)) == 1
+
+
 MALFORMED_COMMANDS = [
     "/play", "/play 99Z", "/play 10H 9H", "/assign", "/assign 10H", "/assign 10H Moon",
     "/trump", "/trump X", "/swap", "/swap 9H", "/kick", "/kick 9", "/kick me", "/lang xx",
