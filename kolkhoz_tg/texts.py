@@ -438,6 +438,8 @@ def error_text(tr: Translator, code: str) -> str:
                             "its log cannot be told move by move."),
         "game_over": _("The game is over."),
         "conflict": _("Someone was quicker; please try again."),
+        "lobby_changed": _("The game's setup changed meanwhile: look again and tap once "
+                           "more."),
         "busy": _("The game's records are busy for a moment; please try again."),
         "bad_preset": _("There is no such set of rules."),
         "bad_option": _("That rule option is not valid."),

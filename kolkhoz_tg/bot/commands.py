@@ -279,9 +279,13 @@ async def _has_a_game(c: Cmd, tr: Translator, game: GameInfo) -> None:
 
 
 async def lobby_op(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: int, op: str
+    update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: int, op: str,
+    version: int | None = None,
 ) -> str | None:
-    """Do a lobby operation for the updating user; returns an error text or None."""
+    """Do a lobby operation for the updating user; returns an error text or None.
+    ``version``: the game's version the button was drawn at; the operations that a second
+    tap would repeat (another bot, the next player count, medals back off, the next time
+    per turn) are refused on any other, so a double tap acts once."""
     d = deps(context)
     user = update.effective_user
     assert user is not None
@@ -293,7 +297,7 @@ async def lobby_op(
         elif op == "leave":
             await call(svc.leave, game_id, user.id)
         elif op == "bot":
-            await call(svc.add_bot, game_id, user.id)
+            await call(svc.add_bot, game_id, user.id, version=version)
         elif op == "start":
             result = await call(svc.start, game_id, user.id, True)
             await d.deliverer.deliver(result.notifications)
@@ -301,16 +305,18 @@ async def lobby_op(
         elif op == "players":
             info = await call(svc.game_info, game_id)
             await call(svc.configure_lobby, game_id, user.id,
-                       players=3 + (info.players - 2) % 3)
+                       players=3 + (info.players - 2) % 3, version=version)
         elif op == "medals":
             info = await call(svc.game_info, game_id)
             await call(svc.configure_lobby, game_id, user.id,
-                       options={"medals_score": not info.rules.get("medals_score")})
+                       options={"medals_score": not info.rules.get("medals_score")},
+                       version=version)
         elif op == "timeout":
             info = await call(svc.game_info, game_id)
             later = [t for t in TIMEOUT_CHOICES if t > info.turn_timeout]
             await call(svc.configure, game_id, user.id,
-                       turn_timeout=later[0] if later else TIMEOUT_CHOICES[0])
+                       turn_timeout=later[0] if later else TIMEOUT_CHOICES[0],
+                       version=version)
         else:
             return tr.gettext("That button is not mine.")
     except ServiceError as e:

@@ -82,7 +82,7 @@ async def lobby_tap(tap: Tap) -> None:
     elif op.startswith("kick."):
         await _kick_tap(tap, op.removeprefix("kick."))
     else:
-        error = await lobby_op(tap.update, tap.context, tap.cb.game_id, op)
+        error = await lobby_op(tap.update, tap.context, tap.cb.game_id, op, tap.cb.version)
         await answer_quietly(tap.query, error or None, show_alert=bool(error))
 
 
@@ -169,7 +169,8 @@ async def _add_bot(tap: Tap, level: str) -> None:
                              show_alert=True)
         return
     try:
-        await call(tap.d.service.add_bot, tap.cb.game_id, tap.user_id, None, level)
+        await call(tap.d.service.add_bot, tap.cb.game_id, tap.user_id, None, level,
+                   version=tap.cb.version)
     except ServiceError as e:
         await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
         return

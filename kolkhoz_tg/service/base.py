@@ -23,7 +23,14 @@ from sqlmodel import Session, select
 from engine import Game, Rules, preset
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.service.deadlines import check_turn_timeout, normalize_reminders
-from kolkhoz_tg.service.errors import BadRequest, Busy, NotAllowed, NotFound, ServiceError
+from kolkhoz_tg.service.errors import (
+    BadRequest,
+    Busy,
+    NotAllowed,
+    NotFound,
+    ServiceError,
+    WrongState,
+)
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
@@ -223,6 +230,13 @@ class ServiceBase:
             if len(self._cache) > 2000:
                 self._cache.clear()
             self._cache[game_id] = (version, game)
+
+    def _check_seen(self, row: GameRow, version: int | None) -> None:
+        """Refuse a change made on an older look at the game (``version``: the one its
+        button carried; None: no check): a double tap on "+ Bot" or "Players" acts once.
+        Raises :class:`WrongState` ``lobby_changed``."""
+        if version is not None and version != row.version:
+            raise WrongState(f"version {version} is not {row.version}", "lobby_changed")
 
     def _bump(self, s: Session, row: GameRow) -> int:
         """Set the next version. The UPDATE that writes it is a compare-and-swap on the old

@@ -146,13 +146,17 @@ class LobbyMixin(ServiceBase):
             return self._info(s, row)
 
     def add_bot(
-        self, game_id: int, by_user: int, seat: int | None = None, level: str | None = None
+        self, game_id: int, by_user: int, seat: int | None = None, level: str | None = None,
+        *, version: int | None = None,
     ) -> GameInfo:
         """Seat a bot (by the creator or a seated player) of ``level`` (``engine.ai.LEVELS``;
-        by default the policy's). Raises :class:`BadRequest` ``bad_level`` too."""
+        by default the policy's). ``version``: the game's version the request was made on
+        (a button's); another one raises :class:`WrongState` ``lobby_changed``, so a
+        double tap seats one bot. Raises :class:`BadRequest` ``bad_level`` too."""
         level = _level(level or self.bot_policy.default_level)
         with self._write() as s:
             row = self._lobby(s, game_id)
+            self._check_seen(row, version)
             seats = self._seats(s, game_id)
             self._check_member(row, seats, by_user)
             index = self._free_seat(row, seats, seat)
@@ -187,20 +191,25 @@ class LobbyMixin(ServiceBase):
         turn_timeout: str | int | None = None,
         reminders: list[str] | None = None,
         standin_after: int | None = None,
+        version: int | None = None,
     ) -> GameInfo:
-        """Change the clock settings (creator only; in a running game from the next turn)."""
+        """Change the clock settings (creator only; in a running game from the next turn).
+        ``version`` as for :meth:`add_bot`."""
         with self._write() as s:
             row = self._get(s, game_id)
             if row.status not in _OPEN:
                 raise WrongState("the game is over", "game_over")
             if by_user != row.creator_id:
                 raise NotAllowed("only the creator changes settings", "not_creator")
+            self._check_seen(row, version)
             if turn_timeout is not None:
                 row.turn_timeout = _check_timeout(turn_timeout)
             if reminders is not None:
                 row.reminders = _check_reminders(reminders)
             if standin_after is not None:
                 row.standin_after = _check_standin(standin_after)
+            if row.status == _LOBBY:
+                self._bump(s, row)  # the lobby's buttons show the time per turn
             s.flush()
             return self._info(s, row)
 
@@ -212,8 +221,10 @@ class LobbyMixin(ServiceBase):
         preset: str | None = None,
         options: dict[str, Any] | None = None,
         players: int | None = None,
+        version: int | None = None,
     ) -> GameInfo:
         """Change the rules or the number of seats before the start (creator only).
+        ``version`` as for :meth:`add_bot`.
 
         ``preset`` replaces the rules (then ``options`` apply on top); ``options`` alone
         change the current rules. Fewer seats are refused while a seat that would go is
@@ -226,6 +237,7 @@ class LobbyMixin(ServiceBase):
             row = self._lobby(s, game_id)
             if by_user != row.creator_id:
                 raise NotAllowed("only the creator changes the rules", "not_creator")
+            self._check_seen(row, version)
             if preset is not None:
                 rules = _make_rules(preset, options)
             elif options:

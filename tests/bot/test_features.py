@@ -13,6 +13,10 @@ def lobby_button(msg, suffix: str) -> str:  # type: ignore[no-untyped-def]
     return next(b.text for row in msg.buttons for b in row if b.data and b.data.endswith(suffix))
 
 
+def _data(msg, suffix: str) -> str:  # type: ignore[no-untyped-def]
+    return next(b.data for row in msg.buttons for b in row if b.data and b.data.endswith(suffix))
+
+
 async def test_lobby_buttons_set_rules_seats_time_and_medals(
     fake: FakeTelegram, service: GameService
 ) -> None:
@@ -55,6 +59,41 @@ async def test_lobby_buttons_set_rules_seats_time_and_medals(
         board = fake.message(group, lobby.message_id)
         assert "0/36" in (board.text or "")  # the original rules' threshold
         assert all(not (b.data or "").startswith("l:") for row in board.buttons for b in row)
+
+
+async def test_a_lobby_button_tapped_twice_acts_once(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """Two taps on the same drawing of a button (a double tap, two devices): "+ Bot →
+    Normal" seats one bot, "Players" moves on one step, "Medals" stays on, the time per
+    turn moves on once; the second tap is told to look again."""
+    users = players(fake, base=1150)
+    group = fake.create_group("Double", users)
+    async with fake.running(make_app(fake, service)):
+        await users[0].send(group, "/newgame")
+        lobby = fake.last_message(group)
+        assert lobby is not None
+        game_id = service.games_in_chat(group.id)[0].id
+        await users[0].tap(lobby, "+ Bot")
+        menu = fake.message(group, lobby.message_id)
+        normal = _data(menu, "bot.normal")
+        for _ in range(2):
+            answer = await users[0].tap(menu, normal, force=True)
+        assert answer is not None and answer.show_alert and "look again" in (answer.text or "")
+        assert len(service.game_info(game_id).seats) == 2
+        for suffix in (":players", ":medals", ":timeout"):
+            msg = fake.message(group, lobby.message_id)
+            data = _data(msg, suffix)
+            before = service.game_info(game_id)
+            first = await users[0].tap(msg, data, force=True)
+            assert first is not None and not first.show_alert
+            after = service.game_info(game_id)
+            second = await users[0].tap(msg, data, force=True)
+            assert second is not None and second.show_alert, suffix
+            again = service.game_info(game_id)
+            assert (again.players, again.rules, again.turn_timeout) == (
+                after.players, after.rules, after.turn_timeout) != (
+                before.players, before.rules, before.turn_timeout)
 
 
 async def test_commands_for_the_group(fake: FakeTelegram, service: GameService) -> None:
