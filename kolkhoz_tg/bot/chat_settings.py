@@ -7,10 +7,10 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from kolkhoz_tg.bot import render
-from kolkhoz_tg.bot.context import Cmd, call, command, is_admin, service_error_text
+from kolkhoz_tg.bot.context import Cmd, call, command, deps, is_admin, service_error_text
 from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.config import LOCALES
-from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import BOARD_STYLES, GameInfo, ServiceError
 
 
@@ -129,20 +129,29 @@ async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
 
 
 async def _may_change_the_chat(c: Cmd, game: GameInfo) -> bool:
-    """Whether the sender may change a setting of the whole chat (the bots' level, the
-    board's style), else False after saying why. A chat admin may; the creator of the game
-    here may while it is the chat's only open game (a forum with several games: the change
-    reaches the other games too, so it is the admins')."""
-    if await is_admin(c.update, c.context):
-        return True
-    tr = c.tr
-    if c.user.id != game.creator_id:
-        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
-        return False
-    games = await call(c.d.service.games_in_chat, c.chat.id, all_topics=True)
+    """Whether the sender may change a setting of the whole chat, else False after saying
+    why (see :func:`chat_setting_refusal`)."""
+    refusal = await chat_setting_refusal(c.update, c.context, c.tr, game)
+    if refusal is not None:
+        await c.reply(refusal)
+    return refusal is None
+
+
+async def chat_setting_refusal(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, tr: Translator, game: GameInfo
+) -> str | None:
+    """Why the updating user may not change a setting of the whole chat (the bots' level,
+    the board's style) from ``game``, or None if they may. A chat admin may; the creator
+    of the game here may while it is the chat's only open game (a forum with several
+    games: the change reaches the other games too, so it is the admins')."""
+    if await is_admin(update, context):
+        return None
+    user = update.effective_user
+    if user is None or user.id != game.creator_id:
+        return tr.gettext("Only the game's creator and the chat's admins may do that.")
+    games = await call(deps(context).service.games_in_chat, game.chat_id, all_topics=True)
     if any(g.id != game.id for g in games):
-        await c.reply(tr.gettext(
+        return tr.gettext(
             "This setting is the whole chat's, and other games are open here: only the "
-            "chat's admins may change it."))
-        return False
-    return True
+            "chat's admins may change it.")
+    return None

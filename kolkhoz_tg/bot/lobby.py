@@ -23,6 +23,7 @@ from telegram.ext import ContextTypes
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.callbacks import lobby_button
+from kolkhoz_tg.bot.chat_settings import chat_setting_refusal
 from kolkhoz_tg.bot.commands import lobby_op
 from kolkhoz_tg.bot.context import (
     Deps,
@@ -179,16 +180,29 @@ async def _add_bot(tap: Tap, level: str) -> None:
 
 
 async def _set_standin_level(tap: Tap, level: str) -> None:
-    """The chat's level for stand-ins and for the bots that fill empty seats at the start
-    (the creator or an admin)."""
+    """The chat's level for stand-ins and for the bots that fill empty seats at the start:
+    a setting of the whole chat, so whoever ``/settings bots`` lets change it
+    (:func:`~kolkhoz_tg.bot.chat_settings.chat_setting_refusal`), from a lobby."""
     game = await _game(tap)
-    if game is None or not await _creator_or_admin(tap, game):
+    if game is None:
         return
     if level not in PLAYER_LEVELS:
         await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
                              show_alert=True)
         return
-    await call(tap.d.service.set_chat_bot_level, game.chat_id, level)
+    if game.status != "lobby":
+        await answer_quietly(tap.query, tap.tr.gettext("The game has already started."),
+                             show_alert=True)
+        return
+    refusal = await chat_setting_refusal(tap.update, tap.context, tap.tr, game)
+    if refusal is not None:
+        await answer_quietly(tap.query, refusal, show_alert=True)
+        return
+    try:
+        await call(tap.d.service.set_chat_bot_level, game.chat_id, level)
+    except ServiceError as e:
+        await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
+        return
     await answer_quietly(tap.query)
     await tap.d.deliverer.refresh_board(game.id)
 

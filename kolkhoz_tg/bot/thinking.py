@@ -176,6 +176,14 @@ class Thinker:
                     if game_id in self._again:
                         self._again.discard(game_id)
                         continue
+                    # Nothing to think about; a game still marked as waiting (a stand-in
+                    # whose level changed to one that plays at once) moves on now.
+                    try:
+                        settled = await asyncio.to_thread(self.service.settle_bots, game_id)
+                    except ServiceError:  # busy, or gone: the periodic look comes back
+                        return
+                    if settled is not None:
+                        await self.deliver(settled)
                     return
                 self._again.discard(game_id)
                 nominal = LEVEL_SECONDS.get(turn.level, 0.0)

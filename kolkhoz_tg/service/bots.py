@@ -79,14 +79,17 @@ class BotsMixin(ServiceBase):
     def _fire_listeners(self, rows: Iterable[GameRow]) -> None:
         rows = list(rows)
         super()._fire_listeners(rows)
-        for row in rows:
-            if row.id is None or row.bot_due is None or row.status != _ACTIVE:
-                continue
+        self._fire_bot_listeners(
+            row.id for row in rows
+            if row.id is not None and row.bot_due is not None and row.status == _ACTIVE)
+
+    def _fire_bot_listeners(self, game_ids: Iterable[int]) -> None:
+        for game_id in game_ids:
             for listener in list(self._bot_listeners):
                 try:
-                    listener(row.id)
+                    listener(game_id)
                 except Exception:  # committed already; the periodic look finds it
-                    log.exception("bot listener failed for game %s", row.id)
+                    log.exception("bot listener failed for game %s", game_id)
 
     def add_bot_listener(self, listener: BotListener) -> None:
         """``listener(game_id)`` runs after every commit that leaves a running game waiting
@@ -101,7 +104,9 @@ class BotsMixin(ServiceBase):
 
     def set_chat_bot_level(self, chat_id: int, level: str) -> ChatInfo:
         """The level stand-ins (and the bots filling empty seats at the start) play at in
-        this chat's games, from their next move. Raises :class:`BadRequest`
+        this chat's games, from their next move. The bot listeners hear of the chat's games
+        that wait for a search bot: a stand-in waiting for a worker may now play at a level
+        that does not wait (:meth:`settle_bots`). Raises :class:`BadRequest`
         (``bad_level``)."""
         try:
             check_level(level)
@@ -110,7 +115,14 @@ class BotsMixin(ServiceBase):
         with self._write() as s:
             chat = self._ensure_chat(s, chat_id)
             chat.settings = {**chat.settings, "bot_level": level}
-            return _chat_info(chat)
+            info = _chat_info(chat)
+            waiting = s.exec(
+                select(GameRow.id).where(
+                    GameRow.chat_id == chat_id, GameRow.status == _ACTIVE,
+                    GameRow.bot_due.is_not(None))  # type: ignore[union-attr]
+            ).all()
+        self._fire_bot_listeners(i for i in waiting if i is not None)
+        return info
 
     def chat_bot_level(self, chat_id: int) -> str:
         """The chat's level for stand-ins (the policy's default when it chose none)."""
@@ -161,6 +173,38 @@ class BotsMixin(ServiceBase):
             return BotTurn(game_id, row.version, seat, turn.level_of(seat) or LEGACY_LEVEL,
                            game.view(seat), decision_seed(game_id, len(game.log), seat),
                            max(1, searchers))
+
+    def settle_bots(self, game_id: int) -> ActResult | None:
+        """For a game that waits for a search bot (``bot_due``) although no seat waits for
+        one any more (its stand-in's level changed to one that plays at once): let bots,
+        stand-ins and forced moves play now, as after a move, and return what followed
+        (APPLIED, with the notifications to deliver); or only clear the wait. None when
+        there was nothing to settle."""
+        if not _possible_id(game_id):
+            return None
+        with self.db.read() as s:
+            row = s.get(GameRow, game_id)
+            if row is None or row.status != _ACTIVE or row.bot_due is None:
+                return None
+        try:
+            with self._write() as s:
+                row, seats = self._load_with_seats(s, game_id)
+                if row is None or row.status != _ACTIVE or row.bot_due is None:
+                    return None
+                turn = self._start_turn(s, row, seats)
+                if turn.thinking_seats():
+                    return None  # a worker has thinking to do: not stuck
+                turn.run_automatic()
+                if not turn.moves:
+                    turn.update_bot_due()
+                    return None
+                self._finish_turn(turn, moved=True)
+                result = self._result(turn, ActStatus.APPLIED, None)
+                result = replace(result, scene=self._scene(s, row, turn.views, turn.seats))
+        except _Conflict:
+            return None  # someone moved meanwhile, and that move settled it
+        self._after_commit(turn)
+        return result
 
     def bot_act(self, game_id: int, seat: int, action_text: str, version: int) -> ActResult:
         """Play the move a worker chose for a waiting search bot, based on ``version``,

@@ -823,6 +823,32 @@ async def test_the_final_table_for_a_deleted_topic_goes_to_general(
         assert service.outbox_backlog() == 0
 
 
+async def test_a_lobbys_stand_in_button_keeps_to_the_chat_settings_rule(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """The lobby's stand-in level is the whole chat's setting, as with /settings bots: the
+    creator of one topic's lobby may not change it while another topic's game is open."""
+    table_a, table_b = people(fake, 3450), people(fake, 3460)
+    admin = table_a[3]
+    group = fake.create_group("Forum", table_a + table_b, forum=True, creator=admin)
+    async with fake.running(make_app(fake, service)):
+        topics = [fake.create_topic(group, name, by=table_a[0]) for name in ("A", "B")]
+        await open_game_in(fake, table_a, group, topics[0])
+        await table_b[0].start_bot()
+        await table_b[0].send(group, "/newgame", topic=topics[1])
+        lobby = lobby_in(fake, group, topics[1])
+        data = next(d for d in lobby.callback_data if d.endswith(":standin"))
+        level = service.chat_bot_level(group.id)
+        answer = await table_b[0].tap(lobby, data.replace(":standin", ":standin.hard"),
+                                      force=True)
+        assert answer is not None and answer.show_alert
+        assert "only the chat's admins" in (answer.text or "")
+        assert service.chat_bot_level(group.id) == level != "hard"
+        answer = await admin.tap(lobby, data.replace(":standin", ":standin.hard"), force=True)
+        assert answer is not None and not answer.show_alert
+        assert service.chat_bot_level(group.id) == "hard"
+
+
 async def test_the_board_style_of_a_forum_with_several_games_is_the_admins(
     fake: FakeTelegram, service: GameService
 ) -> None:

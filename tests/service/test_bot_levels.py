@@ -172,3 +172,43 @@ def test_bot_seats_from_before_levels_play_as_they_always_did(
         if m["actor"] == Actor.BOT.value:
             assert default_action(replay, m["seat"]).text == m["action"]
         replay.apply(m["seat"], m["action"])
+
+
+def test_a_waiting_stand_in_plays_at_once_when_the_chat_level_drops(
+    any_service: GameService, clock: FakeClock, no_search_inside: None
+) -> None:
+    """A stand-in waits for a worker at ``hard``; the chat's level goes to ``normal``: the
+    bot listeners hear of the game, and settling it plays the stand-in's move at once (no
+    game sits until the turn's deadline)."""
+    service = any_service
+    service.bot_policy = BotPolicy(default_level="strong", defer=True)
+    service.set_chat_bot_level(-100, "hard")
+    game = service.create_game(-100, 1, creator_name="U1", players=3, seed=3, standin_after=1)
+    service.join(game.id, 2, "U2")
+    service.join(game.id, 3, "U3")
+    service.start(game.id, 1)
+    for _ in range(6):
+        clock.advance(timedelta(days=2))
+        service.sweep()
+        if service.bot_turn(game.id) is not None:
+            break
+    turn = service.bot_turn(game.id)
+    assert turn is not None and turn.level == "hard"
+    assert service.settle_bots(game.id) is None  # a worker has thinking to do
+    heard: list[int] = []
+    service.add_bot_listener(heard.append)
+    try:
+        service.set_chat_bot_level(-100, "normal")
+    finally:
+        service.remove_bot_listener(heard.append)
+    assert heard == [game.id]
+    assert service.bot_turn(game.id) is None
+    moves = len(service.action_log(game.id))
+    settled = service.settle_bots(game.id)
+    assert settled is not None and settled.status is ActStatus.APPLIED
+    assert settled.notifications
+    log = service.action_log(game.id)
+    assert len(log) > moves and log[moves]["seat"] == turn.seat
+    assert log[moves]["actor"] == Actor.STANDIN.value
+    assert service.games_waiting_for_bots() == []
+    assert service.settle_bots(game.id) is None  # nothing left to settle
