@@ -7,7 +7,14 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from kolkhoz_tg.bot import render
-from kolkhoz_tg.bot.context import Cmd, call, command, deps, is_admin, service_error_text
+from kolkhoz_tg.bot.context import (
+    Cmd,
+    Deps,
+    call,
+    command,
+    is_admin,
+    service_error_text,
+)
 from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.i18n import Translator, translator
@@ -131,14 +138,15 @@ async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
 async def _may_change_the_chat(c: Cmd, game: GameInfo) -> bool:
     """Whether the sender may change a setting of the whole chat, else False after saying
     why (see :func:`chat_setting_refusal`)."""
-    refusal = await chat_setting_refusal(c.update, c.context, c.tr, game)
+    refusal = await chat_setting_refusal(c.update, c.context, c.d, c.tr, game)
     if refusal is not None:
         await c.reply(refusal)
     return refusal is None
 
 
 async def chat_setting_refusal(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, tr: Translator, game: GameInfo
+    update: Update, context: ContextTypes.DEFAULT_TYPE, d: Deps, tr: Translator,
+    game: GameInfo,
 ) -> str | None:
     """Why the updating user may not change a setting of the whole chat (the bots' level,
     the board's style) from ``game``, or None if they may. A chat admin may; the creator
@@ -149,7 +157,7 @@ async def chat_setting_refusal(
     user = update.effective_user
     if user is None or user.id != game.creator_id:
         return tr.gettext("Only the game's creator and the chat's admins may do that.")
-    games = await call(deps(context).service.games_in_chat, game.chat_id, all_topics=True)
+    games = await call(d.service.games_in_chat, game.chat_id, all_topics=True)
     if any(g.id != game.id for g in games):
         return tr.gettext(
             "This setting is the whole chat's, and other games are open here: only the "

@@ -227,7 +227,11 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         if arg in PRESETS:
             preset_name = arg
         elif arg.isdecimal():
-            players = int(arg)
+            players = int(arg)  # the service says if it is not 3 to 5
+        elif arg not in HERE:
+            # A typo must not open a game of other rules than asked for.
+            await c.reply(practice.bad_args_text(tr, arg, "newgame"))
+            return
 
     async def create(topic_id: int | None) -> GameInfo:
         return await call(d.service.create_game, chat.id, user.id, topic_id=topic_id,
@@ -467,6 +471,30 @@ async def creator_command(
 TYPED = ("play", "assign", "trump", "swap")
 
 
+async def _private_game_for(c: Cmd, action: str) -> GameInfo | None:
+    """The game a move typed in private is for: the one of the sender's running games where
+    it is legal now; with none, the game that waits for them (which then says why not);
+    with several, None after asking them to use the game's own buttons."""
+    fits = []
+    for game in await call(c.d.service.games_of_user, c.user.id):
+        if game.status != "active":
+            continue
+        try:
+            sv = await call(c.d.service.seat_view, game.id, c.user.id)
+        except ServiceError:  # it ended, or they left, just now
+            continue
+        if action in sv.legal:
+            fits.append(game)
+    if len(fits) == 1:
+        return fits[0]
+    if fits:
+        await c.reply(c.tr.gettext(
+            "That move is open to you in more than one game: use the buttons in the "
+            "message of the game you mean."))
+        return None
+    return await c.game_in_play(seated=True, started=False)
+
+
 async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/play 10H``, ``/assign 10H S``, ``/trump ♠``, ``/swap 9H KC``."""
     c = await command(update, context)
@@ -497,7 +525,8 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             await c.reply(usage)
         return
     # In the lobby too: the service then says the game is not running yet.
-    game = await c.game_in_play(seated=True, started=False)
+    game = (await c.game_in_play(seated=True, started=False) if c.in_group
+            else await _private_game_for(c, action))
     if game is None:
         return
     user = c.user

@@ -194,7 +194,7 @@ async def _set_standin_level(tap: Tap, level: str) -> None:
         await answer_quietly(tap.query, tap.tr.gettext("The game has already started."),
                              show_alert=True)
         return
-    refusal = await chat_setting_refusal(tap.update, tap.context, tap.tr, game)
+    refusal = await chat_setting_refusal(tap.update, tap.context, tap.d, tap.tr, game)
     if refusal is not None:
         await answer_quietly(tap.query, refusal, show_alert=True)
         return

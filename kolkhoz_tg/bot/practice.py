@@ -64,12 +64,17 @@ def parse_args(args: list[str]) -> tuple[str, int] | str:
     return preset, players
 
 
-def bad_args_text(tr: Translator, word: str) -> str:
-    """What ``/practice`` says to a word it does not know, with the rules it offers."""
+def bad_args_text(tr: Translator, word: str, command: str = "practice") -> str:
+    """What ``/practice`` (or ``/newgame``) says to a word it does not know, with the rules
+    it offers."""
     _ = tr.gettext
     lines = [_("I do not know the rules «{name}». Choose one of these:", name=word)]
     lines += [f"• {name} — {texts.preset_title(tr, name)}" for name in render.PRESET_ORDER]
-    lines.append(_("For example: /practice zone, or /practice kolkhoz 3 (3 to 5 players)."))
+    if command == "newgame":
+        lines.append(_("For example: /newgame zone, or /newgame kolkhoz 3 (3 to 5 players)."))
+    else:
+        lines.append(_("For example: /practice zone, or /practice kolkhoz 3 (3 to 5 "
+                       "players)."))
     return "\n".join(lines)
 
 

@@ -9,6 +9,8 @@ also be named: ``S``, ``♠``, ``п``, ``пики``, ``spades``, or the job's na
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import re
 
 from engine import Action, Suit, parse_card
@@ -65,10 +67,19 @@ def parse_suit(text: str) -> Suit:
     return suit
 
 
-def _tokens(args: str) -> list[str]:
-    # "10♥" stays one token; "10 ♥" is two; commas and slashes separate.
-    raw = re.split(r"[\s,;/]+", args.strip())
-    return [t for t in raw if t and t.lower() not in _FILLER]
+def _token_readings(args: str) -> list[list[str]]:
+    """The ways to read ``args`` as tokens, the likeliest first: "10♥" stays one token,
+    "10 ♥" is two; commas and slashes separate; filler words go. Russian «в» is a filler
+    ("into") and the jack's letter too: first every «в» goes, then each choice of the
+    ones kept as a jack ("/play В п", "/assign в п в ч")."""
+    raw = [t for t in re.split(r"[\s,;/]+", args.strip()) if t]
+    both = [i for i, t in enumerate(raw) if t.lower() in _FILLER and t.lower() in _RANK_WORDS]
+    readings = []
+    for kept in itertools.chain.from_iterable(
+            itertools.combinations(both, n) for n in range(min(len(both), 4) + 1)):
+        readings.append([t for i, t in enumerate(raw)
+                         if t.lower() not in _FILLER or i in kept])
+    return readings
 
 
 def _card_from(tokens: list[str]) -> tuple[int, list[str]]:
@@ -93,9 +104,19 @@ def _card_from(tokens: list[str]) -> tuple[int, list[str]]:
 def parse_typed(command: str, args: str) -> str:
     """The engine action text for a typed move, e.g. ``("play", "10ч")`` → ``"play:10H"``.
 
-    ``command`` is ``play``, ``assign``, ``trump`` or ``swap``. Raises :class:`TypedError`.
-    """
-    tokens = _tokens(args)
+    ``command`` is ``play``, ``assign``, ``trump`` or ``swap``. Raises :class:`TypedError`
+    (the first reading's, when no reading of the words makes a move)."""
+    readings = _token_readings(args)
+    try:
+        return _parse_tokens(command, args, readings[0])
+    except TypedError:
+        for tokens in readings[1:]:
+            with contextlib.suppress(TypedError):
+                return _parse_tokens(command, args, tokens)
+        raise
+
+
+def _parse_tokens(command: str, args: str, tokens: list[str]) -> str:
     if command == "trump":
         if len(tokens) != 1:
             raise TypedError("usage", command, args)

@@ -195,6 +195,55 @@ async def test_an_edited_command_does_not_act_again(
         assert len(service.games_in_chat(group.id)) == 1
 
 
+async def test_newgame_with_a_word_it_does_not_know_opens_nothing(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """"/newgame klassic" (a typo) must not open a Classic game: the bot names the rules
+    it knows instead."""
+    users = players(fake, base=590)
+    group = fake.create_group("Typos", users)
+    async with fake.running(make_app(fake, service)):
+        await users[0].send(group, "/newgame klassic 3")
+        said = fake.last_message(group)
+        assert said is not None and "«klassic»" in (said.text or "")
+        assert "/newgame kolkhoz 3" in (said.text or "")
+        assert service.games_in_chat(group.id) == []
+        await users[0].send(group, "/newgame original 3")
+        (game,) = service.games_in_chat(group.id)
+        assert game.preset == "original" and game.players == 3
+
+
+async def test_a_move_typed_in_private_goes_to_the_game_where_it_is_legal(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """A player waited for in two games types "/play 10H" to the bot in private: the move
+    goes to the game where that card may be played, not to whichever game is first."""
+    users = players(fake, base=620)
+    groups = [fake.create_group(name, users) for name in ("One", "Two")]
+    async with fake.running(make_app(fake, service)):
+        games = [await open_game(fake, users, group) for group in groups]
+        me = users[1]
+        for game_id in games:
+            for _ in range(40):
+                if service.seat_view(game_id, me.id).to_act:
+                    break
+                others = [u for u in users if u is not me]
+                move_without_the_bot(service, game_id, others)
+            assert service.seat_view(game_id, me.id).to_act
+        # The game a private command went to before: the first that waits for them.
+        first = next(g.id for g in service.games_of_user(me.id) if g.id in games)
+        other = next(g for g in games if g != first)
+        moves = sorted(set(service.seat_view(other, me.id).legal)
+                       - set(service.seat_view(first, me.id).legal))
+        assert moves
+        kind, _, what = moves[0].partition(":")
+        before = {g: len(service.action_log(g)) for g in games}
+        await me.send(None, f"/{kind} {what.replace('>', ' ')}")
+        made = service.action_log(other)[before[other]]
+        assert made["action"] == moves[0] and made["actor"] == "player"
+        assert len(service.action_log(first)) == before[first]
+
+
 MALFORMED_COMMANDS = [
     "/play", "/play 99Z", "/play 10H 9H", "/assign", "/assign 10H", "/assign 10H Moon",
     "/trump", "/trump X", "/swap", "/swap 9H", "/kick", "/kick 9", "/kick me", "/lang xx",

@@ -39,6 +39,12 @@ from kolkhoz_tg.bot.typed import TypedError, parse_typed
         ("swap", "9ч Кт", "swap:9H<KC"),
         ("swap", "pass", "swap:pass"),
         ("swap", "нет", "swap:pass"),
+        # «в» is "into" and the jack's letter: both readings are found.
+        ("play", "В п", "play:JS"),
+        ("assign", "10H в S", "assign:10H>S"),
+        ("assign", "в п в ч", "assign:JS>H"),
+        ("assign", "В ч на п", "assign:JH>S"),
+        ("swap", "в ч в п", "swap:JH<JS"),
     ],
 )
 def test_typed_moves(command: str, args: str, expected: str) -> None:
