@@ -60,6 +60,68 @@ def test_levels_and_their_errors() -> None:
         Bot("normal").choose(g.view(None))
 
 
+@pytest.mark.parametrize("name", PRESET_NAMES)
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_normal_on_the_view_is_the_heuristic_on_the_game(name: str, players: int) -> None:
+    """The service plays ``normal`` bots and stand-ins with ``default_action`` on the game;
+    that is the same move as ``Bot("normal")`` on the seat's view alone, at every decision
+    of every setup (so the heuristic reads nothing the seat cannot see)."""
+    bot = Bot("normal")
+    checked = 0
+    for g, seat in decision_states(name, players, seed=players, every=1, random_share=0.3):
+        assert bot.choose(g.view(seat)) == default_action(g, seat)
+        checked += 1
+    assert checked > 50
+
+
+def _hidden_cards_exchanged(g: Game, seat: int, rng: random.Random) -> Game:
+    """``g`` with the cards ``seat`` cannot see exchanged among their places, suit for
+    suit (so every void shown stays true): other hands, others' face-down plot cards, the
+    deck and the reward piles. Built from the game, not from the view, so a view that
+    showed any of them would differ."""
+    other = g.copy()
+    places: dict[int, list[tuple[list[int], int]]] = {}
+    lists = [other.deck, *other.reward_piles]
+    for s in range(other.n):
+        if s != seat:
+            lists.append(other.hands[s])
+    for lst in lists:
+        for i, c in enumerate(lst):
+            places.setdefault(c // 13, []).append((lst, i))
+    for s in range(other.n):
+        if s != seat:
+            for i, c in enumerate(other.plots[s]):
+                if c not in other.face_up:
+                    places.setdefault(c // 13, []).append((other.plots[s], i))
+    for spots in places.values():
+        cards = [lst[i] for lst, i in spots]
+        rng.shuffle(cards)
+        for (lst, i), c in zip(spots, cards, strict=True):
+            lst[i] = c
+    other._legal = {}
+    return other
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_exchanging_what_the_seat_cannot_see_changes_neither_view_nor_choice(
+    name: str,
+) -> None:
+    """The no-leak test from the other side: the second game is the first with its hidden
+    cards exchanged, not one dealt from the view, so a hidden card that the view showed in
+    any field would tell the two apart."""
+    changed = 0
+    for n, (g, seat) in enumerate(_states(name, 4, seed=29, every=9)):
+        other = _hidden_cards_exchanged(g, seat, random.Random(n))
+        if secret_cards(other, seat) != secret_cards(g, seat) or any(
+                other.hands[s] != g.hands[s] for s in range(4) if s != seat):
+            changed += 1
+        assert other.view(seat) == g.view(seat)
+        for level in LEVELS:
+            first = Bot(level, seed=3, iterations=4).choose(g.view(seat))
+            assert Bot(level, seed=3, iterations=4).choose(other.view(seat)) == first
+    assert changed >= 5
+
+
 def test_normal_is_the_heuristic_and_forced_moves_are_free() -> None:
     g = Game.new(preset("kolkhoz"), 4, seed=3)
     bot = Bot("normal")
