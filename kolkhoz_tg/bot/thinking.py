@@ -41,7 +41,7 @@ from typing import Any
 
 from telegram.ext import Application, Job
 
-from engine.ai import LEVELS
+from engine.ai import LEVELS, Bot
 from kolkhoz_tg.bot.delivery import Deliverer
 from kolkhoz_tg.botplay import BotPolicy, advise, think
 from kolkhoz_tg.config import Settings
@@ -53,8 +53,10 @@ log = logging.getLogger(__name__)
 THINK_BUDGET = 3.0
 #: The least a search decision gets once the budget is spent (still better than a guess).
 MIN_SECONDS = 0.05
-#: The nominal time of a decision per level (``engine.ai``; the budget scales with it).
-LEVEL_SECONDS = {"strong": 0.2, "hard": 1.0}
+#: The nominal time of a decision per search level (``engine.ai``'s; the budget scales
+#: with it).
+LEVEL_SECONDS = {name: bot.level.seconds for name in LEVELS
+                 if (bot := Bot(name)).params is not None}
 #: A game that waited this long with no bot move has nobody thinking for it.
 STUCK_AFTER = timedelta(seconds=30)
 #: Failures in a row (a busy database, a broken worker) one task tries again after, pausing
