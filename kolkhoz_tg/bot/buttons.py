@@ -21,7 +21,7 @@ from telegram import (
     Update,
 )
 from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.ext import ContextTypes
 
 from engine import Action, ActionKind
@@ -633,7 +633,12 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Log a handler's error; a tap it left unanswered is answered (blank), so the button
     stops spinning. One already answered is not answered again: Telegram takes one answer,
     and a second one only fails (the rate limiter knows which were sent)."""
-    log.error("error while handling an update", exc_info=context.error)
+    if isinstance(context.error, RetryAfter):
+        # Flood control refused a reply or an answer in a busy chat (the limiter does not
+        # hold the whole process for it); moves and boards go through the outbox.
+        log.warning("flood control while handling an update: %s", context.error)
+    else:
+        log.error("error while handling an update", exc_info=context.error)
     if isinstance(update, Update) and update.callback_query is not None:
         query = update.callback_query
         limiter = getattr(context.bot, "rate_limiter", None)

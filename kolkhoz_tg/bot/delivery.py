@@ -491,6 +491,15 @@ class Deliverer:
                 # of this game's messages wait for the relay too.
                 out.retry.extend(step.notes)
                 continue
+            chat = step.user_id if isinstance(step, Private | PrivateNote) else step.chat_id
+            until = self.chat_wait.get(chat)
+            if until is not None and until > self.now():
+                # Telegram's flood control holds this chat: no call until its wait is over
+                # (another would only meet another 429); the relay sends it then.
+                failed = True
+                out.retry.extend(step.notes)
+                out.not_before = max(out.not_before or until, until)
+                continue
             try:
                 await self._step(scene, step, out)
             except _TopicGone as e:

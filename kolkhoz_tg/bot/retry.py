@@ -1,7 +1,10 @@
 """Bot API calls that survive passing trouble: PTB's rate limiter with retries on top.
 
-PTB's :class:`~telegram.ext.AIORateLimiter` keeps to Telegram's pace and retries a call that
-met flood control (429: Telegram refused it, so nothing happened). This limiter also retries,
+PTB's :class:`~telegram.ext.AIORateLimiter` keeps to Telegram's pace. It is not asked to retry
+a call that met flood control (429): its retry halts every request of the process for the
+wait, so one busy group would make every chat late. The 429 goes to the caller instead, and
+the deliverer makes only that chat wait (the outbox sends its messages once the wait is
+over). This limiter retries,
 with a growing pause, a call that met passing trouble, when repeating it cannot do anything
 twice:
 
@@ -76,12 +79,33 @@ def never_arrived(error: NetworkError) -> bool:
     return any(mark in text for mark in _NOT_FORWARDED)
 
 
+class FloodControlFilter(logging.Filter):
+    """PTB's rate limiter logs a 429 it does not retry (``max_retries=0``) with a traceback
+    at ERROR; the caller handles it (that chat waits), so the record becomes one INFO
+    line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and "Rate limit hit" in str(record.msg):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg, record.args = "flood control: %s (that chat waits)", (
+                record.exc_info[1],)
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+_FLOOD_FILTER = FloodControlFilter()
+
+
 class RetryingLimiter(BaseRateLimiter[int]):
     """Retries passing failures (see the module docstring); ``throttle``: also keep to
     Telegram's pace with PTB's :class:`AIORateLimiter` (off in tests)."""
 
     def __init__(self, throttle: bool = True, delays: Sequence[float] = DELAYS) -> None:
-        self._inner = AIORateLimiter(max_retries=3) if throttle else None
+        # max_retries=0: a 429 is raised at once (see the module docstring).
+        self._inner = AIORateLimiter(max_retries=0) if throttle else None
+        if throttle:
+            logging.getLogger("telegram.ext.AIORateLimiter").addFilter(_FLOOD_FILTER)
         self.delays = tuple(delays)
         #: Retries made, by method (for logs and tests).
         self.retries: dict[str, int] = {}
