@@ -24,6 +24,7 @@ from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import Kind, Notification, Scene
+from kolkhoz_tg.timeutil import utc
 
 #: Game meta keys the bot keeps: the board message, and per player their game message, whether
 #: it carries move buttons, and the version they were last mentioned in the group for.
@@ -206,6 +207,8 @@ def plan(
             if note.user_id not in turn_users:
                 turn_users.append(note.user_id)
             turn_notes.setdefault(note.user_id, []).append(note.id)
+        elif note.kind is Kind.REMINDER and not reminder_holds(note, scene):
+            out.free.append(note.id)
         elif note.kind in (Kind.TIMED_OUT, Kind.STAND_IN, Kind.REMINDER):
             out.steps.append(_private_note(note, scene, now, bot_username))
         else:
@@ -311,6 +314,21 @@ def _private_note(
     if note.kind is Kind.REMINDER and note.data.get("last"):
         mention = reminder_mention(scene, note, now, bot_username)
     return PrivateNote(note.user_id, text, mention, (note.id,))
+
+
+def reminder_holds(note: Notification, scene: Scene) -> bool:
+    """Whether a reminder still says the truth when it is delivered: the game runs, the
+    player is still to move, against the same deadline. One delivered late (flood control,
+    the network, a restart) after they moved, or after a pause or the timeout, is dropped
+    instead of telling them, or the group, to hurry."""
+    game = scene.game
+    seat = scene.seats.get(note.user_id) if note.user_id is not None else None
+    if game.status != "active" or seat is None or not seat.to_act:
+        return False
+    written = note.data.get("deadline")
+    if not written or game.deadline is None:
+        return written is None and game.deadline is None
+    return utc(datetime.fromisoformat(written)) == utc(game.deadline)
 
 
 def reminder_key(user_id: int) -> str:
