@@ -57,6 +57,9 @@ MIN_SECONDS = 0.05
 #: with it).
 LEVEL_SECONDS = {name: bot.level.seconds for name in LEVELS
                  if (bot := Bot(name)).params is not None}
+#: A decision that has not come back this many seconds past its time is given up (a hung
+#: worker); the game is tried again, and at its deadline the heuristic plays for the bot.
+HUNG_AFTER = 60.0
 #: A game that waited this long with no bot move has nobody thinking for it.
 STUCK_AFTER = timedelta(seconds=30)
 #: Failures in a row (a busy database, a broken worker) one task tries again after, pausing
@@ -233,7 +236,15 @@ class Thinker:
         if self.iterations is not None:
             return await loop.run_in_executor(self._executor, think, level, seed, view, None,
                                               self.iterations)
-        return await loop.run_in_executor(self._executor, think, level, seed, view, seconds)
+        work = loop.run_in_executor(self._executor, think, level, seed, view, seconds)
+        try:
+            return await asyncio.wait_for(work, seconds * 3 + HUNG_AFTER)
+        except TimeoutError:
+            # A worker that never answers (a hung process) holds its place in the pool:
+            # the next thoughts get a fresh pool (the old one's workers end when they can).
+            executor, self._executor = self._executor, None
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise
 
     async def advise(
         self, level: str, seed: str, view: dict[str, Any], seconds: float

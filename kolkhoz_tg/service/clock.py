@@ -169,6 +169,13 @@ class ClockMixin(ServiceBase):
                 data = {"timeouts": seat_row.timeouts, "name": seat_row.name}
                 turn.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat)
                 turn.notify(Kind.STAND_IN, data, seat=seat)
+        # A search bot (or stand-in) that no worker played for in a whole turn's time (its
+        # workers keep failing, or none runs): the heuristic plays for it, so the game never
+        # waits for ever behind a deadline that keeps moving on.
+        for seat in turn.thinking_seats():
+            log.warning("game %s: no worker played the bot of seat %s by the deadline; "
+                        "the heuristic plays for it", turn.row.id, seat)
+            turn.play_cheap(seat)
         turn.run_automatic()
 
     def _remind(self, turn: Turn) -> None:

@@ -194,6 +194,18 @@ class Turn:
                 return
         raise RuntimeError(f"game {self.row.id}: automatic moves did not stop")
 
+    def play_cheap(self, seat: int) -> list[Move]:
+        """The heuristic's moves for a bot or stand-in seat for as long as it keeps deciding
+        in this phase (a Brigadier places every card of the trick), logged as theirs."""
+        game = self.game
+        phase = game.phase
+        played: list[Move] = []
+        while seat in game.to_act and game.phase is phase and not game.is_over:
+            played.append(self.play_for_bot(seat, default_action(game, seat)))
+            if phase is not Phase.ASSIGN:
+                break
+        return played
+
     def play_for_bot(self, seat: int, action: Action | str) -> Move:
         """Play a bot seat's or a stand-in's move (logged as theirs)."""
         row = self.seats[seat]

@@ -349,3 +349,40 @@ async def test_a_failed_decision_is_tried_again(
         assert failing.calls >= 2 and service.games_waiting_for_bots() == []
         assert "could not think" in caplog.text
     failing.shutdown()
+
+
+async def test_a_hung_worker_is_given_up_and_the_pool_replaced(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decision that never comes back (a hung worker) fails after its time and a margin,
+    and the next decision gets a fresh pool."""
+    from kolkhoz_tg.bot import thinking
+
+    release = threading.Event()
+
+    def hung(*args: object) -> str:
+        release.wait(10)
+        return "play:10H"
+
+    pools: list[ThreadPoolExecutor] = []
+
+    def make() -> ThreadPoolExecutor:
+        pools.append(ThreadPoolExecutor(1))
+        return pools[-1]
+
+    monkeypatch.setattr(thinking, "think", hung)
+    monkeypatch.setattr(thinking, "HUNG_AFTER", 0.2)
+    thinker = Thinker(service, lambda coro: None, _no_delivery, make)
+    try:
+        with pytest.raises(TimeoutError):
+            await thinker._think("strong", "1:0:1", {}, 0.01)
+        monkeypatch.setattr(thinking, "think", lambda *args: "play:9H")
+        assert await thinker._think("strong", "1:0:1", {}, 0.01) == "play:9H"
+        assert len(pools) == 2
+    finally:
+        release.set()
+        thinker.close()
+
+
+async def _no_delivery(result: object) -> None:
+    return None

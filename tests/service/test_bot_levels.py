@@ -212,3 +212,31 @@ def test_a_waiting_stand_in_plays_at_once_when_the_chat_level_drops(
     assert log[moves]["actor"] == Actor.STANDIN.value
     assert service.games_waiting_for_bots() == []
     assert service.settle_bots(game.id) is None  # nothing left to settle
+
+
+def test_a_search_bot_no_worker_played_gets_the_heuristic_at_the_deadline(
+    any_service: GameService, clock: FakeClock, no_search_inside: None
+) -> None:
+    """Workers that keep failing (or none at all) must not hold a game for ever: at the
+    turn's deadline the heuristic plays for the waiting search bot, logged as the bot's."""
+    service = any_service
+    service.bot_policy = BotPolicy(default_level="strong", defer=True)
+    game = service.create_game(-100, 1, creator_name="U1", players=3, seed=11)
+    service.add_bot(game.id, 1, level="hard")
+    service.add_bot(game.id, 1, level="strong")
+    service.start(game.id, 1)
+    for _ in range(100):
+        if service.bot_turn(game.id) is not None:
+            break
+        assert step(service, game.id)
+    turn = service.bot_turn(game.id)
+    assert turn is not None
+    moves = len(service.action_log(game.id))
+    clock.advance(timedelta(hours=1))
+    service.sweep()
+    assert len(service.action_log(game.id)) == moves  # not yet: a worker may be slow
+    clock.advance(timedelta(days=3))
+    service.sweep()
+    log = service.action_log(game.id)
+    assert len(log) > moves
+    assert log[moves]["seat"] == turn.seat and log[moves]["actor"] == Actor.BOT.value
