@@ -305,7 +305,20 @@ class Deliverer:
             await self._settle_ids(None, orphans)
         for game_id, group in by_game.items():
             fits = scene if scene is not None and scene.game.id == game_id else None
-            await self.deliver_game(game_id, group, acting, fits)
+            try:
+                await self.deliver_game(game_id, group, acting, fits)
+            except Busy:
+                raise
+            except Exception:
+                # A bug that this game's messages meet every time (one that cannot be
+                # drawn, say) must hold neither the other games of the batch nor the
+                # outbox for ever: they go back with the growing back-off, and are given up
+                # once they have failed long enough (outbox.GIVE_UP_AFTER).
+                log.exception("game %s: its messages could not be delivered", game_id)
+                with contextlib.suppress(Exception):
+                    await self._settle_with(game_id, partial(
+                        self.service.settle_notifications, retry=[n.id for n in group],
+                        owner=self.owner))
 
     async def deliver_game(
         self, game_id: int, notes: list[Notification], acting: Acting | None = None,

@@ -14,6 +14,7 @@ from kolkhoz_tg.service.base import (
     _possible_id,
     _to_record,
 )
+from kolkhoz_tg.service.errors import Busy
 from kolkhoz_tg.service.records import (
     DueJob,
     Kind,
@@ -79,7 +80,18 @@ class ClockMixin(ServiceBase):
         return out
 
     def _one_by_one(self, ids: list[int]) -> list[tuple[int, list[Notification]]]:
-        return [done for i in ids for done in self._process_due_batch([i])]
+        """Each game in a transaction of its own; one that fails (a bug it meets every
+        time) is logged and the others go on: the first due would otherwise stop every
+        sweep. A database another process holds is for the caller (the next sweep)."""
+        out = []
+        for game_id in ids:
+            try:
+                out.extend(self._process_due_batch([game_id]))
+            except Busy:
+                raise
+            except Exception:
+                log.exception("sweep: game %s failed; the other games go on", game_id)
+        return out
 
     def _due_transaction(self, ids: list[int]) -> list[Turn]:
         """One write transaction over the games of ``ids`` that are due now; the turns

@@ -404,3 +404,39 @@ async def test_a_handler_that_fails_after_answering_a_tap_does_not_answer_it_aga
         fake.app_errors.clear()
     assert set(fake.answers_per_callback().values()) == {1}
     fake.assert_all_callbacks_answered()
+
+
+async def test_a_game_whose_messages_always_fail_holds_up_no_other(
+    fake: FakeTelegram, service: GameService, clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A bug that one game's messages meet every time (here: they cannot be planned) is
+    logged; they go back to the outbox with its back-off, while the other games of the same
+    batch are delivered; once they have failed long enough they are given up."""
+    from kolkhoz_tg.bot import delivery
+    from kolkhoz_tg.service.outbox import GIVE_UP_AFTER
+
+    users = players(fake, base=7600)
+    broken, fine = await opened_then_stopped(fake, service, users, ["Broken", "Fine"])
+    for game_id in (broken, fine):
+        move_without_the_bot(service, game_id, users, moves=2)
+    plan = delivery.planning.plan
+
+    def failing(notes: list[Any], scene: Any, *args: Any) -> Any:
+        if scene.game.id == broken:
+            raise KeyError("theme")  # say, data written by another version
+        return plan(notes, scene, *args)
+
+    monkeypatch.setattr(delivery.planning, "plan", failing)
+    app = make_app(fake, service)
+    try:
+        async with fake.running(app):
+            await relay(app).drain()
+            owed = {n.game_id for n in service.pending_notifications(1000)}
+            assert owed == {broken}  # back with a back-off, not due now
+            assert any("could not be delivered" in r.getMessage() for r in caplog.records)
+            clock.advance(GIVE_UP_AFTER + timedelta(minutes=10))
+            await relay(app).drain()
+            assert not service.pending_notifications(1000)
+    finally:
+        await shutdown(app)
