@@ -139,7 +139,7 @@ class PlayMixin(ServiceBase):
                 ActionRow.game_id == row.id, ActionRow.version >= version
             ).limit(seats + 1)
         ).all()
-        if not 0 < len(moves) <= seats or not all(a.startswith("swap:") for _, a in moves):
+        if not 0 < len(moves) <= seats or not all(_is_swap(a) for _, a in moves):
             return None
         return [(seat, a) for seat, a in moves]
 
@@ -373,3 +373,8 @@ def _update_meta(row: GameRow, values: dict[str, Any] | None) -> None:
     if values:
         meta = {**row.meta, **values}
         row.meta = {k: v for k, v in meta.items() if v is not None}
+
+
+def _is_swap(text: str) -> bool:
+    """Whether a logged action is a swap (the log holds only valid actions)."""
+    return Action.parse(text).kind is ActionKind.SWAP
