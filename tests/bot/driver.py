@@ -142,6 +142,16 @@ def group_texts(fake: FakeTelegram, group: FakeChat) -> list[str]:
 NAMES = ["Anna", "Boris", "Vera", "Gleb"]
 
 
+async def open_lobby(
+    fake: FakeTelegram, service: GameService, user: FakeUser, group: FakeChat
+) -> tuple[StoredMessage, int]:
+    """``user`` sends /newgame in ``group``: the lobby message and the game's id."""
+    await user.send(group, "/newgame")
+    lobby = fake.last_message(group)
+    assert lobby is not None
+    return lobby, service.games_in_chat(group.id)[0].id
+
+
 async def open_game(
     fake: FakeTelegram, users: list[FakeUser], group: FakeChat, command: str = "/newgame"
 ) -> int:

@@ -18,6 +18,7 @@ from tests.bot.driver import (
     LeakScanner,
     action_buttons,
     open_game,
+    open_lobby,
     players,
     tap_any_action,
 )
@@ -38,10 +39,7 @@ async def test_lobby_buttons_set_rules_seats_time_and_medals(
     users = players(fake, base=1100)
     group = fake.create_group("Lobby", users)
     async with fake.running(make_app(fake, service)):
-        await users[0].send(group, "/newgame")
-        lobby = fake.last_message(group)
-        assert lobby is not None
-        game_id = service.games_in_chat(group.id)[0].id
+        lobby, game_id = await open_lobby(fake, service, users[0], group)
         await users[0].tap(lobby, lobby_button(lobby, ":rules"))
         await users[0].tap(fake.message(group, lobby.message_id), "Original")
         assert service.game_info(game_id).preset == "original"
@@ -85,10 +83,7 @@ async def test_a_lobby_button_tapped_twice_acts_once(
     users = players(fake, base=1150)
     group = fake.create_group("Double", users)
     async with fake.running(make_app(fake, service)):
-        await users[0].send(group, "/newgame")
-        lobby = fake.last_message(group)
-        assert lobby is not None
-        game_id = service.games_in_chat(group.id)[0].id
+        lobby, game_id = await open_lobby(fake, service, users[0], group)
         await users[0].tap(lobby, "+ Bot")
         menu = fake.message(group, lobby.message_id)
         normal = _data(menu, "bot.normal")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
-from tests.bot.driver import open_game, players
+from tests.bot.driver import open_game, open_lobby, players
 from tests.faketg import FakeTelegram, StoredMessage
 
 
@@ -20,10 +20,7 @@ async def test_rules_menu_lists_the_presets_and_the_lobby_explains_the_chosen_on
     users = players(fake, base=3000)
     group = fake.create_group("Presets", users)
     async with fake.running(make_app(fake, service)):
-        await users[0].send(group, "/newgame")
-        lobby = fake.last_message(group)
-        assert lobby is not None
-        game_id = service.games_in_chat(group.id)[0].id
+        lobby, game_id = await open_lobby(fake, service, users[0], group)
         # One line says what the chosen preset is about.
         assert "the highest trump takes the trick" in (lobby.text or "")
         # A player who did not open the lobby may not open the rules menu.

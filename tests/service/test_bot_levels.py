@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from engine import Game, preset
 from engine.ai import default_action
 from kolkhoz_tg.botplay import BotPolicy, think
-from kolkhoz_tg.service import ActStatus, BadRequest, GameService
+from kolkhoz_tg.service import ActStatus, BadRequest, GameInfo, GameService
 from kolkhoz_tg.storage.models import Actor
 from kolkhoz_tg.timeutil import FakeClock
 from tests.service.helpers import step
@@ -51,6 +51,21 @@ def worker(service: GameService, game_id: int, limit: int = 400) -> int:
         result = service.bot_act(game_id, turn.seat, action, turn.version)
         assert result.status is ActStatus.APPLIED, result
     raise AssertionError("the bots never stopped")
+
+
+def _stand_in_waiting(service: GameService, clock: FakeClock) -> GameInfo:
+    """A 3-player game of three people in chat -100 who all go silent, swept until a
+    stand-in waits for a worker."""
+    game = service.create_game(-100, 1, creator_name="U1", players=3, seed=3, standin_after=1)
+    service.join(game.id, 2, "U2")
+    service.join(game.id, 3, "U3")
+    service.start(game.id, 1)
+    for _ in range(6):
+        clock.advance(timedelta(days=2))
+        service.sweep()
+        if service.bot_turn(game.id) is not None:
+            break
+    return game
 
 
 def test_search_bots_wait_for_a_worker_and_play_at_their_version(
@@ -122,17 +137,9 @@ def test_a_stand_in_plays_at_the_chats_level_and_the_sweep_never_thinks(
     with pytest.raises(BadRequest):
         service.set_chat_bot_level(-100, "genius")
     assert service.chat_bot_level(-100) == "hard"
-    game = service.create_game(-100, 1, creator_name="U1", players=3, seed=3, standin_after=1)
-    service.join(game.id, 2, "U2")
-    service.join(game.id, 3, "U3")
-    service.start(game.id, 1)
     # Everyone goes silent: the sweep plays the cheap default move, and with the stand-in
     # that follows, the game waits for a worker; the sweep itself thought about nothing.
-    for _ in range(6):
-        clock.advance(timedelta(days=2))
-        service.sweep()
-        if service.bot_turn(game.id) is not None:
-            break
+    game = _stand_in_waiting(service, clock)
     info = service.game_info(game.id)
     assert any(s.standin for s in info.seats)
     turn = service.bot_turn(game.id)
@@ -183,15 +190,7 @@ def test_a_waiting_stand_in_plays_at_once_when_the_chat_level_drops(
     service = any_service
     service.bot_policy = BotPolicy(default_level="strong", defer=True)
     service.set_chat_bot_level(-100, "hard")
-    game = service.create_game(-100, 1, creator_name="U1", players=3, seed=3, standin_after=1)
-    service.join(game.id, 2, "U2")
-    service.join(game.id, 3, "U3")
-    service.start(game.id, 1)
-    for _ in range(6):
-        clock.advance(timedelta(days=2))
-        service.sweep()
-        if service.bot_turn(game.id) is not None:
-            break
+    game = _stand_in_waiting(service, clock)
     turn = service.bot_turn(game.id)
     assert turn is not None and turn.level == "hard"
     assert service.settle_bots(game.id) is None  # a worker has thinking to do
