@@ -353,8 +353,8 @@ class ServiceBase:
                                 locale=locale, can_pm=False, created_at=self.clock.now())
             user = s.get(UserRow, user_id)
             assert user is not None
-        else:
-            if name and user.name != name[:128]:
+        elif _user_changes(user, name, locale):
+            if name:
                 user.name = name[:128]
             if locale and not user.locale:
                 user.locale = locale
@@ -567,6 +567,13 @@ def _possible_id(value: int) -> bool:
 
 def _seed(text: str) -> int | str:
     return int(text) if text.isdecimal() else text
+
+
+def _user_changes(user: UserRow, name: str | None, locale: str | None) -> bool:
+    """Whether :meth:`ServiceBase._ensure_user` would change the stored user: a new name,
+    or a first locale (the user's own choice is never overwritten)."""
+    return bool(name and user.name != name[:128]) or bool(
+        _locale_or_none(locale) and not user.locale)
 
 
 def _locale_or_none(locale: str | None) -> str | None:

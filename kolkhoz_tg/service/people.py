@@ -18,6 +18,7 @@ from kolkhoz_tg.service.base import (
     _check_timeout,
     _locale_or_none,
     _make_rules,
+    _user_changes,
     _user_info,
 )
 from kolkhoz_tg.service.errors import BadRequest
@@ -45,7 +46,12 @@ BOARD_STYLES = ("text", "picture")
 class PeopleMixin(ServiceBase):
     def ensure_user(self, user_id: int, name: str, locale: str | None = None) -> UserInfo:
         """Create or update a user (the name follows the latest; a locale is only taken when
-        the user has not chosen one)."""
+        the user has not chosen one). Nothing is written when nothing would change, as on
+        most messages: a command then never waits for another process's write lock."""
+        with self.db.read() as s:
+            known = s.get(UserRow, user_id)
+            if known is not None and not _user_changes(known, name, locale):
+                return _user_info(known)
         with self._write() as s:
             user = self._ensure_user(s, user_id, name, locale)
             return _user_info(user)

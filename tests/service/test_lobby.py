@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from kolkhoz_tg.service import (
     BadRequest,
+    Busy,
     GameService,
     Kind,
     NotAllowed,
     WrongState,
 )
+from kolkhoz_tg.storage.database import Database
+from tests.conftest import make_settings
 
 
 def test_create_join_leave_and_start(service: GameService) -> None:
@@ -114,6 +119,32 @@ def test_locales(service: GameService) -> None:
     assert service.user(1) is not None and service.user(1).locale == "ru"  # type: ignore[union-attr]
     with pytest.raises(BadRequest):
         service.set_user_locale(1, "de")
+
+
+def test_a_known_user_unchanged_is_not_written(sqlite_url: str) -> None:
+    """Every command records its user's name and language; when neither changed nothing is
+    written, so a command does not wait for (or fail on) another process's write lock."""
+    db = Database(sqlite_url, busy_timeout=0.05, run_migrations=False)
+    service = GameService(db, settings=make_settings())
+    service.ensure_user(1, "Anna", "en")
+    service.ensure_user(2, "Boris")
+    other = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        assert service.ensure_user(1, "Anna", "ru").locale == "en"  # her own stays
+        assert service.ensure_user(1, "", None).name == "Anna"
+        with pytest.raises(Busy):
+            service.ensure_user(1, "Anna K.")  # a new name is a write
+        with pytest.raises(Busy):
+            service.ensure_user(2, "Boris", "ru")  # a first language is a write
+        with pytest.raises(Busy):
+            service.ensure_user(3, "Vera")
+        other.execute("ROLLBACK")
+        assert service.ensure_user(2, "Boris", "ru").locale == "ru"
+        assert service.ensure_user(1, "Anna K.").name == "Anna K."
+    finally:
+        other.close()
+        db.dispose()
 
 
 def test_games_of_a_forum_topic(service: GameService) -> None:
