@@ -325,7 +325,7 @@ def _show(
     now = service.clock.now()
     # The moves first (with the year's requisition where it happened), then the final table.
     for note in sorted(notes, key=lambda n: n.kind is not Kind.BOARD):
-        if note.kind in (Kind.YOUR_TURN, Kind.GAME_STARTED, Kind.YEAR_SUMMARY):
+        if note.kind in (Kind.YOUR_TURN, Kind.NEW_HAND, Kind.GAME_STARTED, Kind.YEAR_SUMMARY):
             continue
         if note.user_id not in (None, LOCAL_USER):
             continue

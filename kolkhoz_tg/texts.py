@@ -612,7 +612,8 @@ def notification_text(
     tr: Translator, note: Notification, now: datetime, zone: str | None = None
 ) -> str:
     """A short text for any notification (what the terminal prints; the bot's messages use
-    the same sentences). BOARD and YOUR_TURN are usually rendered as the board / the hand."""
+    the same sentences). BOARD, YOUR_TURN and NEW_HAND are usually rendered as the board / the
+    hand."""
     _ = tr.gettext
     data = note.data
     game = data.get("game")
@@ -623,6 +624,8 @@ def notification_text(
         return _("The game has started!")
     if note.kind is Kind.YOUR_TURN:
         return _("Your turn.")
+    if note.kind is Kind.NEW_HAND:
+        return _("You have been dealt a new hand.")
     if note.kind is Kind.REMINDER:
         deadline = datetime.fromisoformat(data["deadline"])
         if zone is not None:

@@ -197,13 +197,16 @@ def plan(
 
     humans = [s.user_id for s in game.seats if s.user_id is not None and not s.is_bot]
     happened = board_events(notes)
-    # A new year (or the start): everyone gets their fresh hand, not only the first to act.
+    # A new year (or the start): everyone gets their fresh hand, not only the first to act
+    # (the others' messages have NEW_HAND notes, so that one that fails is sent again).
     turn_users: list[int] = list(humans) if "YearStarted" in happened else []
     turn_notes: dict[int, list[int]] = {}
     for note in notes:
         if note.user_id is None:
             continue
-        if note.kind is Kind.YOUR_TURN:
+        if note.kind is Kind.NEW_HAND and not hand_holds(note, scene):
+            out.free.append(note.id)
+        elif note.kind in (Kind.YOUR_TURN, Kind.NEW_HAND):
             if note.user_id not in turn_users:
                 turn_users.append(note.user_id)
             turn_notes.setdefault(note.user_id, []).append(note.id)
@@ -329,6 +332,15 @@ def reminder_holds(note: Notification, scene: Scene) -> bool:
     if not written or game.deadline is None:
         return written is None and game.deadline is None
     return utc(datetime.fromisoformat(written)) == utc(game.deadline)
+
+
+def hand_holds(note: Notification, scene: Scene) -> bool:
+    """Whether a fresh hand's message is still worth a new message when it is delivered:
+    the game runs and is still in the year that dealt it (a later year's deal, a pause,
+    the end say it all again)."""
+    seat = scene.seats.get(note.user_id) if note.user_id is not None else None
+    return (scene.game.status == "active" and seat is not None
+            and seat.view.get("year") == note.data.get("year"))
 
 
 def reminder_key(user_id: int) -> str:

@@ -65,7 +65,7 @@ _OPEN = (GameStatus.LOBBY.value, GameStatus.ACTIVE.value, GameStatus.PAUSED.valu
 #: in a query is an error there, not an empty result, so lookups refuse it before SQL does.
 MAX_INT = 2**31 - 1
 #: Notification kinds where only the newest undelivered one matters.
-_SUPERSEDED_KINDS = (Kind.BOARD.value, Kind.YOUR_TURN.value)
+_SUPERSEDED_KINDS = (Kind.BOARD.value, Kind.YOUR_TURN.value, Kind.NEW_HAND.value)
 
 #: Called after a commit that changed a game's clock: (game_id, deadline, next_reminder).
 ScheduleListener = Callable[[int, datetime | None, datetime | None], None]

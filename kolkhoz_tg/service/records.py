@@ -19,6 +19,9 @@ class Kind(StrEnum):
     BOARD = "board"  # chat: the board changed (data: events, view, game, deadline)
     YOUR_TURN = "your_turn"  # user: data: view (private), legal, deadline, phase
     REMINDER = "reminder"  # user: data: deadline, last (the final one)
+    #: user: a year (or the game) began and dealt them a fresh hand, but another seat is
+    #: to act first (data: year); whoever is to act gets YOUR_TURN instead.
+    NEW_HAND = "new_hand"
     TIMED_OUT = "timed_out"  # user: data: actions played for them, timeouts, standin_after
     STAND_IN = "stand_in"  # user and chat: a bot now plays the seat (data: timeouts)
     PLAYER_BACK = "player_back"  # chat: the player took their seat back

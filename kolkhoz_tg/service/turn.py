@@ -459,6 +459,7 @@ class Turn:
         # timeout, a forced move): their hand changed, e.g. a timed-out card won the trick
         # and its seat now leads the next one.
         movers = {m.seat for m in self.moves}
+        told: set[int] = set()
         for seat in game.to_act:
             seat_row = self.seats[seat]
             if not self.waits_for_human(seat):
@@ -483,6 +484,20 @@ class Turn:
                 user_id=seat_row.user_id,
                 seat=seat,
             )
+            told.add(seat)
+        if self._dealt():
+            # Everyone else sees their fresh hand too, and its message is in the outbox
+            # like a turn's: a passing failure to send it is made good by the relay.
+            for seat, seat_row in sorted(self.seats.items()):
+                if seat not in told and seat_row.user_id is not None and (
+                        self.waits_for_human(seat)):
+                    self.notify(Kind.NEW_HAND, {"year": game.year},
+                                user_id=seat_row.user_id, seat=seat)
+
+    def _dealt(self) -> bool:
+        """Whether this turn dealt new hands: the game started, or a year began."""
+        return any(n.kind == Kind.GAME_STARTED.value for n in self.notes) or any(
+            isinstance(e, ev.YearStarted) for m in self.moves for e in m.events)
 
     def _game_over(self) -> None:
         game, row = self.game, self.row

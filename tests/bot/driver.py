@@ -3,6 +3,7 @@ cards its readers may not see."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import Game, Rules
@@ -153,10 +154,12 @@ async def open_lobby(
 
 
 async def open_game(
-    fake: FakeTelegram, users: list[FakeUser], group: FakeChat, command: str = "/newgame"
+    fake: FakeTelegram, users: list[FakeUser], group: FakeChat, command: str = "/newgame",
+    before_start: Callable[[], object] | None = None,
 ) -> int:
     """Everyone opens the private chat, the first user opens a game, the rest join by
-    button, the creator starts it. Returns the game id."""
+    button, (``before_start()``, e.g. to inject faults) the creator starts it. Returns the
+    game id."""
     for u in users:
         await u.start_bot()
     await users[0].send(group, command)
@@ -169,6 +172,8 @@ async def open_game(
     for u in users:
         assert u.first_name in (lobby.text or "")
     start = [b for row in lobby.buttons for b in row if b.data and b.data.endswith(":start")]
+    if before_start is not None:
+        before_start()
     await users[0].tap(lobby, start[0].text)
     data = start[0].data
     assert data is not None

@@ -104,6 +104,31 @@ async def test_a_your_turn_that_failed_is_sent_again_not_marked_delivered(
     fake.assert_all_callbacks_answered()
 
 
+async def test_fresh_hands_that_failed_are_sent_again(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    """The start deals everyone a hand; every private message fails (more often than the
+    transport retries). Not only the first to act: each player gets their hand from the
+    relay once the back-off is over."""
+    users = players(fake, base=7700)
+    group = fake.create_group("Lost hands", users)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        game_id = await open_game(
+            fake, users, group, before_start=lambda: fake.fail("sendMessage", 502, times=200))
+        fake.clear_faults()
+        owed = service.pending_notifications(1000, game_id=game_id)
+        assert {n.user_id for n in owed if n.kind is Kind.NEW_HAND}
+        clock.advance(timedelta(seconds=3))
+        await relay(app).drain()
+        assert not service.pending_notifications(1000, game_id=game_id)
+        for user in users:
+            last = user.last_message()
+            assert last is not None and last.text is not None
+            assert "«Lost hands»" in last.text and "Your cards:" in last.text, last.text
+    fake.assert_all_callbacks_answered()
+
+
 async def test_5xx_and_timeouts_everywhere_lose_no_turn_and_answer_each_tap_once(
     fake: FakeTelegram, service: GameService, clock: FakeClock
 ) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from kolkhoz_tg.bot.plan import PrivateNote, plan
-from kolkhoz_tg.service import GameService, Kind
+from kolkhoz_tg.bot.plan import Private, PrivateNote, plan
+from kolkhoz_tg.service import GameService, Kind, Notification
 from kolkhoz_tg.timeutil import FakeClock
 from tests.service.helpers import new_game
 
@@ -44,3 +44,48 @@ def test_a_reminder_that_goes_out_after_the_move_is_dropped(
     assert service.act(game.id, user, sv.legal[0], sv.game.version).ok
     later = plan(notes, service.scene(game.id), clock.now(), "kolkhoz_bot")
     assert not _reminders(later.steps) and notes[0].id in later.free
+
+
+def _new_messages(notes: list[Notification], service: GameService, game_id: int,
+                  clock: FakeClock) -> dict[int, tuple[int, ...]]:
+    """Who gets a new game message for ``notes`` planned alone (as the relay retries
+    them), and the notes each settles."""
+    steps = plan(notes, service.scene(game_id), clock.now(), "kolkhoz_bot").steps
+    return {s.user_id: s.notes for s in steps if isinstance(s, Private) and s.edit is None}
+
+
+def test_every_fresh_hand_is_in_the_outbox_not_only_the_first_to_act(
+    service: GameService, clock: FakeClock
+) -> None:
+    """At the start and at each new year every player gets a new game message with their
+    hand. Those not to act have a NEW_HAND note for it, so a send that fails is made good by
+    the relay like a turn's; one the game has since moved a year past is dropped."""
+    game = service.create_game(-100, 1, creator_name="U1", players=4, seed=7)
+    for uid in (2, 3, 4):
+        service.join(game.id, uid, f"U{uid}")
+    notes = service.start(game.id, 1).notifications
+    hands = [n for n in notes if n.kind is Kind.NEW_HAND]
+    turns = [n for n in notes if n.kind is Kind.YOUR_TURN]
+    assert hands and turns
+    assert sorted(n.user_id or 0 for n in hands + turns) == [1, 2, 3, 4]
+    assert _new_messages(hands, service, game.id, clock) == {
+        n.user_id: (n.id,) for n in hands}
+    # The next year's deal: again a note for each player, a turn or a fresh hand.
+    year_two: list[Notification] = []
+    while not year_two:
+        board = service.board(game.id)
+        assert board.view is not None and board.view["year"] == 1
+        seat = board.view["to_act"][0]
+        user = next(s.user_id for s in board.game.seats if s.seat == seat)
+        assert user is not None
+        sv = service.seat_view(game.id, user)
+        result = service.act(game.id, user, sv.legal[0], sv.game.version)
+        assert result.ok
+        if service.board(game.id).view["year"] == 2:  # type: ignore[index]
+            year_two = [n for n in result.notifications
+                        if n.kind in (Kind.NEW_HAND, Kind.YOUR_TURN)]
+    assert sorted(n.user_id or 0 for n in year_two) == [1, 2, 3, 4]
+    assert any(n.kind is Kind.NEW_HAND for n in year_two)
+    # The first year's hands, delivered only now, would show the second year's: dropped.
+    late = plan(hands, service.scene(game.id), clock.now(), "kolkhoz_bot")
+    assert not late.steps and sorted(late.free) == sorted(n.id for n in hands)
