@@ -197,9 +197,10 @@ def plan(
 
     humans = [s.user_id for s in game.seats if s.user_id is not None and not s.is_bot]
     happened = board_events(notes)
-    # A new year (or the start): everyone gets their fresh hand, not only the first to act
-    # (the others' messages have NEW_HAND notes, so that one that fails is sent again).
-    turn_users: list[int] = list(humans) if "YearStarted" in happened else []
+    # A new message for whoever must now decide, and at a deal (the start, a new year) for
+    # everyone else too, with their fresh hand (NEW_HAND): each has its note, so one that
+    # fails is sent again by the relay, and one that went out is not sent twice.
+    turn_users: list[int] = []
     turn_notes: dict[int, list[int]] = {}
     for note in notes:
         if note.user_id is None:
@@ -336,10 +337,12 @@ def reminder_holds(note: Notification, scene: Scene) -> bool:
 
 def hand_holds(note: Notification, scene: Scene) -> bool:
     """Whether a fresh hand's message is still worth a new message when it is delivered:
-    the game runs and is still in the year that dealt it (a later year's deal, a pause,
-    the end say it all again)."""
+    the game is not over and is still in the year that dealt it (a later deal brings its
+    own; a turn's message, which shows the hand too, replaces it in the outbox). Paused
+    meanwhile, it goes out all the same: the message says the game is paused, and the
+    player has their hand to look at."""
     seat = scene.seats.get(note.user_id) if note.user_id is not None else None
-    return (scene.game.status == "active" and seat is not None
+    return (scene.game.status in ("active", "paused") and seat is not None
             and seat.view.get("year") == note.data.get("year"))
 
 

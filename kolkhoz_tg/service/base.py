@@ -64,8 +64,17 @@ _OPEN = (GameStatus.LOBBY.value, GameStatus.ACTIVE.value, GameStatus.PAUSED.valu
 #: The largest value of an INTEGER column (game ids, versions) on PostgreSQL. A larger number
 #: in a query is an error there, not an empty result, so lookups refuse it before SQL does.
 MAX_INT = 2**31 - 1
-#: Notification kinds where only the newest undelivered one matters.
-_SUPERSEDED_KINDS = (Kind.BOARD.value, Kind.YOUR_TURN.value, Kind.NEW_HAND.value)
+#: Notification kinds where only the newest undelivered one matters, and the older kinds
+#: each replaces (for the same game, and the same user or the group): a turn's message shows
+#: the hand too, so it replaces a fresh hand's that is still owed.
+_SUPERSEDES = {
+    Kind.BOARD.value: (Kind.BOARD.value,),
+    Kind.YOUR_TURN.value: (Kind.YOUR_TURN.value, Kind.NEW_HAND.value),
+    Kind.NEW_HAND.value: (Kind.NEW_HAND.value,),
+}
+
+#: An older undelivered notification a new one replaces: (game_id, kind, user_id).
+_Replaced = tuple[int | None, str, int | None]
 
 #: Called after a commit that changed a game's clock: (game_id, deadline, next_reminder).
 ScheduleListener = Callable[[int, datetime | None, datetime | None], None]
@@ -310,15 +319,16 @@ class ServiceBase:
             until = now + self.outbox_lease
             for n in notes:
                 n.claimed_by, n.claimed_until = self.outbox_owner, until
-        replacing = [n for n in notes if n.kind in _SUPERSEDED_KINDS]
+        replacing: list[_Replaced] = [
+            (n.game_id, kind, n.user_id) for n in notes for kind in _SUPERSEDES.get(n.kind, ())]
         if self.db.is_postgres:
             _store_in_one(s, replacing, actions, notes, now)
             return
         t = NotificationRow.__table__  # type: ignore[attr-defined]
         replaced = [
-            sa.and_(t.c.game_id == n.game_id, t.c.kind == n.kind,
-                    t.c.user_id.is_(None) if n.user_id is None else t.c.user_id == n.user_id)
-            for n in replacing
+            sa.and_(t.c.game_id == game_id, t.c.kind == kind,
+                    t.c.user_id.is_(None) if user_id is None else t.c.user_id == user_id)
+            for game_id, kind, user_id in replacing
         ]
         if replaced:
             s.execute(
@@ -660,20 +670,20 @@ def _chat_info(c: ChatRow) -> ChatInfo:
 
 
 def _store_in_one(
-    s: Session, replaced: list[NotificationRow], actions: list[ActionRow],
+    s: Session, replaced: list[_Replaced], actions: list[ActionRow],
     notes: list[NotificationRow], now: datetime,
 ) -> None:
     """PostgreSQL's :meth:`ServiceBase._store_log` in one statement (see
     :func:`_one_statement_sql`). The new ids are drawn from the sequence in the VALUES'
     order, so sorted they belong to the notes in order (SQLAlchemy's own bulk insert relies
     on the same)."""
-    sql = _one_statement_sql(tuple(n.user_id is None for n in replaced), len(actions),
+    sql = _one_statement_sql(tuple(user_id is None for _g, _k, user_id in replaced), len(actions),
                              len(notes))
     params: dict[str, Any] = {"now": now}
-    for i, n in enumerate(replaced):
-        params[f"s{i}_game"], params[f"s{i}_kind"] = n.game_id, n.kind
-        if n.user_id is not None:
-            params[f"s{i}_user"] = n.user_id
+    for i, (game_id, kind, user_id) in enumerate(replaced):
+        params[f"s{i}_game"], params[f"s{i}_kind"] = game_id, kind
+        if user_id is not None:
+            params[f"s{i}_user"] = user_id
     for prefix, rows, columns in (("a", actions, _ACTION_COLUMNS), ("n", notes, _NOTE_COLUMNS)):
         for i, row in enumerate(rows):
             for name, _ in columns:
@@ -705,8 +715,9 @@ _JSON_COLUMNS = frozenset(
 
 @lru_cache(maxsize=64)
 def _one_statement_sql(replaced: tuple[bool, ...], actions: int, notes: int) -> str:
-    """The text of one outbox write on PostgreSQL, for ``replaced`` (per superseding note:
-    whether it goes to the group, i.e. has no user), ``actions`` log rows and ``notes``
+    """The text of one outbox write on PostgreSQL, for ``replaced`` (per older kind a new
+    note replaces: whether it is the group's, i.e. has no user), ``actions`` log rows and
+    ``notes``
     notifications::
 
         WITH superseded AS (UPDATE notifications ... RETURNING id),

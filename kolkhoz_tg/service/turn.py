@@ -486,11 +486,11 @@ class Turn:
             )
             told.add(seat)
         if self._dealt():
-            # Everyone else sees their fresh hand too, and its message is in the outbox
-            # like a turn's: a passing failure to send it is made good by the relay.
+            # Every other player sees their fresh hand too (one a bot stands in for as
+            # well), and its message is in the outbox like a turn's: a passing failure to
+            # send it is made good by the relay.
             for seat, seat_row in sorted(self.seats.items()):
-                if seat not in told and seat_row.user_id is not None and (
-                        self.waits_for_human(seat)):
+                if seat not in told and seat_row.user_id is not None and not seat_row.is_bot:
                     self.notify(Kind.NEW_HAND, {"year": game.year},
                                 user_id=seat_row.user_id, seat=seat)
 

@@ -296,6 +296,7 @@ async def test_a_database_locked_by_another_process_holds_no_move(
         saved = bot_context.LATER
         bot_context.LATER = (0.2,) * 40
         try:
+            before = len(fake.calls())
             if how == "tap":
                 await mover.tap(msg, action_buttons(msg)[0], wait=False)
                 await _until(lambda: list(fake.callback_queries.values())[-1].answered)
@@ -307,6 +308,12 @@ async def test_a_database_locked_by_another_process_holds_no_move(
             # Told while the lock is still held: after the busy timeout, not once it is gone.
             await _until(lambda: bool(told()))
             assert service.game_info(game_id).version == version
+            if how == "tap":
+                # ... and the tap was answered before that, not after the busy timeout.
+                calls = [(c.method.lower(), str(c.params)) for c in fake.calls()[before:]]
+                told_at = next(i for i, (method, params) in enumerate(calls)
+                               if method == "sendmessage" and "moment" in params)
+                assert "answercallbackquery" in [method for method, _ in calls[:told_at]]
             other.execute("ROLLBACK")
             await _until(lambda: service.game_info(game_id).version > version)
             await fake.wait_idle()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from kolkhoz_tg.bot.plan import Private, PrivateNote, plan
 from kolkhoz_tg.service import GameService, Kind, Notification
 from kolkhoz_tg.timeutil import FakeClock
@@ -54,12 +56,16 @@ def _new_messages(notes: list[Notification], service: GameService, game_id: int,
     return {s.user_id: s.notes for s in steps if isinstance(s, Private) and s.edit is None}
 
 
+@pytest.mark.parametrize("backend", ["service", "pg_service"])
 def test_every_fresh_hand_is_in_the_outbox_not_only_the_first_to_act(
-    service: GameService, clock: FakeClock
+    backend: str, request: pytest.FixtureRequest, clock: FakeClock
 ) -> None:
     """At the start and at each new year every player gets a new game message with their
     hand. Those not to act have a NEW_HAND note for it, so a send that fails is made good by
-    the relay like a turn's; one the game has since moved a year past is dropped."""
+    the relay like a turn's; their turn's message replaces one still owed (the outbox
+    writes differ on SQLite and PostgreSQL), and one the game has since moved a year past
+    is dropped."""
+    service: GameService = request.getfixturevalue(backend)
     game = service.create_game(-100, 1, creator_name="U1", players=4, seed=7)
     for uid in (2, 3, 4):
         service.join(game.id, uid, f"U{uid}")
@@ -70,6 +76,27 @@ def test_every_fresh_hand_is_in_the_outbox_not_only_the_first_to_act(
     assert sorted(n.user_id or 0 for n in hands + turns) == [1, 2, 3, 4]
     assert _new_messages(hands, service, game.id, clock) == {
         n.user_id: (n.id,) for n in hands}
+    # Paused before it went out: it goes out all the same (the message says "paused").
+    service.pause(game.id, 1)
+    assert _new_messages(hands, service, game.id, clock) == {
+        n.user_id: (n.id,) for n in hands}
+    service.resume(game.id, 1)
+    # Still owed when its player's turn comes: the turn's message replaces it.
+    owed = {n.user_id: n.id for n in hands}
+    while True:
+        board = service.board(game.id)
+        assert board.view is not None
+        user = next(s.user_id or 0 for s in board.game.seats
+                    if s.seat == board.view["to_act"][0])
+        if user in owed:
+            break
+        sv = service.seat_view(game.id, user)
+        assert service.act(game.id, user, sv.legal[0], sv.game.version).ok
+    pending = service.pending_notifications(1000, game_id=game.id)
+    assert any(n.kind is Kind.YOUR_TURN and n.user_id == user for n in pending)
+    assert owed.pop(user) not in {n.id for n in pending}
+    pending_ids = {n.id for n in pending}
+    assert set(owed.values()) <= pending_ids  # the others' are still owed
     # The next year's deal: again a note for each player, a turn or a fresh hand.
     year_two: list[Notification] = []
     while not year_two:
