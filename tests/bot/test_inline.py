@@ -3,8 +3,6 @@ whenever it still can be, and a posted card that cannot be played is taken back 
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,7 +12,7 @@ from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import Busy, GameService
 from tests.bot.conftest import make_app
-from tests.bot.driver import LeakScanner, action_buttons, open_game, players
+from tests.bot.driver import LeakScanner, action_buttons, open_game, players, until
 from tests.faketg import FakeTelegram, FakeUser
 
 
@@ -161,11 +159,11 @@ async def test_a_card_chosen_while_the_database_is_locked_is_played_once_it_is_f
             def text() -> str:
                 return fake.inline_messages[str(posted.inline_message_id)].text or ""
 
-            await _until(lambda: bool(busy))  # the bot met the lock (after its timeout)
+            await until(lambda: bool(busy))  # the bot met the lock (after its timeout)
             assert busy and service.game_info(game_id).version == version
             if freed:
                 other.execute("ROLLBACK")
-            await _until(lambda: "✅" in text() or "✖" in text())
+            await until(lambda: "✅" in text() or "✖" in text())
             await fake.wait_idle()
         finally:
             bot_context.LATER = saved
@@ -183,8 +181,3 @@ async def test_a_card_chosen_while_the_database_is_locked_is_played_once_it_is_f
             assert service.game_info(game_id).version == version
 
 
-async def _until(check: Callable[[], bool], tries: int = 100) -> None:
-    for _ in range(tries):
-        if check():
-            return
-        await asyncio.sleep(0.1)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
-from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -26,6 +25,7 @@ from tests.bot.driver import (
     open_game,
     players,
     tap_any_action,
+    until,
 )
 from tests.conftest import make_settings
 from tests.faketg import FakeTelegram, FakeUser
@@ -255,14 +255,6 @@ async def test_a_card_costs_four_bot_api_calls_and_no_group_message(
     assert all(c["sendMessage"] <= 1 and not c["deleteMessage"] for c in costs)
 
 
-async def _until(check: Callable[[], bool], seconds: float = 30) -> None:
-    """Wait until ``check()`` holds; fail the test if it has not within ``seconds`` (a
-    generous bound: a loaded machine is slow, and the order of events is what is tested)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + seconds
-    while not check():
-        assert loop.time() < end, "the awaited event did not happen"
-        await asyncio.sleep(0.1)
 
 
 @pytest.mark.parametrize("how", ["tap", "typed"])
@@ -299,14 +291,14 @@ async def test_a_database_locked_by_another_process_holds_no_move(
             before = len(fake.calls())
             if how == "tap":
                 await mover.tap(msg, action_buttons(msg)[0], wait=False)
-                await _until(lambda: list(fake.callback_queries.values())[-1].answered)
+                await until(lambda: list(fake.callback_queries.values())[-1].answered)
                 assert list(fake.callback_queries.values())[-1].answered
             else:
                 action = service.seat_view(game_id, mover.id).legal[0]
                 typed = "/" + action.replace(":", " ").replace(">", " ").replace("<", " ")
                 await mover.send(mover, typed, wait=False)
             # Told while the lock is still held: after the busy timeout, not once it is gone.
-            await _until(lambda: bool(told()))
+            await until(lambda: bool(told()))
             assert service.game_info(game_id).version == version
             if how == "tap":
                 # ... and the tap was answered before that, not after the busy timeout.
@@ -315,7 +307,7 @@ async def test_a_database_locked_by_another_process_holds_no_move(
                                if method == "sendmessage" and "moment" in params)
                 assert "answercallbackquery" in [method for method, _ in calls[:told_at]]
             other.execute("ROLLBACK")
-            await _until(lambda: service.game_info(game_id).version > version)
+            await until(lambda: service.game_info(game_id).version > version)
             await fake.wait_idle()
         finally:
             bot_context.LATER = saved
