@@ -415,15 +415,13 @@ def has_moves(keyboard: render.Keyboard) -> bool:
 
 
 def board_events(notes: Iterable[Notification]) -> set[str]:
-    """The kinds of event the group notifications report (GAME_STARTED counts as a new
-    year: everyone has a fresh hand)."""
+    """The kinds of event the group notifications report (fresh hands at a deal have
+    notes of their own: NEW_HAND)."""
     kinds: set[str] = set()
     for note in notes:
         if note.user_id is not None:
             continue
-        if note.kind is Kind.GAME_STARTED:
-            kinds.add("YearStarted")
-        elif note.kind is Kind.BOARD:
+        if note.kind is Kind.BOARD:
             kinds.update(e["type"] for m in note.data.get("moves", []) for e in m["events"])
     return kinds
 

@@ -66,11 +66,12 @@ _OPEN = (GameStatus.LOBBY.value, GameStatus.ACTIVE.value, GameStatus.PAUSED.valu
 MAX_INT = 2**31 - 1
 #: Notification kinds where only the newest undelivered one matters, and the older kinds
 #: each replaces (for the same game, and the same user or the group): a turn's message shows
-#: the hand too, so it replaces a fresh hand's that is still owed.
+#: the hand too, so it replaces a fresh hand's still owed; a fresh hand's replaces an owed
+#: turn of an earlier year (it goes only to a seat that is not deciding now).
 _SUPERSEDES = {
     Kind.BOARD.value: (Kind.BOARD.value,),
     Kind.YOUR_TURN.value: (Kind.YOUR_TURN.value, Kind.NEW_HAND.value),
-    Kind.NEW_HAND.value: (Kind.NEW_HAND.value,),
+    Kind.NEW_HAND.value: (Kind.NEW_HAND.value, Kind.YOUR_TURN.value),
 }
 
 #: An older undelivered notification a new one replaces: (game_id, kind, user_id).
@@ -308,8 +309,8 @@ class ServiceBase:
     ) -> None:
         """Log the moves (of one game or of several) and add their notifications to the
         outbox; older undelivered ones they replace (the board of that game, that player's
-        "your turn") are marked superseded. On PostgreSQL all three are one statement (one
-        round trip of a move's six), on SQLite a few."""
+        "your turn" or fresh hand: see ``_SUPERSEDES``) are marked superseded. On PostgreSQL
+        all three are one statement (one round trip of a move's six), on SQLite a few."""
         if not notes:
             if actions:
                 s.add_all(actions)
@@ -717,8 +718,7 @@ _JSON_COLUMNS = frozenset(
 def _one_statement_sql(replaced: tuple[bool, ...], actions: int, notes: int) -> str:
     """The text of one outbox write on PostgreSQL, for ``replaced`` (per older kind a new
     note replaces: whether it is the group's, i.e. has no user), ``actions`` log rows and
-    ``notes``
-    notifications::
+    ``notes`` notifications::
 
         WITH superseded AS (UPDATE notifications ... RETURNING id),
              logged AS (INSERT INTO actions ... RETURNING seq)

@@ -19,8 +19,9 @@ class Kind(StrEnum):
     BOARD = "board"  # chat: the board changed (data: events, view, game, deadline)
     YOUR_TURN = "your_turn"  # user: data: view (private), legal, deadline, phase
     REMINDER = "reminder"  # user: data: deadline, last (the final one)
-    #: user: a year (or the game) began and dealt them a fresh hand, but another seat is
-    #: to act first (data: year); whoever is to act gets YOUR_TURN instead.
+    #: user: a year (or the game) began and dealt them a fresh hand, and they are not the
+    #: one to decide first (data: year); a player who must decide gets YOUR_TURN instead (a
+    #: seat a bot stands in for gets NEW_HAND).
     NEW_HAND = "new_hand"
     TIMED_OUT = "timed_out"  # user: data: actions played for them, timeouts, standin_after
     STAND_IN = "stand_in"  # user and chat: a bot now plays the seat (data: timeouts)

@@ -434,7 +434,8 @@ class Turn:
         }
 
     def emit_play_notifications(self, announce: bool = False) -> None:
-        """The board, "your turn" for whoever must now choose, and the final table.
+        """The board, "your turn" for whoever must now choose, at a deal the fresh hand
+        of every other player (NEW_HAND), and the final table.
 
         ``announce``: tell every waiting player (start, resume), not only the new ones."""
         game = self.game

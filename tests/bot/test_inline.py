@@ -179,5 +179,3 @@ async def test_a_card_chosen_while_the_database_is_locked_is_played_once_it_is_f
         else:
             assert "not played" in text() and card not in text()
             assert service.game_info(game_id).version == version
-
-

@@ -255,8 +255,6 @@ async def test_a_card_costs_four_bot_api_calls_and_no_group_message(
     assert all(c["sendMessage"] <= 1 and not c["deleteMessage"] for c in costs)
 
 
-
-
 @pytest.mark.parametrize("how", ["tap", "typed"])
 async def test_a_database_locked_by_another_process_holds_no_move(
     fake: FakeTelegram, service: GameService, sqlite_url: str, how: str

@@ -113,6 +113,12 @@ def test_every_fresh_hand_is_in_the_outbox_not_only_the_first_to_act(
                         if n.kind in (Kind.NEW_HAND, Kind.YOUR_TURN)]
     assert sorted(n.user_id or 0 for n in year_two) == [1, 2, 3, 4]
     assert any(n.kind is Kind.NEW_HAND for n in year_two)
+    # A fresh hand replaces its player's turn of the year before, still owed here (nothing
+    # was delivered): one new message each, not two.
+    owed = service.pending_notifications(1000, game_id=game.id)
+    for note in year_two:
+        assert [n.id for n in owed if n.user_id == note.user_id and n.kind in (
+            Kind.YOUR_TURN, Kind.NEW_HAND)] == [note.id]
     # The first year's hands, delivered only now, would show the second year's: dropped.
     late = plan(hands, service.scene(game.id), clock.now(), "kolkhoz_bot")
     assert not late.steps and sorted(late.free) == sorted(n.id for n in hands)
