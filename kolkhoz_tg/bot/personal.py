@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from telegram import Update
-from telegram.ext import Application, ContextTypes, JobQueue
+from telegram.ext import Application, ContextTypes, Job, JobQueue
 
 from kolkhoz_tg.bot import chat_settings
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call, command, deps, is_group
@@ -185,12 +185,22 @@ def schedule_away_end(
     job_queue: JobQueue[Any], game_id: int, user_id: int, until: datetime, delay: timedelta
 ) -> None:
     """Give the seat back after ``delay`` unless the absence changed meanwhile (one job per
-    game and player: a new ``/away`` replaces it)."""
+    game and player: a new ``/away`` replaces it).
+
+    The job is kept under a fixed APScheduler id and replaced by id. PTB's name look-up
+    (``get_jobs_by_name``) cannot be used here: it reads every job of the scheduler as one
+    of PTB's own, and the deadline jobs (:mod:`kolkhoz_tg.scheduler`) share that scheduler
+    as plain APScheduler jobs, so the look-up fails as soon as one exists."""
     name = away_job_name(game_id, user_id)
-    for job in job_queue.get_jobs_by_name(name):
-        job.schedule_removal()
     job_queue.run_once(end_away, max(delay, timedelta(0)), name=name,
-                       data=(game_id, user_id, until.isoformat()))
+                       data=(game_id, user_id, until.isoformat()),
+                       job_kwargs={"id": name, "replace_existing": True})
+
+
+def away_job(job_queue: JobQueue[Any], game_id: int, user_id: int) -> Job[Any] | None:
+    """The job that ends the user's absence in the game, if one is scheduled."""
+    aps_job = job_queue.scheduler.get_job(away_job_name(game_id, user_id))
+    return None if aps_job is None else Job.from_aps_job(aps_job)
 
 
 async def end_away(context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -227,8 +237,14 @@ async def restore_away_ends(app: Application[Any, Any, Any, Any, Any, Any]) -> i
     count = 0
     for game_id, user_id, meta in await call(d.service.stood_in):
         until = meta.get(away_key(user_id))
-        if isinstance(until, str):
+        if not isinstance(until, str):
+            continue
+        try:
             when = datetime.fromisoformat(until)
             schedule_away_end(app.job_queue, game_id, user_id, when, when - now)
-            count += 1
+        except Exception:  # one bad entry must never keep the bot from starting
+            log.exception("game %s: could not schedule the end of user %s's absence",
+                          game_id, user_id)
+            continue
+        count += 1
     return count

@@ -4,10 +4,11 @@ application on the fake Telegram."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
+from kolkhoz_tg.bot.app import shutdown, startup
 from kolkhoz_tg.bot.context import DEPS_KEY
-from kolkhoz_tg.bot.personal import away_job_name, away_key, restore_away_ends
+from kolkhoz_tg.bot.personal import away_job, away_key, restore_away_ends
 from kolkhoz_tg.service import GameService, Kind
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
@@ -153,13 +154,15 @@ async def test_away_for_a_while_ends_by_itself(fake: FakeTelegram, service: Game
         info = service.game_info(game_id)
         assert info.seats[seat].standin and away_key(gleb.id) in info.meta
         assert app.job_queue is not None
-        jobs = app.job_queue.get_jobs_by_name(away_job_name(game_id, gleb.id))
-        assert len(jobs) == 1
+        job = away_job(app.job_queue, game_id, gleb.id)
+        assert job is not None
         # A restart forgets the job; the game's meta brings it back.
-        jobs[0].schedule_removal()
+        job.schedule_removal()
+        assert away_job(app.job_queue, game_id, gleb.id) is None
         assert await restore_away_ends(app) == 1
-        jobs = app.job_queue.get_jobs_by_name(away_job_name(game_id, gleb.id))
-        assert len(jobs) == 1
+        job = away_job(app.job_queue, game_id, gleb.id)
+        assert job is not None
+        jobs = [job]
         await jobs[0].run(app)  # the three days are over
         assert not service.game_info(game_id).seats[seat].standin
         board = fake.message(group, service.game_info(game_id).meta["board"])
@@ -168,6 +171,51 @@ async def test_away_for_a_while_ends_by_itself(fake: FakeTelegram, service: Game
         await gleb.send(None, "/away")
         await jobs[0].run(app)
         assert service.game_info(game_id).seats[seat].standin
+
+
+async def test_a_timed_absence_survives_restarts_with_the_deadline_jobs(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    """The real start-up, deadline scheduler included (its plain APScheduler jobs share PTB's
+    job queue): ``/away 3d`` is answered and its end scheduled, and every later start comes
+    back with the end scheduled again, once, instead of failing."""
+    users = [fake.user(4600 + i, n, language_code="en") for i, n in enumerate(NAMES)]
+    group = fake.create_group("Holidays", users)
+    # The service's clock ahead of the real one: no deadline job fires by itself meanwhile.
+    clock.set(datetime.now(UTC) + timedelta(days=365))
+    app = make_app(fake, service, schedule=True)
+    async with fake.running(app):
+        await startup(app)
+        game_id = await open_game(fake, users, group)
+        assert app.job_queue is not None
+        assert any(j.id == f"game:{game_id}:timeout" for j in app.job_queue.scheduler.get_jobs())
+        gleb = users[3]
+        await gleb.send(None, "/away 3d")
+        assert "It gives your seat back by itself in 3 days" in said(gleb)
+        first = away_job(app.job_queue, game_id, gleb.id)
+        assert first is not None
+        # A second /away 3d an hour later replaces the end, it does not add another.
+        clock.advance(timedelta(hours=1))
+        await gleb.send(None, "/back")
+        await gleb.send(None, "/away 3d")
+        ends = [j for j in app.job_queue.scheduler.get_jobs() if j.id.startswith(
+            f"game:{game_id}:away:")]
+        assert len(ends) == 1 and ends[0].args[1].data != first.data
+        await shutdown(app)
+    seat = service.game_info(game_id).seat_of(gleb.id)
+    assert seat is not None
+    for _restart in range(2):
+        again = make_app(fake, service, schedule=True)
+        async with fake.running(again):
+            await startup(again)
+            assert again.job_queue is not None
+            job = away_job(again.job_queue, game_id, gleb.id)
+            assert job is not None and job.data[0] == game_id  # type: ignore[index]
+            assert service.game_info(game_id).seats[seat].standin
+            if _restart == 1:
+                await job.run(again)  # the three days are over
+                assert not service.game_info(game_id).seats[seat].standin
+            await shutdown(again)
 
 
 async def test_away_without_a_game_or_with_nonsense(
