@@ -4,16 +4,35 @@ The engine says why it chose a move with a code (``engine.heuristic.Reason``) an
 search levels, figures (the move's mean value against the runner-up's); here they become a
 sentence in the reader's language. Nothing here decides anything: a reason the engine gains
 later reads as "the bot's choice" until it has words of its own.
+
+Given the seat's view (the one the advice was worked out on), a hint says more: a job is
+named as the assignment buttons name it (``J♠ → ♠ Grain``), and an assignment's reason is
+what the card does there, read from the view (the hours it adds and what is still missing,
+the job it completes and the rewards that brings, the plot cards a failure would put at
+risk) instead of the reason code's general words.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
 from babel.numbers import format_percent
 
+from engine import Action, ActionKind, Card
+from engine.rules import Reward
+from engine.views import JobView, View
 from kolkhoz_tg import texts
 from kolkhoz_tg.i18n import Translator
+
+#: The longest text a Telegram alert shows (characters): a hint must fit in it.
+HINT_LIMIT: Final = 200
+#: Two moves whose figures (in whole percent) differ by less than this are "little
+#: difference" apart: with the few playouts of a hint such a gap is noise.
+CLOSE_POINTS: Final = 3
+
+#: The reason codes an assignment's own effect, read from the view, explains better.
+_EFFECT_REASONS: Final = frozenset({"assign", "build_job", "complete_job", "drunk_shield"})
 
 
 def reason_words(tr: Translator, code: str) -> str:
@@ -47,27 +66,144 @@ def reason_words(tr: Translator, code: str) -> str:
     return words.get(code, _("the bot's choice"))
 
 
-def move_words(tr: Translator, action: str) -> str:
-    """The advised move, short: ``10♥``, ``10♥→♠``, ``♠`` (a trump), ``9♥⇄K♣``, no swap."""
+def move_words(tr: Translator, action: str, view: View | None = None) -> str:
+    """The advised move, short: ``10♥``, ``♠`` (a trump), ``9♥⇄K♣``, no swap; an
+    assignment ``10♥ → ♠ Grain`` with the job named as on its button (``10♥→♠`` without
+    the view, which knows the rules' names for the jobs)."""
+    a = Action.parse(action)
+    if view is not None and a.kind is ActionKind.ASSIGN:
+        assert a.card is not None and a.suit is not None
+        name = texts.job_name(tr, view.rules.theme.value, a.suit.letter)
+        return f"{texts.card(tr, str(a.card))} → {a.suit.symbol} {name}"
     short = texts.card_action(tr, action)
     return tr.gettext("no swap") if short == "—" else short
 
 
-def hint_line(tr: Translator, advice: dict[str, Any]) -> str:
-    """``💡 10♥: takes the trick for now — search: 62% vs 48% for J♥`` (what
-    :func:`kolkhoz_tg.botplay.advise` returned, in one line)."""
+def assign_effect(tr: Translator, view: View, action: str) -> list[str]:
+    """What an assignment does, read from the view: the reason first (the job it completes
+    or the hours it adds and what is still missing), then what else it brings (the rewards
+    it wins, the plot cards a failure would put at risk), most telling first. Empty for
+    any other action, and for a finished job (the reason code says it best)."""
     _ = tr.gettext
-    line = "💡 " + _("{move}: {why}", move=move_words(tr, advice["action"]),
-                    why=reason_words(tr, advice["reason"]))
+    a = Action.parse(action)
+    if a.kind is not ActionKind.ASSIGN or a.card is None or a.suit is None:
+        return []
+    job = view.job(a.suit)
+    worker = a.card
+    if job.complete:
+        return []
+    if worker == job.drunkard:
+        at_risk = _plot_workers(view, job)
+        if at_risk:
+            return [_("the Drunkard adds no hours, but if the job fails he goes north "
+                      "instead of your plot's {cards}", cards=_cards(tr, at_risk))]
+        return [_("the Drunkard adds no hours, but if the job fails he alone goes north")]
+    if job.hours >= job.threshold:
+        # An earlier card of this trick reached the threshold: it completes either way.
+        parts = [tr.ngettext("the trick completes the job anyway ({hours} of {n} hour)",
+                             "the trick completes the job anyway ({hours} of {n} hours)",
+                             job.threshold, hours=job.hours)]
+        return [*parts, *_reward_words(tr, job, worker)]
+    hours = _hours(tr, job, worker)
+    if job.completes(worker):
+        return [_("completes the job: {hours}", hours=hours), *_reward_words(tr, job, worker)]
+    missing = job.threshold - job.hours_after(worker)
+    parts = [tr.ngettext("{hours}, {n} more hour still needed",
+                         "{hours}, {n} more hours still needed", missing, hours=hours)]
+    at_risk = _plot_workers(view, job)
+    if at_risk:
+        parts.append(_("a failed job would put your plot's {cards} at risk",
+                       cards=_cards(tr, at_risk)))
+    return parts
+
+
+def chances_words(tr: Translator, advice: dict[str, Any], view: View | None = None) -> str:
+    """The search's figures in words: ``chance to win: 62%, against 48% for J♥``, or
+    ``little difference`` from the runner-up when the two are within :data:`CLOSE_POINTS`;
+    empty when there are none, or when the move's figure is 0% (a figure that says
+    nothing, and "0% vs 0%" even less)."""
+    _ = tr.gettext
     value = advice.get("value")
-    if value is not None:
-        mine = format_percent(value, locale=tr.locale)
-        other = advice.get("runner_up")
-        if other is not None and advice.get("runner_up_value") is not None:
-            line += " — " + _("search: {value} vs {other} for {move}", value=mine,
-                              other=format_percent(advice["runner_up_value"],
-                                                   locale=tr.locale),
-                              move=move_words(tr, other))
-        else:
-            line += " — " + _("search: {value}", value=mine)
-    return line
+    if value is None:
+        return ""
+    mine = round(value * 100)
+    if mine <= 0:
+        return ""
+    percent = _percent(tr, mine)
+    other, other_value = advice.get("runner_up"), advice.get("runner_up_value")
+    if other is None or other_value is None:
+        return _("chance to win: {value}", value=percent)
+    theirs = round(other_value * 100)
+    move = move_words(tr, other, view)
+    if abs(mine - theirs) < CLOSE_POINTS:
+        return _("chance to win: {value}, little difference from {move}", value=percent,
+                 move=move)
+    return _("chance to win: {value}, against {other} for {move}", value=percent,
+             other=_percent(tr, theirs), move=move)
+
+
+def hint_line(
+    tr: Translator, advice: dict[str, Any], view: View | dict[str, Any] | None = None
+) -> str:
+    """``💡 10♥: takes the trick for now — chance to win: 62%, against 48% for J♥`` (what
+    :func:`kolkhoz_tg.botplay.advise` returned, in one line of at most :data:`HINT_LIMIT`
+    characters). ``view``: the seat's view the advice was worked out on (its JSON or typed
+    form); with it, jobs are named as on the buttons and an assignment says what it does
+    there (``💡 J♠ → ♠ Grain: 22→33 of 40 hours, 7 more hours still needed``)."""
+    _ = tr.gettext
+    typed = View.from_dict(view) if isinstance(view, dict) else view
+    action = advice["action"]
+    effect: list[str] = []
+    if typed is not None and advice["reason"] in _EFFECT_REASONS:
+        effect = assign_effect(tr, typed, action)
+    chances = chances_words(tr, advice, typed)
+
+    def line(parts: list[str], move: Callable[[], str]) -> str:
+        why = "; ".join(parts) if parts else reason_words(tr, advice["reason"])
+        text = "💡 " + _("{move}: {why}", move=move(), why=why)
+        return text + " — " + chances if chances else text
+
+    # The richest line that fits an alert: the extras of the effect go first, then the
+    # job's name (never the reason or the figures).
+    named = [lambda: move_words(tr, action, typed), lambda: move_words(tr, action)]
+    for move in named:
+        for keep in range(len(effect), 0, -1) if effect else [0]:
+            text = line(effect[:keep], move)
+            if len(text) <= HINT_LIMIT:
+                return text
+    return line(effect[:1], named[-1])[:HINT_LIMIT]
+
+
+def _percent(tr: Translator, points: int) -> str:
+    return format_percent(points / 100, locale=tr.locale)
+
+
+def _cards(tr: Translator, cards: tuple[Card, ...] | list[Card]) -> str:
+    return " ".join(texts.card(tr, str(c)) for c in cards)
+
+
+def _hours(tr: Translator, job: JobView, worker: Card) -> str:
+    """``22→33 of 40 hours``: the job's hours before and after the card, of its threshold."""
+    return tr.ngettext("{before}→{after} of {n} hour", "{before}→{after} of {n} hours",
+                       job.threshold, before=job.hours, after=job.hours_after(worker))
+
+
+def _reward_words(tr: Translator, job: JobView, worker: Card) -> list[str]:
+    """What the Brigadier (the seat placing the card) wins when the job completes."""
+    won = job.rewards_won(worker)
+    if won:
+        return [tr.gettext("you take {cards}", cards=_cards(tr, won))]
+    if job.reward is Reward.STACK:
+        return [tr.gettext("its workers go to your plot as a stack")]
+    return []
+
+
+def _plot_workers(view: View, job: JobView) -> list[Card]:
+    """The workers of the job's suit in the reader's own plot, face-down or up, highest
+    first: what a requisition for this job would search for."""
+    me = view.me
+    if me is None:
+        return []
+    plot = (me.plot_hidden or ()) + me.plot_revealed
+    return sorted((c for c in plot if c.suit is job.suit and c.is_worker),
+                  key=lambda c: -c.rank)

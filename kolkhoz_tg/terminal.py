@@ -37,7 +37,41 @@ LOCAL_USER = 1  # the human at the keyboard
 HOST_USER = 0  # creates bots-only games without taking a seat
 DEFAULT_DB = "kolkhoz-play.sqlite3"
 DEFAULT_LEVEL = "strong"
-RULES_WORDS = ("rules", "правила")
+#: The exit code after Ctrl-C, as a shell gives a program stopped by SIGINT (128 + 2).
+INTERRUPTED = 130
+
+# Each key as a Latin (US) layout types it, and as the Russian (ЙЦУКЕН) layout types it.
+_LATIN_KEYS = "`qwertyuiop[]asdfghjkl;'zxcvbnm,./~QWERTYUIOP{}ASDFGHJKL:\"ZXCVBNM<>?"
+_RUSSIAN_KEYS = "ёйцукенгшщзхъфывапролджэячсмитьбю.ЁЙЦУКЕНГШЩЗХЪФЫВАПРОЛДЖЭЯЧСМИТЬБЮ,"
+_TO_RUSSIAN = str.maketrans(_LATIN_KEYS, _RUSSIAN_KEYS)
+# Back from the Russian layout: the letters only (its punctuation means what it is).
+_TO_LATIN = str.maketrans({r: lat for lat, r in zip(_LATIN_KEYS, _RUSSIAN_KEYS, strict=True)
+                           if r.isalpha()})
+
+
+def russian_layout(text: str) -> str:
+    """What the keys that type ``text`` in the Latin layout type in the Russian one
+    (``q`` → ``й``, ``help`` → ``рудз``)."""
+    return text.translate(_TO_RUSSIAN)
+
+
+def latin_layout(text: str) -> str:
+    """What the keys that type ``text``'s Russian letters type in the Latin layout
+    (``ЙЫ`` → ``QS``); anything else is left as it is."""
+    return text.translate(_TO_LATIN)
+
+
+def _words(latin: Iterable[str], other: Iterable[str] = ()) -> frozenset[str]:
+    """The (lower-case) words that answer one way: the Latin ones as typed in either layout
+    (a Russian keyboard types «й» for the ``q`` offered), and ``other`` as they are."""
+    return frozenset((*latin, *(russian_layout(w) for w in latin), *other))
+
+
+QUIT_WORDS = _words(("q", "quit", "exit"), ("в", "выход"))
+HELP_WORDS = _words(("?", "h", "help"), ("помощь",))
+RULES_WORDS = _words(("rules",), ("правила",))
+YES_WORDS = _words(("y", "yes"), ("", "д", "да"))
+NO_WORDS = _words(("n", "no"), ("н", "нет"))
 
 InputFn = Callable[[str], str]
 OutputFn = Callable[[str], None]
@@ -106,7 +140,16 @@ def run(
     input_fn: InputFn = input,
     output: OutputFn = print,
 ) -> int:
-    """Play (or watch) a game; returns the process exit code."""
+    """Play (or watch) a game; returns the process exit code: 130 after Ctrl-C, which
+    stops it with a line that says what was kept (no traceback)."""
+    try:
+        return _run(args, input_fn, output)
+    except KeyboardInterrupt:
+        output("")  # before a language was chosen: nothing to keep, nothing to say
+        return INTERRUPTED
+
+
+def _run(args: argparse.Namespace, input_fn: InputFn, output: OutputFn) -> int:
     from kolkhoz_tg import texts
     from kolkhoz_tg.service import ServiceError, open_service
 
@@ -128,8 +171,35 @@ def run(
     except ServiceError as e:
         output(texts.error_text(tr, e.code))
         return 2
+    except KeyboardInterrupt:
+        # At a prompt or while the bots think: a move's transaction is undone whole, so the
+        # game stays as it was before it. "^C" is on the line: the news goes under it.
+        output("")
+        output(_stopped_text(service, tr, args))
+        return INTERRUPTED
     finally:
         service.db.dispose()
+
+
+def _stopped_text(service: GameService, tr: Translator, args: argparse.Namespace) -> str:
+    """What is kept after Ctrl-C: the running game, or (bots only, or before the first deal
+    was done) nothing."""
+    running = args.humans != 0 and any(
+        g.status == "active" for g in service.games_of_user(LOCAL_USER))
+    if running:
+        return tr.gettext("Game saved. Run {command} again to continue.",
+                          command=again_command(args))
+    return tr.gettext("Stopped: nothing was saved.")
+
+
+def _clear_lobby(service: GameService, by_user: int) -> None:
+    """Abort the terminal's game that was created but never dealt (its start was stopped
+    by Ctrl-C or a kill): one open game at a time fits at the table, so it would keep a new
+    one out. The terminal leaves no game in the lobby on purpose."""
+    for game in service.games_in_chat(LOCAL_CHAT):
+        if game.status == "lobby":
+            result = service.abort(game.id, by_user, force=True)
+            service.mark_delivered(n.id for n in result.notifications)
 
 
 def _saved_language(db_path: Path) -> str | None:
@@ -169,6 +239,7 @@ def _bots_only(
     from kolkhoz_tg.service import Kind
 
     service.ensure_user(HOST_USER, tr.gettext("Host"))
+    _clear_lobby(service, HOST_USER)
     game = service.create_game(LOCAL_CHAT, HOST_USER, preset=args.preset,
                                players=args.players, seed=args.seed, join=False)
     result = service.start(game.id, HOST_USER, fill_with_bots=True)
@@ -201,14 +272,21 @@ def _play(
     if not args.new:
         running = [g for g in service.games_of_user(LOCAL_USER) if g.status == "active"]
         if running:
+            # «н» is the Russian prompt's "no" ([Д/н]) but the key of the English one's "y"
+            # ([Y/n]) in the Russian layout: the prompt's own letters win.
+            yes, no = ((YES_WORDS - NO_WORDS, NO_WORDS) if tr.locale == "ru"
+                       else (YES_WORDS, NO_WORDS - YES_WORDS))
             while True:
                 answer = _read(input_fn, _("Continue your unfinished game? [Y/n]: "))
                 if answer is None:
+                    output("")  # Ctrl-D leaves the cursor on the prompt's line
+                    output(_("Game saved. Run {command} again to continue.",
+                             command=again_command(args)))
                     return 0
                 word = answer.strip().lower()
-                if word in ("", "y", "yes", "д", "да"):
+                if word in yes:
                     game_id = running[0].id
-                elif word in ("n", "no", "н", "нет"):
+                elif word in no:
                     service.abort(running[0].id, LOCAL_USER, force=True)
                 else:
                     continue
@@ -216,6 +294,7 @@ def _play(
     # Whatever happened while away (or in an earlier session) is not news any more.
     service.mark_delivered(n.id for n in service.pending_notifications(10_000))
     if game_id is None:
+        _clear_lobby(service, LOCAL_USER)
         # A local game has no clock running (nobody sweeps it): the longest time limit, and
         # the deadline is not shown.
         game = service.create_game(LOCAL_CHAT, LOCAL_USER, creator_name=name,
@@ -248,7 +327,9 @@ def _play(
             answer = _read(input_fn, _("Your choice (number or card; help, rules; q to stop, "
                                        "resume later): "))
             word = "" if answer is None else answer.strip()
-            if answer is None or word.lower() in ("q", "quit", "exit", "в", "выход"):
+            if answer is None or word.lower() in QUIT_WORDS:
+                if answer is None:
+                    output("")  # Ctrl-D leaves the cursor on the prompt's line
                 output(_("Game saved. Run {command} again to continue.",
                          command=again_command(args)))
                 return 0
@@ -257,7 +338,7 @@ def _play(
             if word.lower() in RULES_WORDS:
                 show_long(rules_text(tr), output)
                 break  # the board again: the rules have scrolled it away
-            if word.lower() in ("?", "h", "help", "помощь"):
+            if word.lower() in HELP_WORDS:
                 output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
                          "for the Brigadier a card and a suit, like 10H S. Cards in brackets "
                          "cannot be played now. rules shows the rules of the game; q stops "
@@ -309,9 +390,10 @@ def rules_text(tr: Translator, width: int | None = None) -> str:
 
 
 def _read(input_fn: InputFn, prompt: str) -> str | None:
+    """The answer; None at the end of the input (Ctrl-D). Ctrl-C goes up to :func:`run`."""
     try:
         return input_fn(prompt)
-    except (EOFError, KeyboardInterrupt):
+    except EOFError:
         return None
 
 
@@ -351,8 +433,17 @@ def parse_action(answer: str, legal: list[str]) -> str | None:
     """The action meant by what was typed, legal or not (an illegal one is refused with its
     reason by the service): a number from the list of ``legal`` actions, an action text
     (``play:10H``), a card (``10H``, ``10ч``, ``Вп``), a card and a suit for the brigadier
-    (``10H S``), a suit for trump, ``pass`` or two cards for the swap. The kind of action is
-    the one ``legal`` asks for. None if the text means no action of that kind."""
+    (``10H S``), a suit for trump, ``pass`` or two cards for the swap; Latin letters typed
+    in the Russian layout too (``10Р`` for ``10H``, ``ЙЫ`` for ``QS``: no card written with
+    Russian letters reads both ways). The kind of action is the one ``legal`` asks for. None
+    if the text means no action of that kind."""
+    action = _parse_action(answer, legal)
+    if action is None and (latin := latin_layout(answer)) != answer:
+        action = _parse_action(latin, legal)
+    return action
+
+
+def _parse_action(answer: str, legal: list[str]) -> str | None:
     text = answer.strip()
     if not text:
         return None

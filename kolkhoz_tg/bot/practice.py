@@ -268,7 +268,7 @@ async def hint_tap(
         log.exception("game %s: no hint could be worked out", game_id)
         await answer_quietly(query, tr.gettext("That is not possible now."), show_alert=True)
         return
-    await answer_quietly(query, hint_line(tr, advice)[:200], show_alert=True)
+    await answer_quietly(query, hint_line(tr, advice, turn.view)[:200], show_alert=True)
 
 
 def _hint_refusal(tr: Translator, error: ServiceError) -> str:

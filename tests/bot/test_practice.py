@@ -12,10 +12,12 @@ import threading
 import pytest
 
 from engine import Action
+from engine.views import View
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.app import startup
 from kolkhoz_tg.bot.callbacks import view_button
 from kolkhoz_tg.bot.thinking import THINKER_KEY, Thinker
+from kolkhoz_tg.hints import move_words
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
@@ -39,12 +41,16 @@ def cards_messages(user: FakeUser) -> list[StoredMessage]:
 
 def hint_names_a_legal_move(service: GameService, game_id: int, user: FakeUser,
                             text: str, lang: str = "en") -> None:
-    """The hint's line opens with the move, in the short form of the legal moves."""
+    """The hint's line opens with the move, in the short form of the legal moves (an
+    assignment with its job named as on the buttons when the hint has the view)."""
     assert text.startswith("💡 "), text
     move = text.removeprefix("💡 ").split(": ", 1)[0]
     tr = translator(lang)
-    legal = service.seat_view(game_id, user.id).legal
+    seat_view = service.seat_view(game_id, user.id)
+    legal = seat_view.legal
+    typed = View.from_dict(seat_view.view)
     shorts = {texts.card_action(tr, a) for a in legal} | {tr.gettext("no swap")}
+    shorts |= {move_words(tr, a, typed) for a in legal}
     assert move in shorts, (move, legal)
 
 
@@ -153,7 +159,9 @@ async def test_strong_bots_hint_with_the_search_figures_and_starting_anew(
         assert answer is not None and answer.text is not None
         hint_names_a_legal_move(service, game.id, boris, answer.text)
         if len(service.seat_view(game.id, boris.id).legal) > 1:
-            assert "search:" in answer.text and "%" in answer.text, answer.text
+            # The figure says what it is (not a bare "search: 35% vs 33%").
+            assert "chance to win: " in answer.text and "%" in answer.text, answer.text
+            assert "search" not in answer.text and " vs " not in answer.text, answer.text
         await boris.tap(msg, action_buttons(msg)[0])
         await fake.wait_idle()
         assert service.game_info(game.id).deadline is None
