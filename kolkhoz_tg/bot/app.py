@@ -241,13 +241,16 @@ def build_application(
     0 for a thread; ``bot_iterations`` fixes the playouts of a decision, for tests: see
     :mod:`kolkhoz_tg.bot.thinking`)."""
     settings = settings or service.settings
-    builder = builder.rate_limiter(RetryingLimiter(throttle=rate_limiter, delays=retry_delays))
+    limiter = RetryingLimiter(throttle=rate_limiter, delays=retry_delays)
+    builder = builder.rate_limiter(limiter)
     # Updates are handled concurrently: a tap in one chat never waits for the Bot API calls
     # of another chat's move. Games keep their order on their own (versions in the service,
     # one delivery at a time per game in the deliverer).
     builder = builder.concurrent_updates(CONCURRENT_UPDATES)
     app = builder.post_init(startup).post_stop(stopped).post_shutdown(shutdown).build()
     deliverer = Deliverer(app.bot, service, lambda: app.bot.username)
+    deliverer.pace = limiter.pace
+    limiter.on_change = deliverer.shown.forget
 
     def spawn(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         # The application's tasks are awaited when it stops (and by a test's idle wait).

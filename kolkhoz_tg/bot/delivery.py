@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import socket
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -38,13 +39,15 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any, TypeVar
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
+from telegram.ext import ExtBot
 
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import plan as planning
 from kolkhoz_tg.bot import render
+from kolkhoz_tg.bot.pace import BOARD, GroupPace
 from kolkhoz_tg.bot.plan import (
     BOARD_KEY,
     BOARD_STYLE_KEY,
@@ -61,6 +64,7 @@ from kolkhoz_tg.bot.plan import (
     live_key,
     pm_key,
 )
+from kolkhoz_tg.bot.retry import PREPAID
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.picture import cached_board_png
 from kolkhoz_tg.service import (
@@ -177,6 +181,74 @@ class _Outcome:
     moved: list[GroupPost] = field(default_factory=list)
 
 
+@dataclass
+class _PendingBoard:
+    """A board edit waiting for its slot: the game as last delivered, the board step made
+    from it, and the notifications of every board it replaced."""
+
+    scene: Scene
+    step: Board
+    notes: list[Notification]
+
+
+class ShownCache:
+    """What this process last made a message say (text and buttons), so that an edit that
+    would change nothing is skipped. Bounded: the oldest entries go first."""
+
+    LIMIT = 20_000
+
+    def __init__(self) -> None:
+        self._said: OrderedDict[tuple[int, int], int] = OrderedDict()
+
+    @staticmethod
+    def _digest(text: str, keyboard: render.Keyboard) -> int:
+        return hash((text, tuple(tuple(row) for row in keyboard)))
+
+    def same(self, chat_id: int, message_id: int, text: str,
+             keyboard: render.Keyboard) -> bool:
+        return self._said.get((chat_id, message_id)) == self._digest(text, keyboard)
+
+    def put(self, chat_id: int, message_id: int, text: str,
+            keyboard: render.Keyboard) -> None:
+        key = (chat_id, message_id)
+        self._said[key] = self._digest(text, keyboard)
+        self._said.move_to_end(key)
+        if len(self._said) > self.LIMIT:
+            self._said.popitem(last=False)
+
+    def forget(self, chat_id: int, message_id: int) -> None:
+        self._said.pop((chat_id, message_id), None)
+
+
+def in_order(steps: list[Step], acting: Acting | None) -> list[Step]:
+    """The steps in the order they should go out: the message of the player who tapped
+    first (their answer is what they wait for), then the other private messages (no group
+    budget to wait for), then what goes to the group. Each chat keeps its own order."""
+    def rank(step: Step) -> int:
+        if isinstance(step, Private) and acting is not None and step.user_id == acting.user_id:
+            return 0
+        return 1 if isinstance(step, Private | PrivateNote) else 2
+    return sorted(steps, key=rank)
+
+
+def _deferred_board(steps: Plan) -> Board | None:
+    """The plan's board edit, when it can wait for the group's budget apart from the rest:
+    a plain edit (not a board sent anew or pinned) whose notifications no other step
+    shows (a year's summary or the final table goes out with its board, in order)."""
+    boards = [s for s in steps.steps if isinstance(s, Board)]
+    if len(boards) != 1:
+        return None
+    board = boards[0]
+    if board.resend or board.pin or board.message_id is None:
+        return None
+    others = {n for s in steps.steps if s is not board for n in s.notes}
+    if others & set(board.notes):
+        return None
+    if any(isinstance(s, GroupPost) for s in steps.steps):
+        return None  # a post in the group comes after the board it speaks of
+    return board
+
+
 class _Claims:
     """The outbox claims one game's delivery holds, and until when (as far as this process
     knows: the lease it last took, counted from before it took it). :meth:`keep` renews them
@@ -242,7 +314,7 @@ class Deliverer:
 
     def __init__(
         self,
-        bot: Bot,
+        bot: ExtBot[Any],
         service: GameService,
         bot_username: Callable[[], str],
     ) -> None:
@@ -270,6 +342,17 @@ class Deliverer:
         #: Settles that met a busy SQLite and are being made again in the background, per
         #: game (None: notifications of no game): the game's next delivery waits for it.
         self._settling: dict[int | None, asyncio.Task[None]] = {}
+        #: The groups' budgets, spent by urgency (set by the application when it keeps to
+        #: Telegram's pace; None: every call goes at once, as in most tests).
+        self.pace: GroupPace | None = None
+        #: Board edits waiting for a slot of their group's budget, per game: the newest
+        #: board and every notification it shows (see :meth:`paint_board`).
+        self._boards: dict[int, _PendingBoard] = {}
+        self._painters: dict[int, asyncio.Task[None]] = {}
+        #: What each message this process last showed says, per (chat, message): an edit
+        #: that would change nothing is not made (Telegram refuses it, and it costs a slot
+        #: of the group's budget all the same).
+        self.shown: ShownCache = ShownCache()
 
     # ------------------------------------------------------------------ plumbing
 
@@ -350,6 +433,14 @@ class Deliverer:
                 # player, one process: what this process stored last is the newest.)
                 scene.game.meta.update(self._settled.get(game_id, {}))
             steps = planning.plan(notes, scene, self.now(), self._username(), acting)
+            steps.steps = in_order(steps.steps, acting)
+            deferred = _deferred_board(steps)
+            if deferred is not None:
+                steps.steps.remove(deferred)
+                held = set(deferred.notes)
+                self._queue_board(game_id, scene, deferred,
+                                  [n for n in notes if n.id in held])
+                claims.ids -= held
             every = self.heartbeat
             if every is None:
                 every = self.service.outbox_lease.total_seconds() / 3
@@ -363,6 +454,8 @@ class Deliverer:
                         await beat
             await self._settle(game_id, outcome)
         await self._after(game_id, outcome, notes)
+        if deferred is not None:
+            await self._start_painter(game_id)
 
     async def show_private(self, scene: Scene, acting: Acting) -> None:
         """Edit the message a player tapped to show the game as it is now (their tap
@@ -377,6 +470,73 @@ class Deliverer:
             outcome = await self._carry_out(scene, Plan(scene.game.id, [step]))
             await self._settle(scene.game.id, outcome)
         await self._after(scene.game.id, outcome)
+
+    # ------------------------------------------------------------------ the board's pace
+
+    def _queue_board(
+        self, game_id: int, scene: Scene, step: Board, notes: list[Notification]
+    ) -> None:
+        """Keep ``step`` as the game's next board edit: it replaces an older one still
+        waiting (whose notifications it shows too)."""
+        pending = self._boards.get(game_id)
+        if pending is not None and pending.scene.game.version > scene.game.version:
+            pending.notes.extend(notes)  # a newer board waits already: it shows these too
+            return
+        older = pending.notes if pending is not None else []
+        self._boards[game_id] = _PendingBoard(scene, step, [*older, *notes])
+
+    async def _start_painter(self, game_id: int) -> None:
+        """Edit the board now when the group's budget has room (or is not kept), else in
+        the background once it has: whatever newer board is queued by then goes instead."""
+        if game_id in self._painters:
+            return
+        pending = self._boards.get(game_id)
+        if pending is None:
+            return
+        if self.pace is None or self.pace.board_wait(pending.step.chat_id) <= 0:
+            await self.paint_board(game_id)
+            return
+        task = self.spawn(self.paint_board(game_id))
+        self._painters[game_id] = task
+        task.add_done_callback(lambda _t: self._painters.pop(game_id, None))
+
+    async def paint_board(self, game_id: int) -> None:
+        """Edit the game's board with the newest board queued for it, once a slot of its
+        group's budget is free (taken *before* the board to show is chosen, so the group
+        sees the newest state); then settle the notifications it shows. Loops while newer
+        boards arrive meanwhile."""
+        while (pending := self._boards.get(game_id)) is not None:
+            if self.pace is not None and not self._unchanged(game_id, pending.step):
+                await self.pace.slot(pending.step.chat_id, BOARD)
+            pending = self._boards.pop(game_id, None)
+            if pending is None:
+                return
+            async with self._locks[game_id]:
+                await self._settled_first(game_id)
+                step = pending.step
+                newest = self._settled.get(game_id, {}).get(BOARD_KEY)
+                if newest and newest != step.message_id:
+                    # The board was sent anew meanwhile (/board): edit that one.
+                    step = dataclasses.replace(step, message_id=int(newest))
+                claims = _Claims(self, self.owner, pending.notes)
+                plan = Plan(game_id, [step])
+                outcome = await self._carry_out(pending.scene, plan, claims,
+                                                 prepaid=self.pace is not None)
+                await self._settle(game_id, outcome)
+            await self._after(game_id, outcome, pending.notes)
+
+    async def boards_painted(self) -> None:
+        """Wait until no board edit is waiting for its group's budget (a drain, a clean
+        shutdown)."""
+        while self._painters:
+            await asyncio.gather(*self._painters.values(), return_exceptions=True)
+
+    def _unchanged(self, game_id: int, step: Board) -> bool:
+        """Whether the board message already shows ``step`` (nothing to edit)."""
+        if step.message_id is None or step.resend or step.photo:
+            return False
+        newest = self._settled.get(game_id, {}).get(BOARD_KEY, step.message_id)
+        return self.shown.same(step.chat_id, int(newest), step.text, step.keyboard)
 
     async def refresh_board(
         self, game_id: int, resend: bool = False, pin: bool = False
@@ -475,8 +635,11 @@ class Deliverer:
     # ------------------------------------------------------------------ the steps
 
     async def _carry_out(
-        self, scene: Scene, steps: Plan, claims: _Claims | None = None
+        self, scene: Scene, steps: Plan, claims: _Claims | None = None, *,
+        prepaid: bool = False,
     ) -> _Outcome:
+        """Carry the steps out in order (``prepaid``: a board edit's slot of the group's
+        budget is taken already)."""
         out = _Outcome(delivered=list(steps.free))
         game = scene.game
         if game.topic_id is not None and game.meta.get(TOPIC_LOST_KEY) == game.topic_id:
@@ -514,7 +677,7 @@ class Deliverer:
                 out.not_before = max(out.not_before or until, until)
                 continue
             try:
-                await self._step(scene, step, out)
+                await self._step(scene, step, out, prepaid=prepaid)
             except _TopicGone as e:
                 log.info("game %s: the forum topic %s of chat %s is gone", scene.game.id,
                          e.topic_id, e.chat_id)
@@ -605,9 +768,11 @@ class Deliverer:
             await asyncio.shield(pending)
         return True
 
-    async def _step(self, scene: Scene, step: Step, out: _Outcome) -> None:
+    async def _step(
+        self, scene: Scene, step: Step, out: _Outcome, *, prepaid: bool = False
+    ) -> None:
         if isinstance(step, Board):
-            await self._board(scene, step, out)
+            await self._board(scene, step, out, prepaid=prepaid)
         elif isinstance(step, GroupPost):
             await self._post(step, out)
         elif isinstance(step, Private):
@@ -716,31 +881,29 @@ class Deliverer:
         elif moved:
             await self.refresh_board(game_id, resend=True)
 
-    async def _board(self, scene: Scene, step: Board, out: _Outcome) -> None:
+    async def _board(
+        self, scene: Scene, step: Board, out: _Outcome, *, prepaid: bool = False
+    ) -> None:
         board_id = step.message_id
+        if board_id and not step.resend and not step.photo and self.shown.same(
+                step.chat_id, board_id, step.text, step.keyboard):
+            return  # it says that already: an edit would change nothing
         picture = await self._picture(scene) if step.photo else None
+        new_id: int | None = None
         if board_id and not step.resend:
-            try:
-                if picture is not None:
-                    await self._guard(step.chat_id, self.bot.edit_message_media(
-                        InputMediaPhoto(picture, caption=step.text), chat_id=step.chat_id,
-                        message_id=board_id, reply_markup=markup(step.keyboard)))
-                else:
-                    await self._guard(step.chat_id, self.bot.edit_message_text(
-                        step.text, chat_id=step.chat_id, message_id=board_id,
-                        reply_markup=markup(step.keyboard)))
-                new_id: int | None = board_id
-            except BadRequest as e:
-                if not is_not_modified(e) and not _gone(e):
-                    raise
-                new_id = board_id if is_not_modified(e) else None
-            except Forbidden:
-                # Not in the group any more: the board waits for the bot's return (the
-                # my_chat_member update pauses the game meanwhile).
-                log.info("the bot is no longer in chat %s", step.chat_id)
-                return
-        else:
-            new_id = None
+            new_id = await self._edit_board(scene, step, board_id, picture, prepaid)
+            if new_id is None and not out.meta.get(BOARD_KEY):
+                # The message is gone. If the board was sent anew meanwhile (/board, another
+                # delivery), that one is edited: a third board must never appear while the
+                # pinned one stays behind.
+                current = await self._current_board(scene.game.id)
+                if current and current != board_id:
+                    new_id = await self._edit_board(scene, step, current, picture, False)
+                    if new_id is not None:
+                        out.meta[BOARD_KEY] = new_id
+                        return
+            elif new_id == -1:
+                return  # the bot is not in the group any more
         if new_id is None:
             if picture is not None:
                 new_id = await self._send_group_photo(step.chat_id, picture, step.text,
@@ -752,12 +915,60 @@ class Deliverer:
                 return
             out.meta[BOARD_KEY] = new_id
             out.meta[BOARD_STYLE_KEY] = "picture" if picture is not None else "text"
+            if picture is None:
+                self.shown.put(step.chat_id, new_id, step.text, step.keyboard)
             if board_id and step.resend:
                 with contextlib.suppress(TelegramError):
                     await self.bot.delete_message(step.chat_id, board_id)
         if step.pin:
             with contextlib.suppress(TelegramError):
                 await self.bot.pin_chat_message(step.chat_id, new_id, disable_notification=True)
+
+    async def _edit_board(
+        self, scene: Scene, step: Board, board_id: int, picture: bytes | None, prepaid: bool
+    ) -> int | None:
+        """Edit the board message ``board_id``: its id when it now shows ``step``, None when
+        the message is gone, -1 when the bot is no longer in the group."""
+        pace = PREPAID if prepaid else None
+        try:
+            if picture is not None:
+                await self._guard(step.chat_id, self.bot.edit_message_media(
+                    InputMediaPhoto(picture, caption=step.text), chat_id=step.chat_id,
+                    message_id=board_id, reply_markup=markup(step.keyboard),
+                    rate_limit_args=pace))
+            else:
+                await self._guard(step.chat_id, self.bot.edit_message_text(
+                    step.text, chat_id=step.chat_id, message_id=board_id,
+                    reply_markup=markup(step.keyboard), rate_limit_args=pace))
+        except BadRequest as e:
+            if is_not_modified(e):
+                pass
+            elif _gone(e):
+                self.shown.forget(step.chat_id, board_id)
+                return None
+            else:
+                raise
+        except Forbidden:
+            # Not in the group any more: the board waits for the bot's return (the
+            # my_chat_member update pauses the game meanwhile).
+            log.info("the bot is no longer in chat %s", step.chat_id)
+            return -1
+        if picture is None:
+            self.shown.put(step.chat_id, board_id, step.text, step.keyboard)
+        return board_id
+
+    async def _current_board(self, game_id: int) -> int | None:
+        """The game's board message as stored now (this process's newest, else the
+        database's)."""
+        known = self._settled.get(game_id, {}).get(BOARD_KEY)
+        if known:
+            return int(known)
+        try:
+            info = await self.call(self.service.game_info, game_id)
+        except ServiceError:
+            return None
+        stored = info.meta.get(BOARD_KEY)
+        return int(stored) if stored else None
 
     async def _picture(self, scene: Scene) -> bytes:
         """The board of ``scene`` as a PNG, drawn in the one picture thread (remembered per
@@ -780,11 +991,18 @@ class Deliverer:
 
     async def _private(self, step: Private, out: _Outcome) -> None:
         user = step.user_id
+        if step.edit is not None and self.shown.same(
+                user, step.edit, step.text, step.keyboard):
+            out.meta[pm_key(user)] = step.edit
+            out.meta[live_key(user)] = step.live
+            out.shown.add(user)
+            return
         if step.edit is not None:
             try:
                 await self._guard(user, self.bot.edit_message_text(
                     step.text, chat_id=user, message_id=step.edit,
                     reply_markup=markup(step.keyboard)))
+                self.shown.put(user, step.edit, step.text, step.keyboard)
                 out.meta[pm_key(user)] = step.edit
                 out.meta[live_key(user)] = step.live
                 out.shown.add(user)
@@ -805,6 +1023,7 @@ class Deliverer:
             if step.mention is not None:
                 await self._post(step.mention, out)
             return
+        self.shown.put(user, sent, step.text, step.keyboard)
         out.meta[pm_key(user)] = sent
         out.meta[live_key(user)] = step.live
         out.shown.add(user)
@@ -985,4 +1204,5 @@ class Relay:
         """Deliver until nothing is due now (tests, and a clean shutdown)."""
         for _ in range(rounds):
             if not await self.tick(wait=True):
-                return
+                break
+        await self.deliverer.boards_painted()

@@ -26,6 +26,7 @@ twice:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Sequence
@@ -34,6 +35,8 @@ from typing import Any
 import httpx
 from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import AIORateLimiter, BaseRateLimiter
+
+from kolkhoz_tg.bot.pace import BOARD, URGENT, GroupPace
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,25 @@ IDEMPOTENT = frozenset({
 ANSWERS_KEPT = 10_000
 #: Pauses before the 1st, 2nd, … retry, in seconds.
 DELAYS = (0.5, 1.5, 4.0)
+
+
+#: ``rate_limit_args`` of a call to a group whose slot of the group's budget was taken
+#: already (:meth:`GroupPace.slot`); :data:`~kolkhoz_tg.bot.pace.BOARD`: an edit of the
+#: board, served after anything more urgent; None: urgent.
+PREPAID = -1
+#: Calls that spend a group's budget: what posts or edits a message there.
+_SPENDING = ("send", "edit", "copyMessage", "forwardMessage")
+
+
+def _group_of(endpoint: str, data: dict[str, Any]) -> int | None:
+    """The group a call spends the budget of, if any."""
+    if not endpoint.startswith(_SPENDING) or endpoint == "sendChatAction":
+        return None
+    try:
+        chat_id = int(data.get("chat_id"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return chat_id if chat_id < 0 else None
 
 
 #: httpx errors raised before a request was sent: the connection was never made.
@@ -102,8 +124,15 @@ class RetryingLimiter(BaseRateLimiter[int]):
     Telegram's pace with PTB's :class:`AIORateLimiter` (off in tests)."""
 
     def __init__(self, throttle: bool = True, delays: Sequence[float] = DELAYS) -> None:
-        # max_retries=0: a 429 is raised at once (see the module docstring).
-        self._inner = AIORateLimiter(max_retries=0) if throttle else None
+        # max_retries=0: a 429 is raised at once (see the module docstring). Each group's
+        # budget is kept by GroupPace, by urgency (group_max_rate=0: not by PTB's limiter).
+        self._inner = AIORateLimiter(max_retries=0, group_max_rate=0) if throttle else None
+        #: The groups' budgets (None: not throttled, as in most tests).
+        self.pace: GroupPace | None = GroupPace() if throttle else None
+        #: Told of every edit or deletion of a message, (chat id, message id), before it is
+        #: made: whoever remembers what a message says forgets it (an edit made elsewhere
+        #: must not be taken for one that changes nothing).
+        self.on_change: Callable[[int, int], None] | None = None
         if throttle:
             logging.getLogger("telegram.ext.AIORateLimiter").addFilter(_FLOOD_FILTER)
         self.delays = tuple(delays)
@@ -136,11 +165,18 @@ class RetryingLimiter(BaseRateLimiter[int]):
     ) -> JSON:
         if endpoint == "answerCallbackQuery":
             self._note_answer(str(data.get("callback_query_id")))
+        group = _group_of(endpoint, data) if self.pace is not None else None
+        if self.on_change is not None and endpoint.startswith(("edit", "delete")):
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                self.on_change(int(data["chat_id"]), int(data["message_id"]))
         for attempt in range(len(self.delays) + 1):
             try:
+                if group is not None and self.pace is not None and not (
+                        rate_limit_args == PREPAID and attempt == 0):
+                    await self.pace.slot(group, BOARD if rate_limit_args == BOARD else URGENT)
                 if self._inner is not None:
                     return await self._inner.process_request(
-                        callback, args, kwargs, endpoint, data, rate_limit_args)
+                        callback, args, kwargs, endpoint, data, None)
                 return await callback(*args, **kwargs)
             except BadRequest:
                 raise

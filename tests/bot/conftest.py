@@ -7,6 +7,7 @@ from typing import Any
 from telegram.ext import Application
 
 from kolkhoz_tg.bot.app import build_application
+from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.service import GameService
 from tests.faketg import FakeTelegram, inprocess_builder
 from tests.faketg.fixtures import fake, fake_server, no_real_telegram  # noqa: F401
@@ -27,3 +28,13 @@ def make_app(
         retry_delays=(0.0, 0.0, 0.0), bot_workers=bot_workers,
         bot_iterations=bot_iterations,
     )
+
+
+def quick_pace(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Keep the groups' budget (kolkhoz_tg.bot.pace) but refill it in a few milliseconds: for
+    tests of flood control that play on, where Telegram's real pace (a slot every 4 s once
+    a group's burst is spent) would only make them slow. tests/bot/test_pace.py tests the
+    pace itself."""
+    pace = app.bot_data[DEPS_KEY].deliverer.pace
+    assert pace is not None
+    pace.interval = 0.005

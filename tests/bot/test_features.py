@@ -12,7 +12,7 @@ from kolkhoz_tg.bot.app import DEPS_KEY, startup
 from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
-from tests.bot.conftest import make_app
+from tests.bot.conftest import make_app, quick_pace
 from tests.bot.driver import (
     NAMES,
     LeakScanner,
@@ -213,19 +213,20 @@ async def test_inline_mode_offers_the_players_moves(
         assert not scanner.leaks
 
 
-async def test_blocked_player_is_mentioned_in_the_group_and_floods_are_survived(
+async def test_floods_are_survived(
     fake: FakeTelegram, service: GameService, clock: FakeClock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     users = players(fake, base=1500)
     group = fake.create_group("Blocked", users)
     app = make_app(fake, service, rate_limiter=True)
+    quick_pace(app)
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
         # Telegram says "retry after" twice. The rate limiter does not hold every call of
         # the process for it: the game's messages wait for that chat's wait to be over,
         # and the outbox relay sends them then.
-        fake.flood("editMessageText", times=2, retry_after=1)
+        fake.flood("editMessageText", times=2, retry_after=1, groups_only=True)
         version = service.game_info(game_id).version
         assert await tap_any_action(users)
         assert all(c.error_code == 429 for c in fake.calls("editMessageText", ok=False))
@@ -238,6 +239,15 @@ async def test_blocked_player_is_mentioned_in_the_group_and_floods_are_survived(
         assert service.outbox_backlog() == 0 and board.edits
         assert service.game_info(game_id).version > version
         assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_blocked_player_is_mentioned_in_the_group(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=1520)
+    group = fake.create_group("Blocked", users)
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
         # A player blocks the bot; when their turn comes, the group gets one mention.
         target = next(u for u in users if not service.seat_view(game_id, u.id).to_act)
         await target.block_bot()
@@ -272,9 +282,10 @@ async def test_one_chats_flood_control_holds_no_other_chat(
     users = players(fake, base=1550)
     groups = [fake.create_group(name, users) for name in ("Flooded", "Calm")]
     app = make_app(fake, service, rate_limiter=True)
+    quick_pace(app)
     async with fake.running(app):
         flooded, calm = [await open_game(fake, users, group) for group in groups]
-        fake.flood("editMessageText", times=1, retry_after=60)
+        fake.flood("editMessageText", times=1, retry_after=60, groups_only=True)
         await asyncio.wait_for(_tap_in(fake, users, flooded), 20)
         (refused,) = fake.calls("editMessageText", ok=False)
         assert refused.error_code == 429

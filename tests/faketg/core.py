@@ -653,9 +653,12 @@ class FakeTelegram:
         return new
 
     # ------------------------------------------------------------------ flood switch
-    def flood(self, method: str, times: int = 1, retry_after: int = 1) -> None:
-        """Make the next ``times`` calls of ``method`` fail with 429 ``retry_after``."""
-        self._flood[method.lower()] = [times, retry_after]
+    def flood(
+        self, method: str, times: int = 1, retry_after: int = 1, *, groups_only: bool = False
+    ) -> None:
+        """Make the next ``times`` calls of ``method`` fail with 429 ``retry_after``
+        (``groups_only``: the next calls of it to a group, as Telegram's per-group limit)."""
+        self._flood[method.lower()] = [times, retry_after, int(groups_only)]
 
     # ------------------------------------------------------------------ fault injection
     def fail(
@@ -778,11 +781,13 @@ class FakeTelegram:
         """Logged calls that got an injected fault, optionally of one method."""
         return [c for c in self.calls(method) if c.fault is not None]
 
-    def _next_fault(self, key: str) -> _Fault | None:
+    def _next_fault(self, key: str, params: dict[str, Any] | None = None) -> _Fault | None:
         queue = self._faults.get(key)
         if queue:
             return queue.popleft()
         flood = self._flood.get(key)
+        if flood and flood[2] and not str((params or {}).get("chat_id", "")).startswith("-"):
+            flood = None  # a private chat: not under a group's flood control
         if flood and flood[0] > 0:
             flood[0] -= 1
             return _Fault(429, retry_after=flood[1])
@@ -954,7 +959,7 @@ class FakeTelegram:
             )
             return 401, {"ok": False, "error_code": 401, "description": "Unauthorized"}
         key = method.lower()
-        fault = self._next_fault(key)
+        fault = self._next_fault(key, params)
         if fault is not None and fault.status >= 500:
             error = server_error(fault.status, fault.description)
             self.sent_log.append(

@@ -1,0 +1,115 @@
+"""Telegram's budget for a group, spent in order of urgency.
+
+Telegram lets a bot post or edit about 20 messages a minute in one group and answers more
+with flood control (429). PTB's :class:`~telegram.ext.AIORateLimiter` spaces a group's
+calls in the order they were made, so a reply to a command waits behind every board edit
+queued before it. :class:`GroupPace` keeps the limit — at most ``per_minute`` calls to a
+group in any ``window`` seconds: a bucket of ``burst`` calls that refills one call every
+``window / (per_minute - burst)`` seconds (a generic cell rate algorithm), so that even a
+burst followed by a steady stream stays within the window — and serves the calls by
+urgency:
+
+- ``URGENT`` (replies to commands, notices, the year's summary and other new messages)
+  take any free slot, before anything of lower urgency that waits;
+- ``BOARD`` (edits of the board, which a newer edit makes pointless) leave ``reserve``
+  calls of the bucket to urgent ones. The deliverer waits for such a slot *before* it
+  chooses the board to show (:meth:`~kolkhoz_tg.bot.delivery.Deliverer.paint_board`), so
+  that the group sees the newest state once per slot instead of a queue of old ones.
+
+Private chats are not limited here (Telegram's overall limit of about 30 calls a second
+stays with PTB's limiter).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+#: Urgency of a call to a group (lower is served first).
+URGENT = 0
+BOARD = 1
+
+
+@dataclass
+class _Chat:
+    #: When the bucket is empty again at the steady rate (the "theoretical arrival time").
+    tat: float = 0.0
+    waiting: list[tuple[int, int]] = field(default_factory=list)
+    #: One event per waiting call, set whenever the chat's budget or queue changed.
+    events: dict[tuple[int, int], asyncio.Event] = field(default_factory=dict)
+
+
+class GroupPace:
+    """Slots of one group's budget, handed out by urgency (see the module docstring)."""
+
+    def __init__(
+        self, per_minute: int = 20, window: float = 60.5, burst: int = 5, reserve: int = 2,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.burst = max(1, min(burst, per_minute - 1))
+        self.reserve = max(0, min(reserve, self.burst - 1))
+        #: Seconds between two calls at the steady rate.
+        self.interval = window / (per_minute - self.burst)
+        self.clock = clock
+        self._chats: dict[int, _Chat] = {}
+        self._tickets = itertools.count()
+
+    def _wait(self, chat: _Chat, urgency: int, now: float) -> float:
+        """Seconds until a call of ``urgency`` may go (0: now)."""
+        spare = self.burst - 1 if urgency == URGENT else self.burst - 1 - self.reserve
+        return max(0.0, chat.tat - spare * self.interval - now)
+
+    def board_wait(self, chat_id: int) -> float:
+        """Seconds a board edit in ``chat_id`` would wait now, were nothing else waiting."""
+        chat = self._chats.get(chat_id)
+        return 0.0 if chat is None else self._wait(chat, BOARD, self.clock())
+
+    async def slot(self, chat_id: int, urgency: int = URGENT) -> None:
+        """Wait for, and take, a slot of ``chat_id``'s budget."""
+        chat = self._chats.get(chat_id)
+        if chat is None:
+            chat = self._chats[chat_id] = _Chat()
+            if len(self._chats) > 1024:
+                self._forget_idle()
+        ticket = (urgency, next(self._tickets))
+        heapq.heappush(chat.waiting, ticket)
+        changed = chat.events[ticket] = asyncio.Event()
+        try:
+            while True:
+                changed.clear()  # before looking: a change from now on wakes us
+                now = self.clock()
+                if chat.waiting[0] == ticket:
+                    wait = self._wait(chat, urgency, now)
+                    if wait <= 0:
+                        heapq.heappop(chat.waiting)
+                        chat.tat = max(chat.tat, now) + self.interval
+                        self._wake(chat)
+                        return
+                else:
+                    wait = None
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), wait)
+        except BaseException:
+            if ticket in chat.waiting:
+                chat.waiting.remove(ticket)
+                heapq.heapify(chat.waiting)
+                self._wake(chat)
+            raise
+        finally:
+            chat.events.pop(ticket, None)
+
+    @staticmethod
+    def _wake(chat: _Chat) -> None:
+        for event in chat.events.values():
+            event.set()
+
+    def _forget_idle(self) -> None:
+        now = self.clock()
+        for chat_id, chat in list(self._chats.items()):
+            if not chat.waiting and chat.tat <= now:
+                del self._chats[chat_id]

@@ -1,0 +1,78 @@
+"""The groups' budget (kolkhoz_tg.bot.pace): Telegram's limit kept in every window, urgent
+calls served before board edits, a cancelled wait leaves nothing behind."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+from kolkhoz_tg.bot.pace import BOARD, URGENT, GroupPace
+
+#: A minute shrunk to 0.6 s: the same rule, quick to watch.
+WINDOW = 0.6
+
+
+def most_in_a_window(times: list[float], window: float) -> int:
+    times = sorted(times)
+    return max(sum(1 for t in times[i:] if t - start < window)
+               for i, start in enumerate(times))
+
+
+async def test_no_window_holds_more_than_the_limit_whatever_the_mix() -> None:
+    pace = GroupPace(per_minute=20, window=WINDOW)
+    granted: list[float] = []
+
+    async def call(urgency: int) -> None:
+        await pace.slot(-1, urgency)
+        granted.append(time.monotonic())
+
+    await asyncio.gather(*(call(URGENT if i % 3 else BOARD) for i in range(45)))
+    assert len(granted) == 45
+    assert most_in_a_window(granted, WINDOW) <= 20
+    # The burst goes at once, the rest at the steady rate (not one window's stall).
+    assert granted[4] - granted[0] < pace.interval
+
+
+async def test_urgent_calls_pass_waiting_board_edits_and_keep_a_reserve() -> None:
+    pace = GroupPace(per_minute=20, window=WINDOW, burst=5, reserve=2)
+    order: list[str] = []
+
+    async def call(name: str, urgency: int) -> None:
+        await pace.slot(-1, urgency)
+        order.append(name)
+
+    # Board edits take what the reserve leaves of the burst (3 of 5), then wait ...
+    await asyncio.gather(*(call(f"b{i}", BOARD) for i in range(3)))
+    assert pace.board_wait(-1) > 0
+    boards = asyncio.gather(*(call(f"b{i}", BOARD) for i in range(3, 5)))
+    await asyncio.sleep(0)
+    # ... while a reply to a command goes at once, out of the reserve, and before them.
+    started = time.monotonic()
+    await call("reply", URGENT)
+    assert time.monotonic() - started < pace.interval / 2
+    await boards
+    assert order.index("reply") < order.index("b3")
+
+
+async def test_a_cancelled_wait_does_not_hold_the_queue() -> None:
+    pace = GroupPace(per_minute=20, window=WINDOW, burst=2, reserve=0)
+    await pace.slot(-1, URGENT)
+    await pace.slot(-1, URGENT)
+    waiting = asyncio.create_task(pace.slot(-1, URGENT))
+    await asyncio.sleep(0)
+    waiting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await waiting
+    assert waiting.cancelled()
+    # The next call waits for the budget, not for the cancelled one.
+    await asyncio.wait_for(pace.slot(-1, BOARD), pace.interval * 3)
+
+
+async def test_groups_have_budgets_of_their_own() -> None:
+    pace = GroupPace(per_minute=20, window=60.0, burst=3, reserve=1)
+    for _ in range(3):
+        await pace.slot(-1)
+    assert pace.board_wait(-1) > 1
+    assert pace.board_wait(-2) == 0
+    await asyncio.wait_for(pace.slot(-2, BOARD), 0.1)
