@@ -130,10 +130,11 @@ class Turn:
         game = self.game
         completed_before = list(game.completed_by)
         # The card that closes a trick may close the year, and the trick's record goes with
-        # the new deal: keep who played what and where the cards went for the summary.
+        # the new deal: keep what everyone sees of it now (the engine's public view: the
+        # trick on the table, the workers on the jobs) for the year's summary.
         closing = None
         if game.phase is Phase.ASSIGN and len(game.pending) == 1:
-            closing = (list(game.trick), [list(w) for w in game.workers], game.brigadier)
+            closing = self.views.view(None)
         events = game.apply(seat, action)
         self.views.clear()
         text = game.log[-1][1]
@@ -384,7 +385,7 @@ class Turn:
 
     def _year_summary(
         self, year: int, completed_before: list[int | None], events: list[ev.Event],
-        closing: tuple[list[tuple[int, int]], list[list[int]], int | None] | None = None,
+        closing: dict[str, Any] | None = None,
     ) -> None:
         completed = [
             {"job": SUITS[j].letter, "seat": s}
@@ -407,31 +408,9 @@ class Turn:
                 "medals": list(self.game.medals),
                 "theme": self.game.rules.theme.value,
                 "game": self.game_header(),
-                "last_trick": self._closing_trick(closing, events),
+                "last_trick": _closing_trick(closing, events),
             },
         )
-
-    def _closing_trick(
-        self, closing: tuple[list[tuple[int, int]], list[list[int]], int | None] | None,
-        events: list[ev.Event],
-    ) -> dict[str, Any] | None:
-        """The year's last trick for the group: who played, who took it, which job each card
-        went to. A card is named only if the group may still see it where it is now (after
-        the new deal it may sit in someone's hand), like the view's last trick."""
-        if closing is None:
-            return None
-        trick, workers, winner = closing
-        jobs = {c: SUITS[j].letter for j, cs in enumerate(workers) for c in cs}
-        for e in events:
-            if isinstance(e, ev.CardAssigned):
-                jobs.setdefault(e.card.id, e.job.letter)
-        public = self.views.view(None)
-        seen = {c for p in public["players"] for c in p["plot_revealed"]} | set(public["north"])
-        return {
-            "winner": winner,
-            "cards": [[s, CARD_TEXT[c] if CARD_TEXT[c] in seen else None] for s, c in trick],
-            "jobs": [jobs.get(c) for _s, c in trick],
-        }
 
     def emit_play_notifications(self, announce: bool = False) -> None:
         """The board, "your turn" for whoever must now choose, at a deal the fresh hand
@@ -534,3 +513,25 @@ class Turn:
             Kind.GAME_OVER,
             {"table": table, "winners": winners, "early": game.ended_early, "years": game.year},
         )
+
+
+def _closing_trick(
+    public: dict[str, Any] | None, events: list[ev.Event]
+) -> dict[str, Any] | None:
+    """The year's last trick for the group, from the engine's public view just before its
+    last card was assigned (``public``): who played what (every card lay face up on the
+    table, so each is named, though the new deal may since have put it in a hand), who took
+    it, and which job each card went to (the workers on the jobs, and the card assigned by
+    the closing move itself)."""
+    if public is None:
+        return None
+    jobs = {c: letter for letter, job in public["jobs"].items() for c in job["workers"]}
+    for e in events:
+        if isinstance(e, ev.CardAssigned):
+            jobs.setdefault(CARD_TEXT[e.card.id], e.job.letter)
+    trick = [(s, c) for s, c in public["trick"]]
+    return {
+        "winner": public["brigadier"],
+        "cards": [[s, c] for s, c in trick],
+        "jobs": [jobs.get(c) for _s, c in trick],
+    }
