@@ -97,26 +97,32 @@ def test_the_width_is_the_callers_and_the_layout_scales() -> None:
 
 
 def test_text_stays_legible_on_a_360_dp_phone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every text of the board is at least 11 dp (at 2x: 22 px), whatever the moment; a
-    suit glyph alone (the job a card went to, in a badge) at least 10 dp."""
+    """Every text of the board is at least 11 dp (at 2x: 22 px), whatever the moment; every
+    suit glyph (on a card or in a badge) at least GLYPH_MIN dp (tests/test_picture_suits.py
+    measures its ink)."""
     sizes: list[float] = []
     glyphs: list[float] = []
     original = draw_module.Canvas.text
+    original_glyph = draw_module.glyph
 
     def spy(self: draw_module.Canvas, x: float, y: float, text: str, size: float,
             *args: Any, **kwargs: Any) -> float:
-        if text in ("♥", "♦", "♣", "♠"):
-            glyphs.append(size)
-        elif text.strip():
+        if text.strip():
             sizes.append(size)
         return original(self, x, y, text, size, *args, **kwargs)
 
+    def glyph_spy(d: Any, cx: float, cy: float, suit: Any, px: int, fill: Any) -> None:
+        glyphs.append(px / 2)  # drawn at 720 px: 2 px a dp
+        original_glyph(d, cx, cy, suit, px, fill)
+
     monkeypatch.setattr(draw_module.Canvas, "text", spy)
+    monkeypatch.setattr(draw_module, "glyph", glyph_spy)
+    draw_module.card_tile.cache_clear()  # so that every card draws its glyph again
     for name in ("classic", "kolkhoz"):
         for _moment, g in moments(name, 5, 3):
             board_png(translator("ru"), info(5), g.view(None))
     assert sizes and min(sizes) >= 11
-    assert glyphs and min(glyphs) >= 10
+    assert glyphs and min(glyphs) >= draw_module.GLYPH_MIN
     # and the cards' own rank letters
     assert min(s.rank for s in (draw_module.MINI, draw_module.SMALL, draw_module.LARGE)) >= 11
 

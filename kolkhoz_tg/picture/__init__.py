@@ -1,7 +1,9 @@
 """The board and a player's hand as PNG pictures (Pillow), for a phone.
 
 - :func:`board_png` draws the group's board from the **public view only** (it refuses a
-  seat's view), in the reader's language and the preset's theme;
+  seat's view), in the reader's language and the preset's theme; once the game is over it
+  also takes every seat's whole plot (``Game.final_plots()``: scoring reveals them) and
+  draws them face up;
 - :func:`hand_png` draws one player's hand and plot from that player's own view, for a
   private chat;
 - :func:`cached_board_png` is :func:`board_png` remembered per game, version, locale and
@@ -15,9 +17,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
+from engine import Card
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.picture import board, hand
 from kolkhoz_tg.picture.draw import DP_WIDTH
@@ -33,13 +36,19 @@ def _scale(width: int) -> float:
     return width / DP_WIDTH
 
 
+#: Every seat's whole plot, as ``Game.final_plots()`` gives them (card texts or cards).
+Plots = Sequence[Sequence[Card | str]]
+
+
 def board_png(tr: Translator, game: GameInfo | dict[str, Any], public_view: dict[str, Any],
-              *, width: int = WIDTH) -> bytes:
+              *, width: int = WIDTH, plots: Plots | None = None) -> bytes:
     """The board of ``game`` as a PNG ``width`` pixels wide, drawn from ``public_view``
     (``engine.Game.view(None)``, as the service stores it) and the seats' names in
-    ``game``. Raises :class:`ValueError` for a seat's view (one with a hand or face-down
-    cards in it) or a width outside 240-2160."""
-    return board.render(tr, game, public_view, _scale(width)).png()
+    ``game``. Once the game is over, ``plots`` (``Game.final_plots()``) shows every plot
+    face up; without them the public view has only the face-up cards and counts.
+    Raises :class:`ValueError` for a seat's view (one with a hand or face-down cards in
+    it), plots before the end or not matching the view, or a width outside 240-2160."""
+    return board.render(tr, game, public_view, _scale(width), plots).png()
 
 
 def hand_png(tr: Translator, seat_view: dict[str, Any], legal: Iterable[str] = (), *,
@@ -51,8 +60,9 @@ def hand_png(tr: Translator, seat_view: dict[str, Any], legal: Iterable[str] = (
 
 
 class PictureCache:
-    """A bounded LRU of rendered boards, keyed by (game id, version, locale, width, names):
-    a game's version changes with every move, and a renamed player changes the names."""
+    """A bounded LRU of rendered boards, keyed by (game id, version, locale, width, names,
+    final plots): a game's version changes with every move, and a renamed player changes
+    the names."""
 
     def __init__(self, size: int = 256) -> None:
         self.size = size
@@ -61,18 +71,20 @@ class PictureCache:
         self.hits = self.misses = 0
 
     def board(self, tr: Translator, game: GameInfo | dict[str, Any],
-              public_view: dict[str, Any], *, width: int = WIDTH) -> bytes:
+              public_view: dict[str, Any], *, width: int = WIDTH,
+              plots: Plots | None = None) -> bytes:
         """:func:`board_png`, from the cache when this version was drawn before."""
         info = game.to_dict() if isinstance(game, GameInfo) else game
         names = tuple((s["seat"], s["name"], s["is_bot"]) for s in info["seats"])
-        key = (info["id"], info["version"], tr.locale, width, names)
+        final = None if plots is None else tuple(tuple(map(str, p)) for p in plots)
+        key = (info["id"], info["version"], tr.locale, width, names, final)
         with self._lock:
             png = self._items.get(key)
             if png is not None:
                 self._items.move_to_end(key)
                 self.hits += 1
                 return png
-        png = board_png(tr, game, public_view, width=width)
+        png = board_png(tr, game, public_view, width=width, plots=plots)
         with self._lock:
             self.misses += 1
             self._items[key] = png
@@ -91,10 +103,12 @@ BOARDS: Final = PictureCache()
 
 
 def cached_board_png(tr: Translator, game: GameInfo | dict[str, Any],
-                     public_view: dict[str, Any], *, width: int = WIDTH) -> bytes:
+                     public_view: dict[str, Any], *, width: int = WIDTH,
+                     plots: Plots | None = None) -> bytes:
     """:func:`board_png` through :data:`BOARDS`: free when this game version was drawn
     before in the same language and width."""
-    return BOARDS.board(tr, game, public_view, width=width)
+    return BOARDS.board(tr, game, public_view, width=width, plots=plots)
 
 
-__all__ = ["BOARDS", "WIDTH", "PictureCache", "board_png", "cached_board_png", "hand_png"]
+__all__ = ["BOARDS", "WIDTH", "PictureCache", "Plots", "board_png", "cached_board_png",
+           "hand_png"]

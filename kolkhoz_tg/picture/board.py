@@ -2,10 +2,11 @@
 
 Top to bottom: the header (year, planner, trump), the four jobs (hours as bars against the
 threshold, ✅ and who completed it, the visible rewards as cards), the trick on the table
-(who played what, whose turn it is), the last complete trick (who took it, where each card
-went), one row per player (medals, face-up plot cards, how many face down — a Колхозик
-stack's top card among the first, the rest among the second; the score once the game is
-over), the cards sent north, and who the game waits for (or who won).
+(who played what, the suit led, whose card takes it so far, whose turn it is), the last
+complete trick (who took it, where each card went), one row per player (medals, face-up plot
+cards, how many face down — a Колхозик stack's top card among the first, the rest among the
+second; once the game is over, every plot card face up, as scoring reveals them, and the
+score), the cards sent north, and who the game waits for (or who won).
 
 No clock: the deadline changes every minute while the board does not, so it stays in the
 caption and the picture can be cached per game version (:mod:`kolkhoz_tg.picture`).
@@ -13,6 +14,7 @@ caption and the picture can be cached per game version (:mod:`kolkhoz_tg.picture
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,31 +36,36 @@ from kolkhoz_tg.picture.draw import (
     Canvas,
     Inline,
     card_parts,
+    fit_lines,
     inline_cards,
     inline_suit,
     marks,
     measure,
     printable,
     rich,
+    rich_width,
 )
 from kolkhoz_tg.service.records import GameInfo
 
 MARGIN = 10
 HEADER = 54
 JOB_ROW = 38
-SLOT_NAME = 14  # the name line above a card in a trick
+SLOT_NAME = 17  # the name line above a card in a trick (and room for the taker's ring)
 PLAYER_LINE = MINI.h + 6
+BADGE = 19  # the smallest suit badge: its glyph GLYPH_MIN
 
 
 @dataclass(frozen=True, slots=True)
 class _Board:
-    """What the drawing needs, worked out once: the typed view, names, theme."""
+    """What the drawing needs, worked out once: the typed view, names, theme, and every
+    seat's whole plot once the game is over (when the caller has them)."""
 
     tr: Translator
     view: View
     raw: dict[str, Any]
     names: list[str]
     theme: str
+    plots: tuple[tuple[Card, ...], ...] | None = None
 
     def card(self, card: Card | None) -> tuple[str | None, Suit | None]:
         return card_parts(texts.card(self.tr, None if card is None else str(card)), card)
@@ -74,6 +81,25 @@ def public_only(view: dict[str, Any]) -> None:
             raise ValueError("the board picture is drawn from the public view only")
 
 
+def final_plots(view: View, plots: Sequence[Sequence[Card | str]] | None
+                ) -> tuple[tuple[Card, ...], ...] | None:
+    """``plots`` (every seat's whole plot, as ``Game.final_plots()`` gives them) checked
+    against the view: only once the game is over (scoring reveals them; before that they
+    are secret), one per seat, each holding the seat's face-up cards and as many as the
+    view counts. Raises :class:`ValueError` otherwise."""
+    if plots is None:
+        return None
+    if not view.over:
+        raise ValueError("plots are drawn only once the game is over")
+    cards = tuple(tuple(c if isinstance(c, Card) else Card.parse(c) for c in p) for p in plots)
+    if len(cards) != view.players_count or any(
+            len(plot) != p.hidden_count + len(p.plot_revealed)
+            or not set(p.plot_revealed) <= set(plot)
+            for p, plot in zip(view.players, cards, strict=False)):
+        raise ValueError("the plots do not match the view")
+    return cards
+
+
 def names_of(tr: Translator, game: GameInfo | dict[str, Any], n: int) -> list[str]:
     """The seats' names as the font can draw them (a name of emoji alone becomes the seat)."""
     out = []
@@ -84,11 +110,11 @@ def names_of(tr: Translator, game: GameInfo | dict[str, Any], n: int) -> list[st
 
 
 def render(tr: Translator, game: GameInfo | dict[str, Any], view: dict[str, Any],
-           scale: float) -> Canvas:
+           scale: float, plots: Sequence[Sequence[Card | str]] | None = None) -> Canvas:
     public_only(view)
     typed = View.from_dict(view)
     b = _Board(tr, typed, view, names_of(tr, game, typed.players_count),
-               typed.rules.theme.value)
+               typed.rules.theme.value, final_plots(typed, plots))
     heights = [_header_height(b), 4 * JOB_ROW + 6, _trick_height(b), _last_height(b),
                _players_height(b), _north_height(b), _footer_height(b)]
     c = Canvas(sum(heights), scale)
@@ -104,8 +130,24 @@ def render(tr: Translator, game: GameInfo | dict[str, Any], view: dict[str, Any]
 # ---------------------------------------------------------------------- header
 
 
+TITLE_X = MARGIN + 21  # after the star
+TITLE_W = 360 - MARGIN - TITLE_X
+TITLE_LINE = 20
+
+
+def _title(b: _Board) -> tuple[float, list[str]]:
+    """The header's title, whole: shrunk a little or on two lines when it is long."""
+    _ = b.tr.gettext
+    v = b.view
+    if v.over:
+        title = _("Kolkhoz · the five-year plan is over")
+    else:
+        title = _("Kolkhoz · year {year} of {years}", year=v.year, years=v.years)
+    return fit_lines(title, 17, TITLE_W, True, smallest=14)
+
+
 def _header_height(b: _Board) -> float:
-    return 34 if b.view.over else HEADER
+    return (34 if b.view.over else HEADER) + TITLE_LINE * (len(_title(b)[1]) - 1)
 
 
 def _header(c: Canvas, b: _Board, y: float) -> None:
@@ -113,15 +155,13 @@ def _header(c: Canvas, b: _Board, y: float) -> None:
     v = b.view
     c.rect(0, y, 360, y + _header_height(b), fill=RED)
     c.star(MARGIN + 8, y + 17, 8)
-    if v.over:
-        title = _("Kolkhoz · the five-year plan is over")
-    else:
-        title = _("Kolkhoz · year {year} of {years}", year=v.year, years=v.years)
-    c.text(MARGIN + 21, y + 17, c.fit(title, 17, 360 - 2 * MARGIN - 21, True), 17, CREAM,
-           bold=True)
+    size, lines = _title(b)
+    for i, line in enumerate(lines):
+        c.text(TITLE_X, y + 17 + i * TITLE_LINE, line, c.fit_size(line, size, TITLE_W, True),
+               CREAM, bold=True)
     if v.over:
         return
-    mid = y + 40
+    mid = y + 40 + TITLE_LINE * (len(lines) - 1)
     planner = c.fit(_("Planner: {name}", name=b.names[v.planner]), 14, 190)
     x = MARGIN + c.text(MARGIN, mid, planner, 14, CREAM)
     parts: list[str] = []
@@ -184,8 +224,24 @@ def _trick_height(b: _Board) -> float:
     v = b.view
     if v.phase not in (Phase.PLAY, Phase.ASSIGN) or not v.tricks_total:
         return 0
-    # room under the cards for the badge of the job each card went to, while assigning
-    return 26 + SLOT_NAME + SMALL.h + (22 if v.phase is Phase.ASSIGN else 10)
+    # room under the cards: for "takes" under the card taking the trick so far, and for the
+    # badge of the job each card went to while assigning
+    return 26 + SLOT_NAME + SMALL.h + BADGE + 8
+
+
+def taker(v: View) -> int | None:
+    """The seat whose card takes the trick on the table: once it is complete, its
+    Brigadier; while it is played, the card winning it so far — the highest trump, when
+    trumps win tricks (``Rules.trump_wins``), else the highest card of the led suit (an ace
+    is a suit's lowest card). None with no card on the table."""
+    if v.phase is Phase.ASSIGN:
+        return v.brigadier
+    if v.phase is not Phase.PLAY or not v.trick:
+        return None
+    led = v.trick[0][1].suit
+    trump = v.trump if v.rules.trump_wins else None
+    return max(v.trick, key=lambda played: (played[1].suit is trump, played[1].suit is led,
+                                            played[1].rank))[0]
 
 
 def _slots(n: int) -> tuple[float, float]:
@@ -200,6 +256,13 @@ def _trick(c: Canvas, b: _Board, y: float) -> None:
     n = v.players_count
     c.text(MARGIN, y + 14, _("Trick {number} of {total}", number=v.tricks_played + 1,
                              total=v.tricks_total), 14, INK, True)
+    led = v.led_suit
+    if led is not None:
+        template = _("led suit {suit}", **marks("suit"))
+        items = [inline_suit(led, 20)]
+        rich(c, 360 - MARGIN - rich_width(c, template, items, 13), y + 14, template, items,
+             13, MUTED)
+    takes = taker(v)
     played = list(v.trick)
     first = played[0][0] if played else v.lead
     order = [(first + i) % n for i in range(n)]
@@ -214,54 +277,75 @@ def _trick(c: Canvas, b: _Board, y: float) -> None:
         if seat == to_play:
             c.rect(x + 2, top - 2, x + width - 2, top + SLOT_NAME + SMALL.h + 4, fill=TURN,
                    radius=5)
-        taker = v.phase is Phase.ASSIGN and seat == v.brigadier
-        name = c.fit(b.names[seat], 12, width - 6 - (12 if taker else 0), seat == to_play)
+        star = seat == takes
+        name = c.fit(b.names[seat], 12, width - 6 - (12 if star else 0), seat == to_play)
         name_w = c.text(cx, top + 6, name, 12, INK, seat == to_play, anchor="mm")
-        if taker:
+        if star:
             c.star(cx + name_w / 2 + 7, top + 6, 5.5, GOLD)
         card_x = cx - SMALL.w / 2
+        under = top + SLOT_NAME + SMALL.h + 6
         if seat in by_seat:
             card = by_seat[seat]
             rank, suit = b.card(card)
+            if star:
+                c.highlight(card_x, top + SLOT_NAME, SMALL)
             c.card(card_x, top + SLOT_NAME, rank, suit, SMALL, trump=suit is v.trump)
             job = placed.get(card)
             if job is not None:
-                c.text(cx, top + SLOT_NAME + SMALL.h + 9, "→", 12, MUTED, anchor="rm")
-                c.suit_badge(cx + 1, top + SLOT_NAME + SMALL.h + 2, job, 14)
+                c.text(cx, under + BADGE / 2, "→", 12, MUTED, anchor="rm")
+                c.suit_badge(cx + 1, under, job, BADGE)
+            elif star and v.phase is Phase.PLAY:
+                label = _("takes")
+                c.text(cx, under + BADGE / 2, c.fit(label, 11, width - 4, True), 11, INK, True,
+                       anchor="mm")
         else:
             c.empty_slot(card_x, top + SLOT_NAME, SMALL, GOLD if seat == to_play else RULE)
     c.line(MARGIN, y + _trick_height(b) - 1, 360 - MARGIN, y + _trick_height(b) - 1, RULE)
+
+
+LAST_LINE = 17
+
+
+def _last_title(b: _Board) -> tuple[float, list[str]]:
+    """The last trick's title, whole (a long name may take it to a second line)."""
+    v = b.view
+    assert v.last_trick_winner is not None
+    title = b.tr.gettext("Last trick: won by {name}", name=b.names[v.last_trick_winner])
+    return fit_lines(title, 13, 360 - 2 * MARGIN, True, smallest=12)
 
 
 def _last_height(b: _Board) -> float:
     v = b.view
     if not v.last_trick or v.last_trick_winner is None:
         return 0
-    return 24 + 12 + MINI.h + 8
+    return 24 + LAST_LINE * (len(_last_title(b)[1]) - 1) + 12 + MINI.h + 8
 
 
 def _last_trick(c: Canvas, b: _Board, y: float) -> None:
-    _ = b.tr.gettext
     v = b.view
     assert v.last_trick_winner is not None
-    title = _("Last trick: won by {name}", name=b.names[v.last_trick_winner])
-    c.text(MARGIN, y + 13, c.fit(title, 13, 360 - 2 * MARGIN, True), 13, INK, True)
+    size, lines = _last_title(b)
+    for i, line in enumerate(lines):
+        c.text(MARGIN, y + 13 + i * LAST_LINE, line,
+               c.fit_size(line, size, 360 - 2 * MARGIN, True), INK, True)
     placed = _placed(b)
     width, left = _slots(len(v.last_trick))
-    top = y + 24
+    top = y + 24 + LAST_LINE * (len(lines) - 1)
     for i, (seat, card) in enumerate(v.last_trick):
         x = left + i * width
         cx = x + width / 2
-        c.text(cx, top + 5, c.fit(b.names[seat], 11, width - 4), 11,
-               INK if seat == v.last_trick_winner else MUTED, anchor="mm")
+        won = seat == v.last_trick_winner
+        name = c.fit(b.names[seat], 11, width - 4 - (12 if won else 0))
+        name_w = c.text(cx + (6 if won else 0), top + 5, name, 11, INK if won else MUTED,
+                        anchor="mm")
+        if won:  # the star before the name, as cut to its place
+            c.star(cx + 6 - name_w / 2 - 7, top + 5, 5.5, GOLD)
         job = placed.get(card) if card is not None else None
-        shift = 9 if job is not None else 0
+        shift = (BADGE + 2) / 2 if job is not None else 0
         rank, suit = b.card(card)
         c.card(cx - MINI.w / 2 - shift, top + 12, rank, suit, MINI)
         if job is not None:
-            c.suit_badge(cx + MINI.w / 2 - shift + 2, top + 12 + MINI.h - 15, job, 15)
-        if seat == v.last_trick_winner:
-            c.star(cx - c.length(b.names[seat], 11) / 2 - 8, top + 5, 5.5, GOLD)
+            c.suit_badge(cx + MINI.w / 2 - shift + 2, top + 12 + MINI.h - BADGE, job, BADGE)
     bottom = y + _last_height(b) - 1
     c.line(MARGIN, bottom, 360 - MARGIN, bottom, RULE)
 
@@ -274,7 +358,10 @@ CARDS_X = MARGIN + NAME_W + 36  # after the name and the medals
 
 def _player_items(b: _Board, seat: int) -> list[tuple[float, Any]]:
     """The things in a player's row, each as (width, what): face-up cards and the face-down
-    count (a Колхозик stack is in both already: its top card face up, the rest face down)."""
+    count (a Колхозик stack is in both already: its top card face up, the rest face down);
+    once the game is over, the whole plot face up, in card order."""
+    if b.plots is not None:
+        return [(MINI.w, ("card", c)) for c in sorted(b.plots[seat], key=lambda c: c.id)]
     p = b.view.players[seat]
     items: list[tuple[float, Any]] = [(MINI.w, ("card", c)) for c in p.plot_revealed]
     if p.hidden_count:

@@ -5,8 +5,11 @@ them by its scale (2 for the 720 px images the bot sends), so text that is 13 dp
 on the phone whatever the image's pixel width. The fonts are the DejaVu Sans files shipped in
 ``fonts/`` (Cyrillic and the suit symbols, on every machine, no system font needed).
 
-Suits differ by shape *and* colour, for colour-blind players: each card and badge carries the
-suit's glyph, drawn in one of four colours (♥ red, ♦ blue, ♣ green, ♠ black) on a tint of it.
+Suits differ by shape, hue *and lightness*, for colour-blind players: each card and badge
+carries the suit's glyph, at least 12 dp tall (:data:`GLYPH_MIN`), in one of four colours on a
+tint of it: ♠ black, ♥ deep red, ♦ mid blue, ♣ light green. In a deuteranopia or protanopia
+simulation red and green turn into the same olive; chosen apart in lightness (CIELAB L* at
+least 12 apart for every pair, in normal vision and in both simulations), they stay four.
 """
 
 from __future__ import annotations
@@ -42,11 +45,15 @@ GREEN: Final[Color] = (46, 140, 60)
 WHITE: Final[Color] = (255, 255, 255)
 BACK: Final[Color] = (150, 30, 30)  # a card's back
 
-#: The suit colours (text and bars) and the tint of a card's face, per suit.
+#: The suit colours (text and bars) and the tint of a card's face, per suit. Four steps of
+#: lightness (L* about 9, 26, 43, 55), so that a red-green colour-blind reader, to whom ♥
+#: and ♣ have the same hue, still tells them apart: tests/test_picture_suits.py simulates
+#: deuteranopia and protanopia (Machado et al. 2009) and keeps every pair 12 L* apart, each
+#: colour at least 3:1 against its tint.
 SUIT_INK: Final[dict[Suit, Color]] = {
-    Suit.H: (204, 30, 30),
-    Suit.D: (21, 101, 192),
-    Suit.C: (30, 125, 50),
+    Suit.H: (112, 34, 34),
+    Suit.D: (52, 101, 173),
+    Suit.C: (45, 150, 100),
     Suit.S: (25, 25, 25),
 }
 SUIT_TINT: Final[dict[Suit, Color]] = {
@@ -68,6 +75,42 @@ def measure(text: str, size: float, bold: bool = False) -> float:
     """The width of ``text`` in dp at ``size`` dp (measured at 2x), for layout decisions
     taken before there is a canvas."""
     return font(round(size * 2), bold).getlength(text) / 2
+
+
+def fit_lines(text: str, size: float, width: float, bold: bool = False, *,
+              smallest: float = 13, lines: int = 2) -> tuple[float, list[str]]:
+    """``text`` laid out to be at most ``width`` dp wide, whole: at ``size`` if it fits;
+    else on one line at a smaller size, down to ``smallest``; else wrapped on spaces into at
+    most ``lines`` lines at the largest size from ``size`` down to ``smallest`` that takes
+    them. Only a text that cannot fit even so (a long name without a space) has its last
+    line cut with an ellipsis. Returns the font size and the lines."""
+    steps = [size - 0.5 * i for i in range(int((size - smallest) * 2) + 1)]
+    for s in steps:
+        if measure(text, s, bold) <= width:
+            return s, [text]
+    words = text.split()
+    for s in steps:
+        out = _wrap(words, s, width, bold)
+        if len(out) <= lines and all(measure(line, s, bold) <= width for line in out):
+            return s, out
+    out = _wrap(words, smallest, width, bold)
+    kept = out[:lines]
+    last = " ".join([kept[-1], *out[lines:]])
+    while last and measure(last + "…", smallest, bold) > width:
+        last = last[:-1]
+    kept[-1] = last.rstrip() + "…"
+    return smallest, kept
+
+
+def _wrap(words: list[str], size: float, width: float, bold: bool) -> list[str]:
+    out = [""]
+    for word in words:
+        line = f"{out[-1]} {word}".strip()
+        if out[-1] and measure(line, size, bold) > width:
+            out.append(word)
+        else:
+            out[-1] = line
+    return out
 
 
 def _glyph(ch: str) -> bytes:
@@ -102,9 +145,13 @@ class CardSize:
     suit: int
 
 
-MINI: Final = CardSize(22, 30, 12, 13)
-SMALL: Final = CardSize(30, 42, 15, 17)
-LARGE: Final = CardSize(42, 58, 19, 24)
+#: The smallest suit glyph's font size in dp: its ink is about 13 dp tall, 12 at least on a
+#: phone that shows the picture 360 px wide (whatever the image's own width).
+GLYPH_MIN: Final = 18
+
+MINI: Final = CardSize(22, 30, 12, GLYPH_MIN)
+SMALL: Final = CardSize(30, 42, 15, 21)
+LARGE: Final = CardSize(42, 58, 19, 27)
 
 
 @lru_cache(maxsize=1024)
@@ -126,10 +173,22 @@ def card_tile(rank: str, suit: Suit, size: CardSize, scale: float, dim: bool = F
     label = rank
     if rank_font.getlength(label) > w - 2 * scale:  # "10" on the smallest card
         rank_font = font(round(size.rank * scale * 0.85), True)
-    d.text((w / 2, round(2 * scale)), label, font=rank_font, fill=ink, anchor="mt")
-    d.text((w / 2, h - round(3 * scale)), suit.symbol, font=font(round(size.suit * scale)),
-           fill=ink, anchor="mb")
+    top = round(2 * scale)
+    d.text((w / 2, top), label, font=rank_font, fill=ink, anchor="mt")
+    # the glyph's ink centred in the room under the rank's (the rank's digits' height)
+    below = top + rank_font.getbbox("0", anchor="lt")[3]
+    glyph(d, w / 2, (below + h - scale) / 2, suit, round(size.suit * scale), ink)
     return img
+
+
+def glyph(d: ImageDraw.ImageDraw, cx: float, cy: float, suit: Suit, px: int,
+          fill: Color) -> None:
+    """The suit's glyph at ``px`` pixels, its ink centred on (cx, cy) in pixels (the font's
+    own box has room for accents above it, so "middle" anchors draw it low)."""
+    f = font(px)
+    x0, y0, x1, y1 = f.getbbox(suit.symbol, anchor="la")
+    d.text((round(cx - (x0 + x1) / 2), round(cy - (y0 + y1) / 2)), suit.symbol, font=f,
+           fill=fill, anchor="la")
 
 
 @lru_cache(maxsize=64)
@@ -207,6 +266,14 @@ class Canvas:
         self.draw.text((self.px(x), self.px(y)), text, font=f, fill=fill, anchor=anchor)
         return f.getlength(text) / self.scale
 
+    def fit_size(self, text: str, size: float, width: float, bold: bool = False) -> float:
+        """The largest font size, ``size`` at most, at which ``text`` is at most ``width``
+        dp wide on this canvas (a layout measured at 2x may be a pixel wider at another
+        scale: the line shrinks a little rather than overflow)."""
+        while size > 6 and self.length(text, size, bold) > width:
+            size -= 0.25
+        return size
+
     def fit(self, text: str, size: float, width: float, bold: bool = False) -> str:
         """``text`` cut with an ellipsis to at most ``width`` dp."""
         if self.length(text, size, bold) <= width:
@@ -232,11 +299,19 @@ class Canvas:
         self.rect(x, y, x + size.w, y + size.h, outline=outline, radius=3, width=1)
 
     def suit_badge(self, x: float, y: float, suit: Suit, side: float) -> None:
-        """A square with the suit glyph in its colour on its tint (top-left at x, y)."""
+        """A square with the suit glyph in its colour on its tint (top-left at x, y), the
+        glyph never smaller than :data:`GLYPH_MIN` (so ``side`` is at least 19)."""
         self.rect(x, y, x + side, y + side, fill=SUIT_TINT[suit], outline=SUIT_INK[suit],
                   radius=side / 5, width=1)
-        self.text(x + side / 2, y + side / 2 + side * 0.04, suit.symbol, side * 0.72,
-                  SUIT_INK[suit], anchor="mm")
+        size = max(GLYPH_MIN, side * 0.72)
+        glyph(self.draw, self.px(x + side / 2), self.px(y + side / 2), suit, self.px(size),
+              SUIT_INK[suit])
+
+    def highlight(self, x: float, y: float, size: CardSize) -> None:
+        """The card at (x, y) takes the trick: a dark ring around it (outside the gold frame
+        of a trump), seen by its shape whatever the reader's colour vision."""
+        self.rect(x - 4, y - 4, x + size.w + 4, y + size.h + 4, outline=INK, radius=6,
+                  width=2)
 
     def check(self, x: float, y: float, side: float) -> None:
         """✅: a green square with a white tick (the font has no emoji)."""
@@ -320,6 +395,18 @@ def rich(c: Canvas, x: float, mid: float, template: str, items: Sequence[Inline]
             x += width + 2 * gap
         elif piece.strip():
             x += c.text(x, mid, piece.strip() if i else piece.rstrip(), size, fill, bold)
+    return x
+
+
+def rich_width(c: Canvas, template: str, items: Sequence[Inline], size: float,
+               bold: bool = False, gap: float = 3) -> float:
+    """How wide :func:`rich` draws the same line, in dp (to place it from its right end)."""
+    x = 0.0
+    for i, piece in enumerate(template.split(MARK)):
+        if i % 2:
+            x += items[int(piece)][0] + 2 * gap
+        elif piece.strip():
+            x += c.length(piece.strip() if i else piece.rstrip(), size, bold)
     return x
 
 

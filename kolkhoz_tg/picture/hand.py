@@ -31,6 +31,7 @@ from kolkhoz_tg.picture.draw import (
     inline_suit,
     marks,
     rich,
+    rich_width,
 )
 
 MARGIN = 10
@@ -70,14 +71,20 @@ def render(tr: Translator, view: dict[str, Any], legal: tuple[str, ...],
     c = Canvas(height, scale)
     _ = tr.gettext
 
-    # header: year, trump, medals
+    # header: year, trump, medals (the line shrinks rather than run into the medal)
     c.rect(0, 0, 360, HEADER, fill=RED)
     mid = HEADER / 2
-    x = MARGIN + c.text(MARGIN, mid, _("year {year} of {years}", year=v.year, years=v.years),
-                        15, CREAM, True)
-    if v.trump is not None:
-        rich(c, x, mid, " · " + _("trump {suit}", **marks("suit")),
-             [inline_suit(v.trump, 20)], 15, CREAM)
+    year = _("year {year} of {years}", year=v.year, years=v.years)
+    trump = [inline_suit(v.trump, 20)] if v.trump is not None else []
+    template = " · " + _("trump {suit}", **marks("suit")) if trump else ""
+    room = 360 - 2 * MARGIN - 44
+    size: float = 15
+    while size > 12 and (c.length(year, size, True) + rich_width(c, template, trump, size)
+                         > room):
+        size -= 0.5
+    x = MARGIN + c.text(MARGIN, mid, c.fit(year, size, room, True), size, CREAM, True)
+    if trump:
+        rich(c, x, mid, template, trump, size, CREAM)
     c.medal(360 - MARGIN - 38, mid - 10, 20, CREAM)
     c.text(360 - MARGIN - 16, mid, str(me.medals), 15, CREAM, True)
 
