@@ -98,11 +98,12 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
 ]
 
 GROUP_MENU = (
-    "newgame", "board", "last", "score", "hand", "back", "settings", "stats", "log", "rules",
-    "help",
+    "newgame", "board", "last", "score", "hand", "back", "away", "settings", "stats", "log",
+    "rules", "help",
 )
 PRIVATE_MENU = (
-    "practice", "hand", "play", "assign", "trump", "swap", "back", "stats", "lang", "rules", "help",
+    "practice", "hand", "play", "assign", "trump", "swap", "back", "away", "stats", "lang",
+    "rules", "help",
 )
 
 

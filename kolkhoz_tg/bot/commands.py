@@ -20,6 +20,7 @@ from kolkhoz_tg.bot.context import (
     act_later,
     call,
     command,
+    current_game,
     deps,
     group_tr,
     is_admin,
@@ -54,8 +55,11 @@ log = logging.getLogger(__name__)
 # ---------------------------------------------------------------------- commands
 
 RULES_PAYLOAD = "rules"
-#: Games whose log would still tell hidden cards (swaps, the cards dealt).
-TIMEOUT_CHOICES = (3600, 4 * 3600, 12 * 3600, 24 * 3600, 48 * 3600, 72 * 3600)
+#: The ``startgroup`` payload of the "Add me to a group" link (the group's /start then
+#: answers with /help, which begins with /newgame).
+GROUP_PAYLOAD = "newgame"
+#: The numbers of players a game may have, in the order the lobby's button steps through.
+PLAYER_COUNTS = (3, 4, 5)
 
 
 async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -80,10 +84,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             await d.deliverer.refresh_board(game.id)
     wanted = [g for g in games if payload == f"g{g.id}"] or games
     if not wanted:
-        await c.reply(c.tr.gettext(
-            "Hello! I run slow games of Kolkhoz in group chats. Add me to a group and "
-            "send /newgame there. /help lists the commands, /rules explains the game."
-        ))
+        await c.reply(*welcome(c.tr, context.bot.username))
         return
     for game in wanted[:5]:
         if game.status == "lobby":
@@ -94,23 +95,38 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await d.deliverer.refresh_private(game.id, user.id, new=True)
 
 
+def welcome(tr: Translator, bot_username: str) -> tuple[str, render.Keyboard]:
+    """``/start`` in private for someone with no game: what the bot does, with the two ways
+    to begin as buttons (a group, picked in Telegram's own list; a practice game here)."""
+    _ = tr.gettext
+    text = _("Hello! I run slow games of Kolkhoz in group chats: add me to a group (the "
+             "button below) and send /newgame there. Or play a practice game here, with "
+             "bots and hints. /help lists the commands, /rules explains the game.")
+    return text, [
+        [render.Button("👥 " + _("Add me to a group"),
+                       url=create_deep_linked_url(bot_username, GROUP_PAYLOAD, group=True))],
+        [render.Button("🎓 " + _("Play a practice game"), practice_button(0, 0, "menu"))],
+    ]
+
+
 async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The commands, in a group with the group's first, in private with the private ones
+    first (some, like /settings and /stats, mean one thing here and another there)."""
     c = await command(update, context, group_language=True, remember=False)
+    group, private = help_lines(c.tr)
     _ = c.tr.gettext
+    if c.in_group:
+        parts = [_("In the group:"), *group, _("In our private chat:"), *private]
+    else:
+        parts = [_("Here, in private:"), *private, _("In a group:"), *group]
     lines = [
         "🌾 " + _("Kolkhoz: a slow trick-taking game for 3 to 5 players."),
-        _("In the group:"),
-        "/newgame — " + _("open a new game (optionally: /newgame zone 3)"),
-        "/join, /leave, /addbot, /go — " + _("take a seat, leave, add a bot, start"),
-        "/board — " + _("show the board again"),
-        "/last — " + _("the last trick"),
-        "/score — " + _("points in sight"),
-        "/settings — " + _("rules, players, time limit"),
-        "/pause, /resume, /abort, /kick — " + _("for the creator and admins"),
+        *parts,
         _("Anywhere:"),
         "/play 10H, /play 10ч, /assign 10H S, /trump ♠, /swap 9H KC — " + _("typed moves"),
-        "/hand — " + _("your cards (in private)"),
-        "/practice — " + _("a practice game against bots, in private, with hints"),
+        "/away, /away 3d — " + _("a bot plays for you (in a group, in its game; in private, "
+                                 "in all your games) until /back or your next move (with "
+                                 "3d, three days at most)"),
         "/back — " + _("take your seat back from the bot"),
         "/lang ru|en — " + _("language"),
         "/rules — " + _("the rules"),
@@ -120,9 +136,34 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await c.reply("\n".join(lines))
 
 
+def help_lines(tr: Translator) -> tuple[list[str], list[str]]:
+    """/help's lines of the commands for a group, and of those for the private chat."""
+    _ = tr.gettext
+    group = [
+        "/newgame — " + _("open a new game (optionally: /newgame zone 3)"),
+        "/join, /leave, /addbot, /go — " + _("take a seat, leave, add a bot, start"),
+        "/board — " + _("show the board again"),
+        "/last — " + _("the last trick"),
+        "/score — " + _("points in sight"),
+        "/settings — " + _("rules, players, time limit"),
+        "/stats — " + _("ratings here; /stats me: yours"),
+        "/log — " + _("the last game, move by move"),
+        "/pause, /resume, /abort, /kick — " + _("for the creator and admins"),
+    ]
+    private = [
+        "/hand — " + _("your cards"),
+        "/practice — " + _("a practice game with bots and hints"),
+        "/settings — " + _("your time zone and quiet hours (reminders wait for the morning)"),
+        "/stats — " + _("your ratings"),
+        "/log — " + _("your last finished game, move by move"),
+    ]
+    return group, private
+
+
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """In a group, the rules in brief with a button to the full rules in private (several
-    long messages would flood the chat); in private, the full rules for players."""
+    long messages would flood the chat); in private, the full rules for players as a table
+    of contents (:func:`kolkhoz_tg.bot.practice.rules_contents`)."""
     c = await command(update, context, group_language=True, remember=False)
     # Reading is one way to learn; playing is the other: a practice game, in private.
     username = context.bot.username
@@ -132,11 +173,12 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     else:
         try_it = render.Button("🎓 " + c.tr.gettext("Play a practice game"),
                                practice_button(0, 0, "menu"))
-    full = None if c.in_group else render.full_rules(c.tr.locale)
-    if full:
-        for i, part in enumerate(full):
-            await c.reply(part, [[try_it]] if i == len(full) - 1 else None)
-        return
+        # The full rules are six long messages: one short one with the chapters as
+        # buttons instead, each opening in that message.
+        contents = practice.rules_contents(c.tr)
+        if contents is not None:
+            await c.reply(*contents)
+            return
     summary = rules_text(c.tr)
     buttons = [[try_it]]
     if c.in_group:
@@ -226,10 +268,10 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     for arg in args:
         if arg in PRESETS:
             preset_name = arg
-        elif arg.isdecimal():
-            players = int(arg)  # the service says if it is not 3 to 5
+        elif arg.isdecimal() and int(arg) in PLAYER_COUNTS:
+            players = int(arg)
         elif arg not in HERE:
-            # A typo must not open a game of other rules than asked for.
+            # A typo must not open a game of other rules (or players) than asked for.
             await c.reply(practice.bad_args_text(tr, arg, "newgame"))
             return
 
@@ -288,8 +330,8 @@ async def lobby_op(
 ) -> str | None:
     """Do a lobby operation for the updating user; returns an error text or None.
     ``version``: the game's version the button was drawn at; the operations that a second
-    tap would repeat (another bot, the next player count, medals back off, the next time
-    per turn) are refused on any other, so a double tap acts once."""
+    tap would repeat (another bot, the next player count, medals back off) are refused on
+    any other, so a double tap acts once."""
     d = deps(context)
     user = update.effective_user
     assert user is not None
@@ -308,18 +350,15 @@ async def lobby_op(
             return None
         elif op == "players":
             info = await call(svc.game_info, game_id)
+            players = next_player_count(info)
+            if players is None and user.id == info.creator_id:
+                return seats_in_the_way_text(tr, info)
             await call(svc.configure_lobby, game_id, user.id,
-                       players=3 + (info.players - 2) % 3, version=version)
+                       players=players or info.players, version=version)
         elif op == "medals":
             info = await call(svc.game_info, game_id)
             await call(svc.configure_lobby, game_id, user.id,
                        options={"medals_score": not info.rules.get("medals_score")},
-                       version=version)
-        elif op == "timeout":
-            info = await call(svc.game_info, game_id)
-            later = [t for t in TIMEOUT_CHOICES if t > info.turn_timeout]
-            await call(svc.configure, game_id, user.id,
-                       turn_timeout=later[0] if later else TIMEOUT_CHOICES[0],
                        version=version)
         else:
             return tr.gettext("That button is not mine.")
@@ -327,6 +366,28 @@ async def lobby_op(
         return service_error_text(tr, e)
     await d.deliverer.refresh_board(game_id)
     return None
+
+
+def next_player_count(game: GameInfo) -> int | None:
+    """The number of players the lobby's button steps to from ``game``'s (3, 4, 5, 3 …),
+    skipping those that would drop a taken seat; None when no other number leaves every
+    player their seat."""
+    needed = max((s.seat + 1 for s in game.seats), default=0)
+    at = PLAYER_COUNTS.index(game.players) if game.players in PLAYER_COUNTS else -1
+    later = PLAYER_COUNTS[at + 1:] + PLAYER_COUNTS[:at + 1]
+    return next((n for n in later if n >= needed and n != game.players), None)
+
+
+def seats_in_the_way_text(tr: Translator, game: GameInfo) -> str:
+    """Why the number of players cannot change: the seats that would go are taken."""
+    if len(game.seats) >= game.players:
+        return tr.ngettext(
+            "All {n} seats are taken: to play with fewer players, free a seat first (/kick).",
+            "All {n} seats are taken: to play with fewer players, free a seat first (/kick).",
+            game.players)
+    last = max(s.seat for s in game.seats) + 1
+    return tr.gettext("Seat {n} is taken: to play with fewer players, free it first "
+                      "(/kick {n}).", n=last)
 
 
 async def group_game_command(
@@ -349,11 +410,21 @@ async def group_game_command(
 
 
 async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    c = await command(update, context)
+    """The board sent anew (in a group pinned, the old one deleted); after the game, in a
+    group, the final board of the last game finished here, as a reply (the board message
+    itself stays where it is)."""
+    c = await command(update, context, group_language=True)
+    d = c.d
+    if c.in_group and await current_game(update, d) is None:
+        done = await _finished_here(c)
+        if done is not None:
+            bv = await call(d.service.board, done.id)
+            await c.reply(render.board(c.tr, bv, d.service.clock.now(),
+                                       context.bot.username).text)
+            return
     game = await c.open_game(group_only=False)
     if game is None:
         return
-    d = c.d
     if c.in_group:
         # A board sent anew is pinned like the first one (a lobby is not: it is not a board).
         await d.deliverer.refresh_board(game.id, resend=True, pin=game.status != "lobby")
@@ -364,6 +435,13 @@ async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         bv = await call(d.service.board, game.id)
         msg = render.board(c.tr, bv, d.service.clock.now(), context.bot.username)
         await c.reply(msg.text)
+
+
+async def _finished_here(c: Cmd) -> GameInfo | None:
+    """The last game finished in the place (chat and topic) of the command, if any."""
+    place = c.place
+    games = await call(c.d.service.games_in_chat, place.chat_id, place.topic_id, False)
+    return next((g for g in games if g.status == "finished"), None)
 
 
 async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -13,7 +13,8 @@ from telegram.ext import ContextTypes
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.context import OPEN_STATUSES, Cmd, call, command, service_error_text
-from kolkhoz_tg.service import GameInfo, ServiceError
+from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.service import GameInfo, RatingLine, ServiceError
 
 
 async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -28,21 +29,43 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     lines = await call(c.d.service.user_ratings, c.user.id)
     if c.in_group:
-        # Other groups' names stay out of this one.
+        # Other groups' names stay out of this one; the group reads of the sender by name.
         lines = [x for x in lines if x.chat_id in (None, c.chat.id)]
-    await c.reply(render.player_ratings(c.tr, lines, c.user.full_name))
+        await c.reply(render.player_ratings(c.tr, lines, c.user.full_name))
+        return
+    await c.reply(own_ratings(c.tr, lines))
+
+
+def own_ratings(tr: Translator, lines: list[RatingLine]) -> str:
+    """``/stats`` in private, to the player: their rating over all chats, then their line
+    in each chat (:func:`~kolkhoz_tg.bot.render.player_ratings` in the second person)."""
+    _ = tr.gettext
+    if not lines:
+        return _("You have no rated games yet: ratings count the games finished in groups.")
+    out = ["📊 " + _("Your ratings")]
+    for line in lines:
+        if line.chat_id is None:
+            where = _("All chats")
+        else:
+            where = line.chat_title or _("Chat {id}", id=line.chat_id)
+        out.append(f"{where}: {render._rating_parts(tr, line)}")
+    return "\n".join(out)
 
 
 async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/log``: the last finished game (``/log N`` for game N). In a group, a few lines
-    with a button that opens the full log in private (a log is hundreds of lines); in
-    private, the full log, move by move, of the player's last finished game."""
+    with a button that opens the full log in private (a log is hundreds of lines) about
+    the last game of the place (in a forum topic, that topic's); in private, the full log,
+    move by move, of the player's last finished game."""
     c = await command(update, context, group_language=True, remember=False)
     if c.in_group:
+        # The game of this place: a forum topic's own, as every command in a topic.
         place = c.place
         games = await call(c.d.service.games_in_chat, place.chat_id, place.topic_id, False)
-        if not any(g.status in ("finished", "aborted") for g in games):
-            # None here yet: the chat's last one, whichever topic it was played in.
+        if place.topic_id is None and not any(g.status in ("finished", "aborted")
+                                              for g in games):
+            # None in "General" (or a chat without topics) yet: the chat's last one,
+            # whichever topic it was played in ("General" is where the chat meets).
             games = await call(c.d.service.games_in_chat, place.chat_id, open_only=False,
                                all_topics=True)
     else:

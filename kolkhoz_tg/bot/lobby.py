@@ -1,8 +1,9 @@
 """The lobby's buttons and the creator's confirmations.
 
 The lobby message's keyboard opens small menus in place (the five presets under
-*Rules ▾*, the bot levels under *+ Bot*): a menu is only an edit of that message's buttons,
-nothing is stored, and any change to the lobby draws the full keyboard again. ``/abort``
+*Rules ▾*, the bot levels under *+ Bot*, the times per move under *Turn*): a menu is only an
+edit of that message's buttons, nothing is stored, and any change to the lobby draws the
+full keyboard again. ``/abort``
 asks first (*Yes* / *No*, for the creator and the chat's admins); ``/kick`` without a
 number shows the seats to tap. A player who joins before ever opening a private chat with
 the bot is sent straight to it (the tap's answer opens the deep link), and the lobby names
@@ -48,6 +49,9 @@ log = logging.getLogger(__name__)
 _LOBBY, _RUNNING = "l", "r"
 #: Longest name on a /kick button (the seat number goes in front).
 _KICK_NAME = 16
+#: The times per move the lobby's *Turn* menu offers (seconds); ``/settings timeout``
+#: takes any other.
+TIMEOUT_CHOICES = (3600, 4 * 3600, 12 * 3600, 24 * 3600, 48 * 3600, 72 * 3600)
 
 
 # ---------------------------------------------------------------------- lobby buttons
@@ -58,6 +62,11 @@ async def lobby_tap(tap: Tap) -> None:
     op = tap.cb.payload
     if op in ("rules", "preset"):  # "preset": the cycling button of older lobby messages
         await _open_menu(tap, render.lobby_rules_menu, who="creator")
+    elif op == "timeout":
+        await _open_menu(tap, timeout_menu, who="creator", refusal=tap.tr.gettext(
+            "Only the game's creator may change the time per move."))
+    elif op.startswith("time."):
+        await _choose_timeout(tap, op.removeprefix("time."))
     elif op == "bot":
         await _open_menu(tap, lambda tr, game: render.lobby_level_menu(tr, game, "bot"))
     elif op.startswith("bot."):
@@ -99,9 +108,12 @@ async def _game(tap: Tap) -> GameInfo | None:
 Menu = Callable[[Translator, GameInfo], render.Keyboard]
 
 
-async def _open_menu(tap: Tap, menu: Menu, who: str = "anyone") -> None:
+async def _open_menu(
+    tap: Tap, menu: Menu, who: str = "anyone", refusal: str | None = None
+) -> None:
     """Show one of the lobby's menus on the tapped message; ``who`` may open it: the
-    ``creator``, the creator or an ``admin``, or ``anyone`` (the service decides)."""
+    ``creator`` (``refusal``: what others are told), the creator or an ``admin``, or
+    ``anyone`` (the service decides)."""
     game = await _game(tap)
     if game is None:
         return
@@ -110,7 +122,7 @@ async def _open_menu(tap: Tap, menu: Menu, who: str = "anyone") -> None:
                              show_alert=True)
         return
     if who == "creator" and game.creator_id != tap.user_id:
-        await answer_quietly(tap.query, tap.tr.gettext(
+        await answer_quietly(tap.query, refusal or tap.tr.gettext(
             "Only the game's creator may change the rules."), show_alert=True)
         return
     if who == "admin" and not await _creator_or_admin(tap, game):
@@ -148,6 +160,45 @@ async def _choose_preset(tap: Tap, name: str) -> None:
     try:
         await call(tap.d.service.configure_lobby, game.id, tap.user_id, preset=name,
                    options={"medals_score": bool(game.rules.get("medals_score"))})
+    except ServiceError as e:
+        await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
+        return
+    await answer_quietly(tap.query)
+    await tap.d.deliverer.refresh_board(game.id)
+
+
+def timeout_menu(tr: Translator, game: GameInfo) -> render.Keyboard:
+    """The lobby's keyboard while *Turn* is open: the times per move (the chosen one
+    ticked), three a row, and the way back."""
+    gid, ver = game.id, game.version
+    buttons = [
+        render.Button(("✅ " if seconds == game.turn_timeout else "") + tr.duration(seconds),
+                      lobby_button(gid, ver, f"time.{seconds}"))
+        for seconds in TIMEOUT_CHOICES
+    ]
+    rows = [buttons[i:i + 3] for i in range(0, len(buttons), 3)]
+    rows.append([render.Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))])
+    return rows
+
+
+async def _choose_timeout(tap: Tap, choice: str) -> None:
+    """A time per move picked in the *Turn* menu: set (by the creator, while the lobby is
+    open), and the full lobby keyboard back. Picking the same time twice changes nothing,
+    so the choice carries no version."""
+    seconds = int(choice) if choice.isdecimal() else 0
+    if seconds not in TIMEOUT_CHOICES:
+        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+                             show_alert=True)
+        return
+    game = await _game(tap)
+    if game is None:
+        return
+    if game.status != "lobby":
+        await answer_quietly(tap.query, tap.tr.gettext("The game has already started."),
+                             show_alert=True)
+        return
+    try:
+        await call(tap.d.service.configure, game.id, tap.user_id, turn_timeout=seconds)
     except ServiceError as e:
         await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
         return
@@ -320,7 +371,7 @@ async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
         return
     if not args:
-        keyboard = kick_keyboard(tr, game)
+        keyboard = kick_keyboard(tr, game, c.user.id)
         if not keyboard:
             await c.reply(tr.gettext("There is nobody to kick."))
             return
@@ -330,15 +381,14 @@ async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await c.reply(error or kicked_text(tr, game, int(args[0]) - 1))
 
 
-def kick_keyboard(tr: Translator, game: GameInfo) -> render.Keyboard:
-    """One button per seat that /kick can act on: in the lobby every taken seat but the
-    creator's, in a running game every player no bot stands in for yet."""
+def kick_keyboard(tr: Translator, game: GameInfo, by_user: int) -> render.Keyboard:
+    """One button per seat that /kick (sent by ``by_user``) can act on: in the lobby every
+    taken seat but the creator's, in a running game every player no bot stands in for yet;
+    never the sender's own (see :func:`_spared`)."""
     buttons = []
     for s in game.seats:
-        if game.status == "lobby":
-            if s.user_id is not None and s.user_id == game.creator_id:
-                continue
-        elif s.is_bot or s.standin:
+        if _spared(game, s.seat, by_user) or (
+                game.status != "lobby" and (s.is_bot or s.standin)):
             continue
         name = texts.seat_name(tr, game, s.seat)
         if len(name) > _KICK_NAME:
@@ -346,6 +396,15 @@ def kick_keyboard(tr: Translator, game: GameInfo) -> render.Keyboard:
         buttons.append(render.Button(f"{s.seat + 1}. {name}",
                                      lobby_button(game.id, game.version, f"kick.{s.seat}")))
     return [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
+
+
+def _spared(game: GameInfo, seat: int, by_user: int) -> bool:
+    """Whether the /kick buttons shown to ``by_user`` leave ``seat`` out: their own seat
+    (they /leave, or have a bot play for them with /away), and in the lobby the creator's
+    (the game is theirs). ``/kick N`` typed still acts on it."""
+    user_id = next((s.user_id for s in game.seats if s.seat == seat), None)
+    return user_id is not None and (
+        user_id == by_user or (user_id == game.creator_id and game.status == "lobby"))
 
 
 def kicked_text(tr: Translator, game: GameInfo, seat: int) -> str:

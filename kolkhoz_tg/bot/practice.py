@@ -1,12 +1,13 @@
-"""Practice games in a private chat: what ``/practice [rules] [players]``
+"""Learning the game in a private chat: practice games — what ``/practice [rules] [players]``
 (:func:`kolkhoz_tg.bot.commands.cmd_practice`) offers, the level buttons, going on with (or
-abandoning) an open practice game, and the 💡 hint.
+abandoning) an open practice game, and the 💡 hint — and the players' rules read a chapter at
+a time (``/rules`` in private: a table of contents as buttons).
 
 A practice game is played with the very messages and buttons of a group game (the board and
 the player's own game message, both in the private chat), against bots of the level the
 player picks, with no clock; it is not rated (:mod:`kolkhoz_tg.service.practice`). The
 buttons of this module are ``p`` callbacks (:mod:`kolkhoz_tg.bot.callbacks`): before a game
-exists they carry game 0.
+exists they carry game 0, as the rules' buttons always do (they belong to no game).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import time
 
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
 from engine import PRESETS
@@ -32,10 +33,11 @@ from kolkhoz_tg.bot.context import (
     reply,
     service_error_text,
 )
-from kolkhoz_tg.bot.delivery import markup
+from kolkhoz_tg.bot.delivery import is_not_modified, markup
 from kolkhoz_tg.bot.thinking import THINKER_KEY, Thinker
 from kolkhoz_tg.hints import hint_line
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.rules_doc import Chapter, pages, rules_chapters
 from kolkhoz_tg.service import PRACTICE_LEVELS, GameInfo, ServiceError
 
 log = logging.getLogger(__name__)
@@ -65,11 +67,14 @@ def parse_args(args: list[str]) -> tuple[str, int] | str:
 
 
 def bad_args_text(tr: Translator, word: str, command: str = "practice") -> str:
-    """What ``/practice`` (or ``/newgame``) says to a word it does not know, with the rules
-    it offers."""
+    """What ``/practice`` (or ``/newgame``) says to a word it does not know: to a number, the
+    players a game may have; to anything else, the rules it offers."""
     _ = tr.gettext
-    lines = [_("I do not know the rules «{name}». Choose one of these:", name=word)]
-    lines += [f"• {name} — {texts.preset_title(tr, name)}" for name in render.PRESET_ORDER]
+    if word.isdecimal():
+        lines = [_("A game is for 3 to 5 players, not {n}.", n=word)]
+    else:
+        lines = [_("I do not know the rules «{name}». Choose one of these:", name=word)]
+        lines += [f"• {name} — {texts.preset_title(tr, name)}" for name in render.PRESET_ORDER]
     if command == "newgame":
         lines.append(_("For example: /newgame zone, or /newgame kolkhoz 3 (3 to 5 players)."))
     else:
@@ -148,7 +153,7 @@ async def practice_tap(
 ) -> None:
     """``p`` buttons, in private only: ``menu`` (from /rules), ``lvl.<rules>.<n>.<level>``
     (start), ``go`` (show the open game again), ``new.<rules>.<n>`` (abandon it, then the
-    level buttons)."""
+    level buttons); ``rules`` (the rules' contents) and ``rules.<chapter>.<page>``."""
     message = query.message
     if message is None or message.chat.type != ChatType.PRIVATE:
         await answer_quietly(query, tr.gettext("Practice games are played in our private "
@@ -161,6 +166,8 @@ async def practice_tap(
         if parts[0] == "menu":
             await answer_quietly(query)
             await offer(update, context, tr, "classic", DEFAULT_PLAYERS)
+        elif parts[0] == RULES_OP:
+            await _rules_tap(update, query, tr, parts[1:])
         elif parts[0] == "lvl" and len(parts) == 4:
             await _start(update, context, query, tr, parts[1], int(parts[2]), parts[3])
         elif parts[0] == "go":
@@ -221,6 +228,77 @@ async def show_game(context: ContextTypes.DEFAULT_TYPE, game_id: int, user_id: i
     d = deps(context)
     await d.deliverer.refresh_board(game_id, resend=True)
     await d.deliverer.refresh_private(game_id, user_id, new=True)
+
+
+# ---------------------------------------------------------------------- the rules
+
+
+#: The ``p`` payload of the rules' contents (``rules.<chapter>.<page>``: a page of a chapter).
+RULES_OP = "rules"
+
+
+def rules_contents(tr: Translator) -> tuple[str, render.Keyboard] | None:
+    """``/rules`` in private: one short message, the players' rules' chapters as buttons (two
+    a row) and the way to a practice game; None where the docs are not installed."""
+    chapters = rules_chapters(tr.locale)
+    return _contents(tr, chapters) if chapters else None
+
+
+def _contents(tr: Translator, chapters: list[Chapter]) -> tuple[str, render.Keyboard]:
+    _ = tr.gettext
+    text = "📜 " + chapters[0].title + "\n" + _(
+        "Choose a chapter: it opens here, in this message.")
+    buttons = [render.Button(_("About the game") if i == 0 else chapter.title,
+                             practice_button(0, 0, _page_op(i, 0)))
+               for i, chapter in enumerate(chapters)]
+    keyboard = [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
+    keyboard.append([render.Button("🎓 " + _("Play a practice game"),
+                                   practice_button(0, 0, "menu"))])
+    return text, keyboard
+
+
+def rules_page(
+    tr: Translator, chapters: list[Chapter], chapter: int, page: int
+) -> tuple[str, render.Keyboard]:
+    """A page of a chapter of the rules (most chapters are one page), with the way back to
+    the contents and to the page before and after (into the next chapter at its end).
+    Raises ValueError for a page the rules do not have."""
+    texts_of = [pages(c.text, render.MAX_TEXT) for c in chapters]
+    order = [(i, p) for i, parts in enumerate(texts_of) for p in range(len(parts))]
+    at = order.index((chapter, page))
+    row = []
+    if at > 0:
+        row.append(render.Button("‹", practice_button(0, 0, _page_op(*order[at - 1]))))
+    row.append(render.Button("📜 " + tr.gettext("Contents"), practice_button(0, 0, RULES_OP)))
+    if at + 1 < len(order):
+        row.append(render.Button("›", practice_button(0, 0, _page_op(*order[at + 1]))))
+    return texts_of[chapter][page], [row]
+
+
+def _page_op(chapter: int, page: int) -> str:
+    return f"{RULES_OP}.{chapter}.{page}"
+
+
+async def _rules_tap(
+    update: Update, query: CallbackQuery, tr: Translator, where: list[str]
+) -> None:
+    """The rules' contents (``where`` empty) or a page of a chapter (``where``: its
+    numbers), shown in the tapped message (a new one when it cannot be edited). Raises
+    ValueError where the docs are not installed."""
+    chapters = rules_chapters(tr.locale)
+    if not chapters:
+        raise ValueError("the rules are not installed")
+    try:
+        text, keyboard = rules_page(tr, chapters, int(where[0]), int(where[1]))
+    except (ValueError, IndexError):
+        # The contents, or a page these rules do not have (the reader changed language).
+        text, keyboard = _contents(tr, chapters)
+    await answer_quietly(query)
+    try:
+        await query.edit_message_text(text, reply_markup=markup(keyboard))
+    except TelegramError as e:
+        if not (isinstance(e, BadRequest) and is_not_modified(e)):
+            await reply(update, text, keyboard)  # too old to edit: a new message instead
 
 
 # ---------------------------------------------------------------------- the hint
