@@ -121,9 +121,13 @@ def board_text(
             line += " · " + _("reward {cards}", cards=cards(tr, job["rewards"]))
         lines.append(line)
     lines += trick_lines(tr, view, names)
-    waiting = waiting_text(tr, view, names)
-    if viewer is not None and view["to_act"] == [viewer]:
+    status = game.status if isinstance(game, GameInfo) else game.get("status")
+    waiting = "" if status == "aborted" else waiting_text(tr, view, names)
+    if viewer is not None and view["to_act"] == [viewer] and status != "aborted":
         waiting = _("Your move")
+    order = turn_order(view, names) if status != "aborted" else ""
+    if order:
+        lines.append("🔄 " + order)
     if waiting:
         if deadline is not None and zone is not None:
             waiting += " " + _("(ends {time}, {left})", time=tr.clock(deadline, now, zone),
@@ -133,6 +137,11 @@ def board_text(
         lines.append(waiting)
     medals = " · ".join(f"{names[p['seat']]} {p['medals']}" for p in view["players"])
     lines.append("🏅 " + medals)
+    if not over:
+        points = [p.points_in_sight for p in View.from_dict(view).players]
+        if any(points):
+            lines.append("📊 " + _("Points in sight: {points}", points=" · ".join(
+                f"{names[seat]} {value}" for seat, value in enumerate(points))))
     shown = [
         f"{names[p['seat']]} {cards(tr, p['plot_revealed'])}"
         for p in view["players"]
@@ -225,6 +234,15 @@ def winners_line(tr: Translator, game: GameInfo | dict[str, Any], names: list[st
 def _bar(hours: int, threshold: int, width: int = 9) -> str:
     filled = min(width, hours * width // max(threshold, 1))
     return "▰" * filled + "▱" * (width - filled)
+
+
+def turn_order(view: dict[str, Any], names: list[str]) -> str:
+    """The order of play in this trick, from its leader (``Vera → Gleb → Anna → Boris``);
+    empty outside the tricks."""
+    if view["phase"] not in ("play", "assign") or view.get("lead") is None:
+        return ""
+    n, lead = view["players_count"], view["lead"]
+    return " → ".join(names[(lead + i) % n] for i in range(n))
 
 
 def waiting_text(tr: Translator, view: dict[str, Any], names: list[str]) -> str:
@@ -504,6 +522,10 @@ def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]
                 elif (e["type"] in _CHOICES and move["actor"] == "forced"
                       and viewer is not None and move.get("seat") == viewer):
                     line += " " + tr.gettext("(the only possible move)")
+                elif e["type"] == "CardPlayed" and move["actor"] == "forced":
+                    # Played the moment the turn came: everyone sees that it was not
+                    # chosen, so the board says so.
+                    line += " " + tr.gettext("(played automatically)")
                 lines.append(line)
     return lines
 
@@ -608,6 +630,19 @@ def final_table(tr: Translator, data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def timed_out_text(tr: Translator, data: dict[str, Any], *, warn: bool = True) -> str:
+    """What was played for a player whose time ran out; ``warn``: and after how many more
+    missed turns a bot stands in for them."""
+    played = ", ".join(card_action(tr, a) for a in data["actions"])
+    text = tr.gettext("Time ran out, so this was played for you: {actions}.", actions=played)
+    left = data["standin_after"] - data["timeouts"]
+    if warn and left > 0:
+        text += " " + tr.ngettext(
+            "After {n} more missed turn a bot will stand in for you.",
+            "After {n} more missed turns a bot will stand in for you.", left)
+    return text
+
+
 def notification_text(
     tr: Translator, note: Notification, now: datetime, zone: str | None = None
 ) -> str:
@@ -634,14 +669,7 @@ def notification_text(
         return _("Reminder: it is your move; time runs out {when}.",
                  when=tr.relative(deadline, now))
     if note.kind is Kind.TIMED_OUT:
-        played = ", ".join(card_action(tr, a) for a in data["actions"])
-        text = _("Time ran out, so this was played for you: {actions}.", actions=played)
-        left = data["standin_after"] - data["timeouts"]
-        if left > 0:
-            text += " " + tr.ngettext(
-                "After {n} more missed turn a bot will stand in for you.",
-                "After {n} more missed turns a bot will stand in for you.", left)
-        return text
+        return timed_out_text(tr, data)
     if note.kind is Kind.STAND_IN and note.user_id is not None:
         return _("A bot plays for you from now on. To take your seat back, tap any button "
                  "of your game message or send /back.")

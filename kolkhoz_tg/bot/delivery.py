@@ -70,6 +70,7 @@ from kolkhoz_tg.picture import cached_board_png
 from kolkhoz_tg.service import (
     Busy,
     GameService,
+    Kind,
     NotAllowed,
     NotFound,
     Notification,
@@ -480,9 +481,12 @@ class Deliverer:
         waiting (whose notifications it shows too)."""
         pending = self._boards.get(game_id)
         if pending is not None and pending.scene.game.version > scene.game.version:
-            pending.notes.extend(notes)  # a newer board waits already: it shows these too
+            # A newer board waits already: it shows these too (an older board note is
+            # superseded in the outbox by the newer one: nothing to settle for it).
+            pending.notes.extend(n for n in notes if n.kind is not Kind.BOARD)
             return
-        older = pending.notes if pending is not None else []
+        older = [] if pending is None else [
+            n for n in pending.notes if n.kind is not Kind.BOARD]
         self._boards[game_id] = _PendingBoard(scene, step, [*older, *notes])
 
     async def _start_painter(self, game_id: int) -> None:
@@ -519,6 +523,14 @@ class Deliverer:
                     # The board was sent anew meanwhile (/board): edit that one.
                     step = dataclasses.replace(step, message_id=int(newest))
                 claims = _Claims(self, self.owner, pending.notes)
+                if not await claims.keep():
+                    # Another relay took some over (this process was too slow): it shows
+                    # the board for them; the rest are shown here.
+                    kept = [n for n in pending.notes if n.id not in claims.lost]
+                    if not kept:
+                        continue
+                    claims = _Claims(self, self.owner, kept)
+                    claims.until = self.now() + self.service.outbox_lease
                 plan = Plan(game_id, [step])
                 outcome = await self._carry_out(pending.scene, plan, claims,
                                                  prepaid=self.pace is not None)
@@ -1031,6 +1043,10 @@ class Deliverer:
             # Its move buttons would only lead to "the game has moved on".
             with contextlib.suppress(TelegramError):
                 await self.bot.delete_message(user, step.replaces)
+        elif step.strips and step.strips != sent:
+            # The record of their last move stays, without the cards they held then.
+            with contextlib.suppress(TelegramError):
+                await self.bot.edit_message_reply_markup(user, step.strips, reply_markup=None)
 
     async def _private_note(self, step: PrivateNote, out: _Outcome) -> None:
         sent = await self._send_private(step.user_id, step.text, [], out)

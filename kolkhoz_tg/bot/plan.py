@@ -8,14 +8,15 @@ message for a game is edited while they keep deciding and sent anew when a new t
 (so Telegram notifies them); new group messages only for the year's summary, the final
 table, and a "your turn" mention for a player the bot cannot reach. A private message that
 still carries move buttons is deleted when a newer one replaces it; one without them (the
-player's own last move, shown after they made it) stays, so a normal turn costs four Bot API
-calls: the answer to the tap, the board, the mover's message and the next player's.
+player's own last move, shown after they made it) stays as a record but loses its buttons
+(its cards are no longer theirs), so each private chat has one message per game with
+buttons.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.i18n import Translator, translator
-from kolkhoz_tg.service import Kind, Notification, Scene
+from kolkhoz_tg.service import GameInfo, Kind, Notification, Scene
 from kolkhoz_tg.timeutil import utc
 
 #: Game meta keys the bot keeps: the board message, and per player their game message, whether
@@ -122,6 +123,10 @@ class Private:
     live: bool
     mention: GroupPost | None = None
     notes: tuple[int, ...] = ()
+    #: The message this one supersedes, kept as a record of the player's last move: it
+    #: loses its buttons (its cards are no longer theirs to tap), so that each chat has one
+    #: message per game with buttons.
+    strips: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +207,7 @@ def plan(
     # fails is sent again by the relay, and one that went out is not sent twice.
     turn_users: list[int] = []
     turn_notes: dict[int, list[int]] = {}
+    missed: dict[int, list[Notification]] = {}
     for note in notes:
         if note.user_id is None:
             continue
@@ -213,14 +219,23 @@ def plan(
             turn_notes.setdefault(note.user_id, []).append(note.id)
         elif note.kind is Kind.REMINDER and not reminder_holds(note, scene):
             out.free.append(note.id)
-        elif note.kind in (Kind.TIMED_OUT, Kind.STAND_IN, Kind.REMINDER):
+        elif note.kind in (Kind.TIMED_OUT, Kind.STAND_IN):
+            # A missed turn and the stand-in it brings are told in one message.
+            missed.setdefault(note.user_id, []).append(note)
+        elif note.kind is Kind.REMINDER:
             out.steps.append(_private_note(note, scene, now, bot_username))
         else:
             out.free.append(note.id)
+    for told in missed.values():
+        out.steps.append(_missed_note(told, scene, now))
+    # A card played for someone as their only possible one: their message says so (it is
+    # edited even when it carries no move buttons).
+    forced = forced_cards(group, game)
     for user_id in turn_users:
         step = private_step(scene, user_id, now, bot_username, acting,
                             new=acting is None or acting.user_id != user_id,
-                            notes=tuple(turn_notes.get(user_id, ())))
+                            notes=tuple(turn_notes.get(user_id, ())),
+                            forced=forced.get(user_id, ()))
         if step is not None:
             out.steps.append(step)
         else:
@@ -244,7 +259,7 @@ def plan(
             if seat_user is not None and seat_user not in turn_users + edit_users and (
                     scene.can_pm.get(seat_user, True)):
                 edit_users.append(seat_user)
-    for user_id in reminded:
+    for user_id in [*reminded, *forced]:
         if user_id not in turn_users + edit_users and game.meta.get(pm_key(user_id)):
             edit_users.append(user_id)
     if board_notes:
@@ -256,7 +271,8 @@ def plan(
                     stopped or game.meta.get(live_key(user_id), True)):
                 edit_users.append(user_id)
     for user_id in edit_users:
-        step = private_step(scene, user_id, now, bot_username, acting, new=False)
+        step = private_step(scene, user_id, now, bot_username, acting, new=False,
+                            forced=forced.get(user_id, ()))
         if step is not None:
             out.steps.append(step)
     return out
@@ -283,25 +299,28 @@ def board_step(
 def private_step(
     scene: Scene, user_id: int, now: datetime, bot_username: str,
     acting: Acting | None = None, *, new: bool, notes: tuple[int, ...] = (),
+    forced: Sequence[str] = (),
 ) -> Private | None:
     """The player's game message as it should read now: a new one (``new``) or an edit of
-    the one they tapped (``acting``) or last got. None if they hold no seat."""
+    the one they tapped (``acting``) or last got (``forced``: the cards just played for
+    them as their only possible ones). None if they hold no seat."""
     sv = scene.seats.get(user_id)
     if sv is None:
         return None
     tr = translator(scene.locales.get(user_id, scene.chat_locale))
-    msg = render.private(tr, sv, scene.chat_title, now, scene.zones.get(user_id))
+    msg = render.private(tr, sv, scene.chat_title, now, scene.zones.get(user_id), forced)
     old = scene.game.meta.get(pm_key(user_id))
     target = acting.message_id if acting is not None and acting.user_id == user_id else old
     mention = group_mention(scene, user_id, bot_username) if sv.to_act else None
     # In a practice game the chat holds one game message, the newest: the older one goes
     # even without move buttons (it would only repeat the hand below the board).
     goes = scene.game.practice or scene.game.meta.get(live_key(user_id), True)
+    edit = None if new or not target else int(target)
     return Private(
-        user_id, msg.text, msg.keyboard,
-        edit=None if new or not target else int(target),
+        user_id, msg.text, msg.keyboard, edit=edit,
         replaces=int(old) if old and goes else None,
         live=has_moves(msg.keyboard), mention=mention, notes=notes,
+        strips=int(old) if old and not goes and edit is None else None,
     )
 
 
@@ -311,13 +330,29 @@ def _private_note(
     assert note.user_id is not None
     tr = translator(scene.locales.get(note.user_id, scene.chat_locale))
     text = texts.notification_text(tr, note, now, scene.zones.get(note.user_id))
-    if note.kind is Kind.TIMED_OUT:
-        text += "\n" + tr.gettext("Take your seat back with /back or any button.")
     text = "🌾 " + render.where(tr, scene.game, scene.chat_title) + "\n" + text
     mention = None
     if note.kind is Kind.REMINDER and note.data.get("last"):
         mention = reminder_mention(scene, note, now, bot_username)
     return PrivateNote(note.user_id, text, mention, (note.id,))
+
+
+def _missed_note(notes: list[Notification], scene: Scene, now: datetime) -> PrivateNote:
+    """One message for a player's missed turns and the stand-in they brought: what was
+    played for them, and either how many more misses bring a bot or that one plays for them
+    now and how to take the seat back (said once: their game message says it too)."""
+    user_id = notes[0].user_id
+    assert user_id is not None
+    tr = translator(scene.locales.get(user_id, scene.chat_locale))
+    lines = ["🌾 " + render.where(tr, scene.game, scene.chat_title)]
+    standin = any(n.kind is Kind.STAND_IN for n in notes)
+    for note in notes:
+        if note.kind is Kind.TIMED_OUT:
+            lines.append(texts.timed_out_text(tr, note.data, warn=not standin))
+    if standin:
+        lines.append(texts.notification_text(
+            tr, next(n for n in notes if n.kind is Kind.STAND_IN), now))
+    return PrivateNote(user_id, "\n".join(lines), None, tuple(n.id for n in notes))
 
 
 def reminder_holds(note: Notification, scene: Scene) -> bool:
@@ -404,6 +439,23 @@ def group_mention(scene: Scene, user_id: int, bot_username: str) -> GroupPost | 
                      topic_id=game.topic_id)
 
 
+def forced_cards(group: list[Notification], game: GameInfo) -> dict[int, list[str]]:
+    """The cards the board notifications ``group`` show played for a player as their only
+    possible ones, by user."""
+    users = {s.seat: s.user_id for s in game.seats if s.user_id is not None and not s.is_bot}
+    out: dict[int, list[str]] = {}
+    for note in group:
+        if note.kind is not Kind.BOARD:
+            continue
+        for move in note.data.get("moves", []):
+            user = users.get(move.get("seat", -1))
+            if move.get("actor") != "forced" or user is None:
+                continue
+            out.setdefault(user, []).extend(
+                e["card"] for e in move["events"] if e["type"] == "CardPlayed")
+    return {u: cards for u, cards in out.items() if cards}
+
+
 def has_moves(keyboard: render.Keyboard) -> bool:
     """Whether a keyboard carries a move button (one that goes stale when the game moves
     on; the explain and view buttons always answer from the current state)."""
@@ -443,8 +495,12 @@ def recent_lines(tr: Translator, notes: list[Notification]) -> list[str]:
             moves = []
             events = events[starts[-1]:]
         # The board lists the tricks themselves (every one, with where its cards went); a
-        # move made for a silent player is still told, to say it was not theirs.
-        if move["actor"] not in ("timeout", "standin"):
+        # move made for a silent player, or as its only possible one, is still told, to say
+        # it was not chosen.
+        if move["actor"] == "forced":
+            events = [e for e in events
+                      if e["type"] not in TRICK_EVENTS or e["type"] == "CardPlayed"]
+        elif move["actor"] not in ("timeout", "standin"):
             events = [e for e in events if e["type"] not in TRICK_EVENTS]
         moves.append({**move, "events": events})
     lines = texts.event_lines(tr, data["game"], moves, data["view"]["rules"]["theme"])

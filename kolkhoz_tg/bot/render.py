@@ -12,6 +12,7 @@ Keyboards are plain rows of :class:`Button`, free of Telegram types and easy to 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -313,10 +314,11 @@ def where(tr: Translator, game: GameInfo, chat_title: str | None) -> str:
 
 def private(
     tr: Translator, sv: SeatView, chat_title: str | None, now: datetime,
-    zone: str | None = None,
+    zone: str | None = None, forced: Sequence[str] = (),
 ) -> Message:
     """The player's own message for one game: where, what is going on, what they may do
-    (the deadline also on their clock when their time ``zone`` is known)."""
+    (the deadline also on their clock when their time ``zone`` is known); ``forced``: the
+    cards just played for them as their only possible ones."""
     _ = tr.gettext
     view, game = sv.view, sv.game
     head = [where(tr, game, chat_title),
@@ -324,6 +326,9 @@ def private(
     if view["trump"]:
         head.append(_("trump {suit}", suit=texts.SUIT_SYMBOLS[view["trump"]]))
     lines = ["🌾 " + " · ".join(head)]
+    for c in forced:
+        lines.append("🤖 " + _("{card} was your only possible card: I played it for you.",
+                              card=texts.card(tr, c)))
     names = [texts.seat_name(tr, game, s) for s in range(view["players_count"])]
     if sv.to_act and view["phase"] in ("play", "assign") and view["trick"]:
         played = " · ".join(f"{names[s]} {texts.card(tr, c)}" for s, c in view["trick"])

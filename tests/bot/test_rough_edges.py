@@ -95,8 +95,13 @@ async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
         await users[1].send(group, "/last")
         last = fake.last_message(group)
         assert last is not None and "no game" not in (last.text or "").lower()
-        # Nobody's private message still offers a move.
+        # Nobody's private message still offers a move, or a card at all: each superseded
+        # message lost its buttons when the next one came, the last one at the end.
         assert not stale_buttons(fake, service, game_id, users)
+        for u in users:
+            offering = [m.text for m in fake.messages(u) if any(
+                b.data and b.data[:2] in ("a:", "x:") for row in m.buttons for b in row)]
+            assert not offering, (u.first_name, offering)
 
 
 async def test_no_private_message_keeps_buttons_after_a_forced_move_or_a_pause(
