@@ -20,7 +20,7 @@ from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.delivery import Acting, Deliverer, Relay, markup, topic_gone
 from kolkhoz_tg.config import Settings
-from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.i18n import Translator, reader_locale, translator
 from kolkhoz_tg.scheduler import DeadlineScheduler
 from kolkhoz_tg.service import (
     ActResult,
@@ -65,20 +65,26 @@ def full_name(update: Update) -> str:
 
 
 async def remember_user(update: Update, d: Deps) -> Translator:
-    """Record the user (name, Telegram language) and return their translator."""
+    """Record the user (name, Telegram language) and return their translator. A Telegram
+    language the bot has no catalog for reads as English, or Russian for the languages of
+    :data:`~kolkhoz_tg.i18n.RUSSIAN_READERS` (:func:`~kolkhoz_tg.i18n.reader_locale`): a
+    German is not greeted in Russian because that is the chats' default."""
     user = update.effective_user
     assert user is not None
+    own = reader_locale(user.language_code)
     # When another process holds the database, the name and language wait for next time.
     with contextlib.suppress(Busy):
-        await call(d.service.ensure_user, user.id, user.full_name, user.language_code)
+        await call(d.service.ensure_user, user.id, user.full_name, own)
     chat = update.effective_chat
     chat_id = chat.id if chat is not None and chat.type != ChatType.PRIVATE else None
-    locale = await call(d.service.locale_for, user.id, chat_id, user.language_code)
+    locale = await call(d.service.locale_for, user.id, chat_id, own)
     return translator(locale)
 
 
 async def group_tr(update: Update, d: Deps) -> Translator:
-    """The chat's translator (its language, else the caller's, else the default)."""
+    """The chat's translator (its language, else the caller's when the bot speaks it, else
+    the configured default: a group that chose nothing is not addressed in the English
+    guessed for a German caller)."""
     chat = update.effective_chat
     user = update.effective_user
     assert chat is not None
@@ -202,7 +208,7 @@ async def act_for(
     assert user is not None
     if version is None:
         version = (await call(d.service.game_info, game_id)).version
-    who = {"name": user.full_name, "locale": user.language_code}
+    who = {"name": user.full_name, "locale": reader_locale(user.language_code)}
     # (A swap made while others swapped since the button's version is not stale: the
     # service knows. See GameService.act.)
     return await call(d.service.act, game_id, user.id, action, version, **who)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
+from zoneinfo import ZoneInfo
 
 
 class Kind(StrEnum):
@@ -195,10 +196,22 @@ class Scene:
     board_style: str = "text"
 
     def group_zone(self) -> str | None:
-        """The time zone to show the group its deadlines in: the one zone every seated
-        person who set one shares (friends in one town), else None (relative times only)."""
-        zones = set(self.zones.values())
-        return zones.pop() if len(zones) == 1 else None
+        """The time zone to show the group its deadlines in, as a bare clock time: only
+        when every seated person (the keys of ``locales``) set a time zone and all of them
+        read the same clock at the deadline (``Europe/Moscow`` and ``UTC+3`` do): friends
+        in one town. Else None, and the group reads relative times only: a clock time in
+        the zone of one player, or of some, would tell the others a wrong hour without
+        their knowing whose clock it is."""
+        if not self.locales or any(u not in self.zones for u in self.locales):
+            return None
+        zones = sorted({self.zones[u] for u in self.locales})
+        if len(zones) == 1:
+            return zones[0]
+        when = self.board.deadline
+        if when is None:
+            return None
+        offsets = {when.astimezone(ZoneInfo(z)).utcoffset() for z in zones}
+        return zones[0] if len(offsets) == 1 else None
 
 
 class ActStatus(StrEnum):

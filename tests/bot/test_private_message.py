@@ -66,14 +66,16 @@ async def test_deadlines_on_the_readers_clock_and_refreshed_by_reminders(
     fake: FakeTelegram, service: GameService, clock: FakeClock
 ) -> None:
     """Players with a time zone see the deadline on their clock next to the relative time;
-    the board does too when every seated player who set a zone shares it. A reminder
-    rewrites both, so "in 24 hours" does not stay on the board for a day."""
+    the board does too when every seated player set a zone and all read the same clock
+    (Moscow and UTC+3 do). A reminder rewrites both, so "in 24 hours" does not stay on the
+    board for a day."""
     users = [fake.user(7800 + i, n, language_code="en") for i, n in enumerate(NAMES)]
     group = fake.create_group("Clocks", users)
     async with fake.running(make_app(fake, service)):
-        for u in users[:2]:
+        for u in users:
             service.ensure_user(u.id, u.first_name, "en")
-            service.set_time_zone(u.id, "Europe/Moscow")  # 09:00 UTC is 12:00 there
+            # 09:00 UTC is 12:00 in Moscow, and at UTC+3 ("/settings tz +3").
+            service.set_time_zone(u.id, "Etc/GMT-3" if u is users[3] else "Europe/Moscow")
         game_id = await open_game(fake, users, group)
         board_id = service.game_info(game_id).meta["board"]
         board = fake.message(group, board_id)
@@ -81,10 +83,7 @@ async def test_deadlines_on_the_readers_clock_and_refreshed_by_reminders(
         mover = next(u for u in users if action_buttons(u.last_message()))
         private = mover.last_message()
         assert private is not None
-        if mover in users[:2]:
-            assert "Time runs out tomorrow at 12:00 (in 24 hours)." in (private.text or "")
-        else:
-            assert "Time runs out in 24 hours." in (private.text or "")
+        assert "Time runs out tomorrow at 12:00 (in 24 hours)." in (private.text or "")
         # Half the time later the reminder goes out and both say "in 12 hours".
         clock.advance(timedelta(hours=12, minutes=1))
         notes = await asyncio.to_thread(service.process_due, game_id)
