@@ -47,7 +47,7 @@ from telegram.ext import ExtBot
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import plan as planning
 from kolkhoz_tg.bot import render
-from kolkhoz_tg.bot.pace import BOARD, GroupPace
+from kolkhoz_tg.bot.pace import BOARD, URGENT, GroupPace
 from kolkhoz_tg.bot.plan import (
     BOARD_KEY,
     BOARD_STYLE_KEY,
@@ -183,12 +183,13 @@ class _Outcome:
 
 
 @dataclass
-class _PendingBoard:
-    """A board edit waiting for its slot: the game as last delivered, the board step made
-    from it, and the notifications of every board it replaced."""
+class _GroupQueue:
+    """What waits to go to a game's group: the steps in order (the boards among them are
+    drawn as one, the newest, when their turn comes), the game as last delivered, and the
+    notifications the steps show."""
 
     scene: Scene
-    step: Board
+    steps: list[Step]
     notes: list[Notification]
 
 
@@ -232,22 +233,40 @@ def in_order(steps: list[Step], acting: Acting | None) -> list[Step]:
     return sorted(steps, key=rank)
 
 
-def _deferred_board(steps: Plan) -> Board | None:
-    """The plan's board edit, when it can wait for the group's budget apart from the rest:
-    a plain edit (not a board sent anew or pinned) whose notifications no other step
-    shows (a year's summary or the final table goes out with its board, in order)."""
-    boards = [s for s in steps.steps if isinstance(s, Board)]
-    if len(boards) != 1:
-        return None
-    board = boards[0]
-    if board.resend or board.pin or board.message_id is None:
-        return None
-    others = {n for s in steps.steps if s is not board for n in s.notes}
-    if others & set(board.notes):
-        return None
-    if any(isinstance(s, GroupPost) for s in steps.steps):
-        return None  # a post in the group comes after the board it speaks of
-    return board
+def _group_part(steps: Plan) -> list[Step]:
+    """The steps of a plan that can go to the group after the rest, at the group's pace:
+    board edits, posts and the closing of a topic, unless the plan sends the board anew
+    or pins it (the start of a game, /board: those go in order, at once) or a notification
+    is shown both there and in a private message."""
+    group: list[Step] = [
+        s for s in steps.steps if isinstance(s, Board | GroupPost | CloseTopic)]
+    if any(isinstance(s, Board) and (s.resend or s.pin or s.message_id is None)
+           for s in group):
+        return []
+    shown = {n for s in group for n in s.notes}
+    if any(shown & set(s.notes) for s in steps.steps if s not in group):
+        return []
+    return group
+
+
+def _collapse_boards(steps: list[Step], notes: list[Notification]) -> list[Step]:
+    """One board edit for several queued ones: the newest board, where the first one was
+    (the older board notes are superseded in the outbox by the newest one)."""
+    boards = [s for s in steps if isinstance(s, Board)]
+    if len(boards) < 2:
+        return steps
+    newest = boards[-1]
+    kinds = {n.id: n.kind for n in notes}
+    ids = [n for b in boards for n in b.notes
+           if kinds.get(n) is not Kind.BOARD or n in newest.notes]
+    merged = dataclasses.replace(newest, notes=tuple(dict.fromkeys(ids)))
+    out: list[Step] = []
+    for step in steps:
+        if step is boards[0]:
+            out.append(merged)
+        elif not isinstance(step, Board):
+            out.append(step)
+    return out
 
 
 class _Claims:
@@ -346,9 +365,8 @@ class Deliverer:
         #: The groups' budgets, spent by urgency (set by the application when it keeps to
         #: Telegram's pace; None: every call goes at once, as in most tests).
         self.pace: GroupPace | None = None
-        #: Board edits waiting for a slot of their group's budget, per game: the newest
-        #: board and every notification it shows (see :meth:`paint_board`).
-        self._boards: dict[int, _PendingBoard] = {}
+        #: What waits for a slot of the group's budget, per game (see :meth:`paint_board`).
+        self._boards: dict[int, _GroupQueue] = {}
         self._painters: dict[int, asyncio.Task[None]] = {}
         #: What each message this process last showed says, per (chat, message): an edit
         #: that would change nothing is not made (Telegram refuses it, and it costs a slot
@@ -435,11 +453,11 @@ class Deliverer:
                 scene.game.meta.update(self._settled.get(game_id, {}))
             steps = planning.plan(notes, scene, self.now(), self._username(), acting)
             steps.steps = in_order(steps.steps, acting)
-            deferred = _deferred_board(steps)
-            if deferred is not None:
-                steps.steps.remove(deferred)
-                held = set(deferred.notes)
-                self._queue_board(game_id, scene, deferred,
+            deferred = _group_part(steps)
+            if deferred:
+                steps.steps = [s for s in steps.steps if s not in deferred]
+                held = {n for s in deferred for n in s.notes}
+                self._queue_group(game_id, scene, deferred,
                                   [n for n in notes if n.id in held])
                 claims.ids -= held
             every = self.heartbeat
@@ -455,7 +473,7 @@ class Deliverer:
                         await beat
             await self._settle(game_id, outcome)
         await self._after(game_id, outcome, notes)
-        if deferred is not None:
+        if deferred:
             await self._start_painter(game_id)
 
     async def show_private(self, scene: Scene, acting: Acting) -> None:
@@ -474,30 +492,29 @@ class Deliverer:
 
     # ------------------------------------------------------------------ the board's pace
 
-    def _queue_board(
-        self, game_id: int, scene: Scene, step: Board, notes: list[Notification]
+    def _queue_group(
+        self, game_id: int, scene: Scene, steps: list[Step], notes: list[Notification]
     ) -> None:
-        """Keep ``step`` as the game's next board edit: it replaces an older one still
-        waiting (whose notifications it shows too)."""
-        pending = self._boards.get(game_id)
-        if pending is not None and pending.scene.game.version > scene.game.version:
-            # A newer board waits already: it shows these too (an older board note is
-            # superseded in the outbox by the newer one: nothing to settle for it).
-            pending.notes.extend(n for n in notes if n.kind is not Kind.BOARD)
+        """Queue the group's part of a delivery behind what waits already."""
+        queue = self._boards.get(game_id)
+        if queue is None:
+            self._boards[game_id] = _GroupQueue(scene, list(steps), list(notes))
             return
-        older = [] if pending is None else [
-            n for n in pending.notes if n.kind is not Kind.BOARD]
-        self._boards[game_id] = _PendingBoard(scene, step, [*older, *notes])
+        if scene.game.version >= queue.scene.game.version:
+            queue.scene = scene
+        queue.steps.extend(steps)
+        queue.notes.extend(notes)
 
     async def _start_painter(self, game_id: int) -> None:
-        """Edit the board now when the group's budget has room (or is not kept), else in
-        the background once it has: whatever newer board is queued by then goes instead."""
+        """Send what waits for the group now when its budget has room (or is not kept),
+        else in the background once it has: boards queued by then are drawn as one."""
         if game_id in self._painters:
             return
-        pending = self._boards.get(game_id)
-        if pending is None:
+        queue = self._boards.get(game_id)
+        if queue is None:
             return
-        if self.pace is None or self.pace.board_wait(pending.step.chat_id) <= 0:
+        chat = queue.scene.game.chat_id
+        if self.pace is None or self.pace.board_wait(chat) <= 0:
             await self.paint_board(game_id)
             return
         task = self.spawn(self.paint_board(game_id))
@@ -505,43 +522,44 @@ class Deliverer:
         task.add_done_callback(lambda _t: self._painters.pop(game_id, None))
 
     async def paint_board(self, game_id: int) -> None:
-        """Edit the game's board with the newest board queued for it, once a slot of its
-        group's budget is free (taken *before* the board to show is chosen, so the group
-        sees the newest state); then settle the notifications it shows. Loops while newer
-        boards arrive meanwhile."""
-        while (pending := self._boards.get(game_id)) is not None:
-            if self.pace is not None and not self._unchanged(game_id, pending.step):
-                await self.pace.slot(pending.step.chat_id, BOARD)
-            pending = self._boards.pop(game_id, None)
-            if pending is None:
-                return
-            async with self._locks[game_id]:
-                await self._settled_first(game_id)
-                step = pending.step
-                newest = self._settled.get(game_id, {}).get(BOARD_KEY)
-                if newest and newest != step.message_id:
-                    # The board was sent anew meanwhile (/board): edit that one.
-                    step = dataclasses.replace(step, message_id=int(newest))
-                claims = _Claims(self, self.owner, pending.notes)
-                if not await claims.keep():
-                    # Another relay took some over (this process was too slow): it shows
-                    # the board for them; the rest are shown here.
-                    kept = [n for n in pending.notes if n.id not in claims.lost]
-                    if not kept:
-                        continue
-                    claims = _Claims(self, self.owner, kept)
-                    claims.until = self.now() + self.service.outbox_lease
-                plan = Plan(game_id, [step])
-                outcome = await self._carry_out(pending.scene, plan, claims,
-                                                 prepaid=self.pace is not None)
-                await self._settle(game_id, outcome)
-            await self._after(game_id, outcome, pending.notes)
+        """Send what waits for the game's group, in order, each step once a slot of the
+        group's budget is free (a board's taken *before* the board is chosen: the newest
+        queued goes), then settle the notifications they show. Loops while more arrives
+        meanwhile. The game's lock is not held while a slot is awaited, so the players'
+        private messages never wait for the group."""
+        while (queue := self._boards.pop(game_id, None)) is not None:
+            steps = _collapse_boards(queue.steps, queue.notes)
+            shown = {n for step in steps for n in step.notes}
+            notes = [n for n in queue.notes if n.id in shown]
+            claims = _Claims(self, self.owner, notes)
+            if not await claims.keep():
+                # Another relay took some over (this process was too slow): it sends them;
+                # the rest goes from here.
+                lost = claims.lost
+                steps = [s for s in steps if not set(s.notes) & lost]
+                notes = [n for n in notes if n.id not in lost]
+                if not steps:
+                    continue
+                claims = _Claims(self, self.owner, notes)
+                claims.until = self.now() + self.service.outbox_lease
+            outcome = await self._carry_out(queue.scene, Plan(game_id, steps), claims,
+                                             paced=True)
+            await self._settle(game_id, outcome)
+            await self._after(game_id, outcome, notes)
 
     async def boards_painted(self) -> None:
         """Wait until no board edit is waiting for its group's budget (a drain, a clean
         shutdown)."""
         while self._painters:
             await asyncio.gather(*self._painters.values(), return_exceptions=True)
+
+    def _newest_board(self, game_id: int, step: Board) -> Board:
+        """``step`` on the board message this process knows as the newest (sent anew by
+        /board since the step was made, say)."""
+        newest = self._settled.get(game_id, {}).get(BOARD_KEY)
+        if newest and newest != step.message_id and not step.resend:
+            return dataclasses.replace(step, message_id=int(newest))
+        return step
 
     def _unchanged(self, game_id: int, step: Board) -> bool:
         """Whether the board message already shows ``step`` (nothing to edit)."""
@@ -648,10 +666,10 @@ class Deliverer:
 
     async def _carry_out(
         self, scene: Scene, steps: Plan, claims: _Claims | None = None, *,
-        prepaid: bool = False,
+        paced: bool = False,
     ) -> _Outcome:
-        """Carry the steps out in order (``prepaid``: a board edit's slot of the group's
-        budget is taken already)."""
+        """Carry the steps out in order (``paced``: each message to the group waits for a
+        slot of its budget first, a board at its lower urgency)."""
         out = _Outcome(delivered=list(steps.free))
         game = scene.game
         if game.topic_id is not None and game.meta.get(TOPIC_LOST_KEY) == game.topic_id:
@@ -688,6 +706,18 @@ class Deliverer:
                 out.retry.extend(step.notes)
                 out.not_before = max(out.not_before or until, until)
                 continue
+            prepaid = False
+            if paced and self.pace is not None and isinstance(step, Board | GroupPost):
+                if isinstance(step, Board):
+                    step = self._newest_board(scene.game.id, step)
+                    if not self._unchanged(scene.game.id, step):
+                        await self.pace.slot(step.chat_id, BOARD)
+                        prepaid = True
+                else:
+                    await self.pace.slot(step.chat_id, URGENT)
+                    prepaid = True
+            elif paced and isinstance(step, Board):
+                step = self._newest_board(scene.game.id, step)
             try:
                 await self._step(scene, step, out, prepaid=prepaid)
             except _TopicGone as e:
@@ -786,7 +816,7 @@ class Deliverer:
         if isinstance(step, Board):
             await self._board(scene, step, out, prepaid=prepaid)
         elif isinstance(step, GroupPost):
-            await self._post(step, out)
+            await self._post(step, out, prepaid=prepaid)
         elif isinstance(step, Private):
             await self._private(step, out)
         elif isinstance(step, CloseTopic):
@@ -992,12 +1022,12 @@ class Deliverer:
         return await loop.run_in_executor(
             PICTURES, partial(cached_board_png, tr, board.game, board.view))
 
-    async def _post(self, step: GroupPost, out: _Outcome) -> None:
+    async def _post(self, step: GroupPost, out: _Outcome, *, prepaid: bool = False) -> None:
         if out.topic_gone is not None and step.topic_id == out.topic_gone[1]:
             return  # (a mention of a private step, after the topic turned out to be gone)
         sent = await self._send_group(step.chat_id, step.text, step.keyboard,
                                       ParseMode.HTML if step.html else None,
-                                      topic_id=step.topic_id)
+                                      topic_id=step.topic_id, prepaid=prepaid)
         if sent is not None and step.once is not None:
             out.meta[step.once[0]] = step.once[1]
 
@@ -1074,13 +1104,15 @@ class Deliverer:
     async def _send_group(
         self, chat_id: int, text: str, keyboard: render.Keyboard | None = None,
         parse_mode: str | None = None, *, topic_id: int | None = None,
+        prepaid: bool = False,
     ) -> int | None:
         """Post in the group, into its forum topic ``topic_id`` (None: "General", or a chat
-        without topics); raises :class:`_TopicGone` when that topic was deleted."""
+        without topics); raises :class:`_TopicGone` when that topic was deleted.
+        ``prepaid``: the slot of the group's budget is taken already."""
         try:
             msg = await self._guard(chat_id, self.bot.send_message(
                 chat_id, text, reply_markup=markup(keyboard or []), parse_mode=parse_mode,
-                message_thread_id=topic_id))
+                message_thread_id=topic_id, rate_limit_args=PREPAID if prepaid else None))
         except ChatMigrated as e:
             # (A basic group has no topics: its supergroup has none yet either.)
             await self.call(self.service.migrate_chat, chat_id, e.new_chat_id)

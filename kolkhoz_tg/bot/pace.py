@@ -3,18 +3,20 @@
 Telegram lets a bot post or edit about 20 messages a minute in one group and answers more
 with flood control (429). PTB's :class:`~telegram.ext.AIORateLimiter` spaces a group's
 calls in the order they were made, so a reply to a command waits behind every board edit
-queued before it. :class:`GroupPace` keeps the limit — at most ``per_minute`` calls to a
-group in any ``window`` seconds: a bucket of ``burst`` calls that refills one call every
-``window / (per_minute - burst)`` seconds (a generic cell rate algorithm), so that even a
-burst followed by a steady stream stays within the window — and serves the calls by
+queued before it. :class:`GroupPace` keeps the limit exactly — at most ``per_minute`` calls
+to a group in any ``window`` seconds, counted call by call — and serves the calls by
 urgency:
 
 - ``URGENT`` (replies to commands, notices, the year's summary and other new messages)
-  take any free slot, before anything of lower urgency that waits;
+  take any free slot of the window, before anything of lower urgency that waits;
 - ``BOARD`` (edits of the board, which a newer edit makes pointless) leave ``reserve``
-  calls of the bucket to urgent ones. The deliverer waits for such a slot *before* it
-  chooses the board to show (:meth:`~kolkhoz_tg.bot.delivery.Deliverer.paint_board`), so
-  that the group sees the newest state once per slot instead of a queue of old ones.
+  slots of the window to urgent calls and, once the window holds ``burst`` calls, come at
+  most one every ``board_gap`` seconds (by default the pace at which they alone never fill
+  the window). A slow game (the usual case) sees every edit at
+  once; a fast one sees its board once per gap. The deliverer waits for a board's slot
+  *before* it chooses the board to show
+  (:meth:`~kolkhoz_tg.bot.delivery.Deliverer.paint_board`), so the group sees the newest
+  state, never a queue of old ones.
 
 Private chats are not limited here (Telegram's overall limit of about 30 calls a second
 stays with PTB's limiter).
@@ -27,6 +29,7 @@ import contextlib
 import heapq
 import itertools
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -37,8 +40,9 @@ BOARD = 1
 
 @dataclass
 class _Chat:
-    #: When the bucket is empty again at the steady rate (the "theoretical arrival time").
-    tat: float = 0.0
+    #: When the calls of the last window went (oldest first).
+    sent: deque[float] = field(default_factory=deque)
+    last_board: float | None = None
     waiting: list[tuple[int, int]] = field(default_factory=list)
     #: One event per waiting call, set whenever the chat's budget or queue changed.
     events: dict[tuple[int, int], asyncio.Event] = field(default_factory=dict)
@@ -48,21 +52,34 @@ class GroupPace:
     """Slots of one group's budget, handed out by urgency (see the module docstring)."""
 
     def __init__(
-        self, per_minute: int = 20, window: float = 60.5, burst: int = 5, reserve: int = 2,
-        clock: Callable[[], float] = time.monotonic,
+        self, per_minute: int = 20, window: float = 60.5, reserve: int = 3, burst: int = 8,
+        board_gap: float | None = None, clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.burst = max(1, min(burst, per_minute - 1))
-        self.reserve = max(0, min(reserve, self.burst - 1))
-        #: Seconds between two calls at the steady rate.
-        self.interval = window / (per_minute - self.burst)
+        self.per_minute = per_minute
+        self.window = window
+        self.reserve = max(0, min(reserve, per_minute - 1))
+        self.burst = burst
+        #: By default the steady pace at which board edits alone never fill the window
+        #: (60.5 s / 17 ≈ 3.6 s): a busy game's board keeps moving instead of stalling
+        #: until the window's oldest call is a minute old.
+        self.board_gap = (window / (per_minute - self.reserve) if board_gap is None
+                          else board_gap)
         self.clock = clock
         self._chats: dict[int, _Chat] = {}
         self._tickets = itertools.count()
 
     def _wait(self, chat: _Chat, urgency: int, now: float) -> float:
         """Seconds until a call of ``urgency`` may go (0: now)."""
-        spare = self.burst - 1 if urgency == URGENT else self.burst - 1 - self.reserve
-        return max(0.0, chat.tat - spare * self.interval - now)
+        sent = chat.sent
+        while sent and now - sent[0] >= self.window:
+            sent.popleft()
+        limit = self.per_minute if urgency == URGENT else self.per_minute - self.reserve
+        wait = 0.0
+        if len(sent) >= limit:
+            wait = sent[len(sent) - limit] + self.window - now
+        if urgency != URGENT and len(sent) >= self.burst and chat.last_board is not None:
+            wait = max(wait, chat.last_board + self.board_gap - now)
+        return max(0.0, wait)
 
     def board_wait(self, chat_id: int) -> float:
         """Seconds a board edit in ``chat_id`` would wait now, were nothing else waiting."""
@@ -87,7 +104,9 @@ class GroupPace:
                     wait = self._wait(chat, urgency, now)
                     if wait <= 0:
                         heapq.heappop(chat.waiting)
-                        chat.tat = max(chat.tat, now) + self.interval
+                        chat.sent.append(now)
+                        if urgency != URGENT:
+                            chat.last_board = now
                         self._wake(chat)
                         return
                 else:
@@ -111,5 +130,5 @@ class GroupPace:
     def _forget_idle(self) -> None:
         now = self.clock()
         for chat_id, chat in list(self._chats.items()):
-            if not chat.waiting and chat.tat <= now:
+            if not chat.waiting and (not chat.sent or now - chat.sent[-1] >= self.window):
                 del self._chats[chat_id]

@@ -31,10 +31,9 @@ def make_app(
 
 
 def quick_pace(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Keep the groups' budget (kolkhoz_tg.bot.pace) but refill it in a few milliseconds: for
-    tests of flood control that play on, where Telegram's real pace (a slot every 4 s once
-    a group's burst is spent) would only make them slow. tests/bot/test_pace.py tests the
-    pace itself."""
+    """Keep the groups' budget (kolkhoz_tg.bot.pace) but over a window of a fraction of a
+    second: for tests of flood control that play on, where Telegram's real pace (20 a
+    minute) would only make them slow. tests/bot/test_pace.py tests the pace itself."""
     pace = app.bot_data[DEPS_KEY].deliverer.pace
     assert pace is not None
-    pace.interval = 0.005
+    pace.window, pace.board_gap = 0.05, 0.005

@@ -11,6 +11,7 @@ from datetime import timedelta
 import pytest
 
 from kolkhoz_tg.bot.context import DEPS_KEY
+from kolkhoz_tg.bot.pace import URGENT
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
@@ -102,10 +103,11 @@ async def test_the_tapper_is_answered_before_the_group_budget_is_spent(
     app = make_app(fake, service, rate_limiter=True)
     pace = app.bot_data[DEPS_KEY].deliverer.pace
     assert pace is not None
-    pace.interval = 0.5  # a slot every 0.5 s (not 4 s): the start spends the burst all the same
+    pace.window = 3.0  # a window of 3 s, not 60 (a quick test)
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
-        assert pace.board_wait(group.id) > 0
+        while pace.board_wait(group.id) < 1:  # the group's budget is spent
+            await pace.slot(group.id, URGENT)
         actor = next(u for u in users if service.seat_view(game_id, u.id).to_act)
         msg = actor.last_message()
         assert msg is not None and action_buttons(msg)

@@ -20,7 +20,7 @@ def most_in_a_window(times: list[float], window: float) -> int:
 
 
 async def test_no_window_holds_more_than_the_limit_whatever_the_mix() -> None:
-    pace = GroupPace(per_minute=20, window=WINDOW)
+    pace = GroupPace(per_minute=20, window=WINDOW, board_gap=0.03)
     granted: list[float] = []
 
     async def call(urgency: int) -> None:
@@ -30,33 +30,44 @@ async def test_no_window_holds_more_than_the_limit_whatever_the_mix() -> None:
     await asyncio.gather(*(call(URGENT if i % 3 else BOARD) for i in range(45)))
     assert len(granted) == 45
     assert most_in_a_window(granted, WINDOW) <= 20
-    # The burst goes at once, the rest at the steady rate (not one window's stall).
-    assert granted[4] - granted[0] < pace.interval
+    # A quiet group's first calls go at once.
+    assert granted[7] - granted[0] < 0.05
+
+
+async def test_board_edits_come_at_once_in_a_quiet_group_then_one_a_gap() -> None:
+    pace = GroupPace(per_minute=20, window=60.0, burst=3, board_gap=0.2)
+    started = time.monotonic()
+    for _ in range(3):
+        await pace.slot(-1, BOARD)
+    assert time.monotonic() - started < 0.05
+    assert 0.1 < pace.board_wait(-1) <= 0.2
+    await pace.slot(-1, BOARD)
+    assert time.monotonic() - started >= 0.19
 
 
 async def test_urgent_calls_pass_waiting_board_edits_and_keep_a_reserve() -> None:
-    pace = GroupPace(per_minute=20, window=WINDOW, burst=5, reserve=2)
+    pace = GroupPace(per_minute=6, window=WINDOW, reserve=2, burst=10)
     order: list[str] = []
 
     async def call(name: str, urgency: int) -> None:
         await pace.slot(-1, urgency)
         order.append(name)
 
-    # Board edits take what the reserve leaves of the burst (3 of 5), then wait ...
-    await asyncio.gather(*(call(f"b{i}", BOARD) for i in range(3)))
+    # Board edits take what the reserve leaves of the window (4 of 6), then wait ...
+    await asyncio.gather(*(call(f"b{i}", BOARD) for i in range(4)))
     assert pace.board_wait(-1) > 0
-    boards = asyncio.gather(*(call(f"b{i}", BOARD) for i in range(3, 5)))
+    boards = asyncio.gather(*(call(f"b{i}", BOARD) for i in range(4, 6)))
     await asyncio.sleep(0)
     # ... while a reply to a command goes at once, out of the reserve, and before them.
     started = time.monotonic()
     await call("reply", URGENT)
-    assert time.monotonic() - started < pace.interval / 2
+    assert time.monotonic() - started < WINDOW / 4
     await boards
-    assert order.index("reply") < order.index("b3")
+    assert order.index("reply") < order.index("b4")
 
 
 async def test_a_cancelled_wait_does_not_hold_the_queue() -> None:
-    pace = GroupPace(per_minute=20, window=WINDOW, burst=2, reserve=0)
+    pace = GroupPace(per_minute=2, window=WINDOW, reserve=0)
     await pace.slot(-1, URGENT)
     await pace.slot(-1, URGENT)
     waiting = asyncio.create_task(pace.slot(-1, URGENT))
@@ -66,11 +77,11 @@ async def test_a_cancelled_wait_does_not_hold_the_queue() -> None:
         await waiting
     assert waiting.cancelled()
     # The next call waits for the budget, not for the cancelled one.
-    await asyncio.wait_for(pace.slot(-1, BOARD), pace.interval * 3)
+    await asyncio.wait_for(pace.slot(-1, URGENT), WINDOW * 2)
 
 
 async def test_groups_have_budgets_of_their_own() -> None:
-    pace = GroupPace(per_minute=20, window=60.0, burst=3, reserve=1)
+    pace = GroupPace(per_minute=3, window=60.0, reserve=1)
     for _ in range(3):
         await pace.slot(-1)
     assert pace.board_wait(-1) > 1
