@@ -44,13 +44,15 @@ def job_name(tr: Translator, theme: str, job: str) -> str:
 
 
 def preset_title(tr: Translator, preset: str | None) -> str:
+    """A preset's name as the rules (docs/RULES.md) and the buttons call it, with its deck
+    when that is not the usual one."""
     _ = tr.gettext
     titles = {
         "classic": _("Classic"),
         "original": _("Original"),
-        "kolkhoz": _("Kolkhoz (expanded)"),
+        "kolkhoz": _("Kolkhoz"),
         "kolkhoznik": _("Kolkhoznik (36 cards)"),
-        "zone": _("Zone regime (36 cards)"),
+        "zone": _("Zone (36 cards)"),
     }
     return titles.get(preset or "", _("Custom rules"))
 
@@ -89,8 +91,12 @@ def board_text(
     _ = tr.gettext
     n = view["players_count"]
     names = _names(tr, game, n)
+    # ``heads``: the names as they start an item of a list (``🏅 You 0 · Anna 1``), where
+    # the reader's own "you" is capitalised; ``names`` inside a sentence (``Planner: you``).
+    heads = list(names)
     if viewer is not None:
         names[viewer] = _("you")
+        heads[viewer] = _("You")
     theme = view["rules"]["theme"]
     over = view["phase"] == "over"
     if over:
@@ -120,12 +126,12 @@ def board_text(
         elif job["rewards"]:
             line += " · " + _("reward {cards}", cards=cards(tr, job["rewards"]))
         lines.append(line)
-    lines += trick_lines(tr, view, names)
+    lines += trick_lines(tr, view, names, heads)
     status = game.status if isinstance(game, GameInfo) else game.get("status")
     waiting = "" if status == "aborted" else waiting_text(tr, view, names)
     if viewer is not None and view["to_act"] == [viewer] and status != "aborted":
         waiting = _("Your move")
-    order = turn_order(view, names) if status != "aborted" else ""
+    order = turn_order(view, heads) if status != "aborted" else ""
     if order:
         lines.append("🔄 " + order)
     if waiting:
@@ -135,15 +141,15 @@ def board_text(
         elif deadline is not None:
             waiting += " " + _("({left})", left=tr.relative(deadline, now))
         lines.append(waiting)
-    medals = " · ".join(f"{names[p['seat']]} {p['medals']}" for p in view["players"])
+    medals = " · ".join(f"{heads[p['seat']]} {p['medals']}" for p in view["players"])
     lines.append("🏅 " + medals)
     if not over:
         points = [p.points_in_sight for p in View.from_dict(view).players]
         if any(points):
             lines.append("📊 " + _("Points in sight: {points}", points=" · ".join(
-                f"{names[seat]} {value}" for seat, value in enumerate(points))))
+                f"{heads[seat]} {value}" for seat, value in enumerate(points))))
     shown = [
-        f"{names[p['seat']]} {cards(tr, p['plot_revealed'])}"
+        f"{heads[p['seat']]} {cards(tr, p['plot_revealed'])}"
         for p in view["players"]
         if p["plot_revealed"]
     ]
@@ -175,13 +181,17 @@ def board_caption(
     return "\n".join(keep)
 
 
-def trick_lines(tr: Translator, view: dict[str, Any], names: list[str]) -> list[str]:
+def trick_lines(
+    tr: Translator, view: dict[str, Any], names: list[str], heads: list[str] | None = None
+) -> list[str]:
     """This year's tricks for the board, so that none is missed however many were played
     between two looks: the earlier ones in short (the cards and who took them), the last
     complete one in full (where each card went: ``10♥→♠`` is on the ♠ job), then the trick
     on the table. Cards that went where the reader may not look show as ``?`` (the view
-    masks them)."""
+    masks them). ``heads``: the names as they start an item (``You 10♥ · Anna J♥``),
+    ``names`` where they end a sentence."""
     _ = tr.gettext
+    heads = heads or names
     lines = []
     done = view.get("tricks") or []
     if not done and view["last_trick"]:  # after the end of the game, the last one only
@@ -198,13 +208,13 @@ def trick_lines(tr: Translator, view: dict[str, Any], names: list[str]) -> list[
                            name=winner))
             continue
         played = " · ".join(
-            f"{names[s]} {_placed(tr, c, placed)}" for s, c in trick["cards"])
+            f"{heads[s]} {_placed(tr, c, placed)}" for s, c in trick["cards"])
         lines.append(_("Last trick ({number}): {cards} — won by {name}", number=number,
                        cards=played, name=winner))
     if view["phase"] in ("play", "assign") and view["tricks_total"]:
         trick_no = view["tricks_played"] + 1
         played = " · ".join(
-            f"{names[s]} {_placed(tr, c, placed)}" for s, c in view["trick"]) or "—"
+            f"{heads[s]} {_placed(tr, c, placed)}" for s, c in view["trick"]) or "—"
         lines.append(_("Trick {number} of {total}: {cards}", number=trick_no,
                        total=view["tricks_total"], cards=played))
     return lines
@@ -307,9 +317,9 @@ def action_label(tr: Translator, view: View | dict[str, Any], action: Action | s
         effect = f"{job.hours}→{job.hours_after(a.card)}"
         if job.hours >= job.threshold:
             # An earlier card of this trick reached the threshold: it completes either way.
-            effect += " " + _("reached already")
+            effect += ", " + _("reached already")
         elif job.completes(a.card):
-            effect += " " + _("completes!")
+            effect += ", " + _("done ✅")
     return _("{card} to {job} ({effect})", card=card(tr, str(a.card)), job=name, effect=effect)
 
 
@@ -710,6 +720,13 @@ def year_summary(tr: Translator, note: Notification) -> str:
     game, theme = data["game"], data["theme"]
     lines = [_("Year {year}: the plan's results", year=data["year"])]
     last = data.get("last_trick")
+    earlier = (last or {}).get("earlier") or []
+    if earlier:
+        # Every trick of the year, in short: the board, edited at the group's pace, may not
+        # have shown each one.
+        lines.append(_("Tricks: {tricks}", tricks="; ".join(
+            f"{cards(tr, [c for _s, c in t['cards']])} → {seat_name(tr, game, t['winner'])}"
+            for t in earlier)))
     if last and last["winner"] is not None:
         played = " · ".join(
             seat_name(tr, game, s) + " " + card(tr, c) + (f"→{SUIT_SYMBOLS[j]}" if j else "")

@@ -123,7 +123,9 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         "🌾 " + _("Kolkhoz: a slow trick-taking game for 3 to 5 players."),
         *parts,
         _("Anywhere:"),
-        "/play 10H, /play 10ч, /assign 10H S, /trump ♠, /swap 9H KC — " + _("typed moves"),
+        # The reader's own card letters first: in Russian, /play 10ч before /play 10H.
+        _("/play 10H, /play JS, /assign 10H S, /trump ♠, /swap 9H KC (Russian letters too: "
+          "/play 10ч, /play Вп)") + " — " + _("typed moves"),
         "/away, /away 3d — " + _("a bot plays for you (in a group, in its game; in private, "
                                  "in all your games) until /back or your next move (with "
                                  "3d, three days at most)"),

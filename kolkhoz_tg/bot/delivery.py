@@ -182,6 +182,15 @@ class _Outcome:
     moved: list[GroupPost] = field(default_factory=list)
 
 
+#: Board notifications that are news in themselves (the game stops, goes on, ends; a bot
+#: takes a seat or gives it back): their board edit takes the group's next slot, like a
+#: reply, instead of waiting behind the board's pace.
+URGENT_BOARDS = frozenset({
+    Kind.PAUSED, Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER, Kind.STAND_IN, Kind.PLAYER_BACK,
+    Kind.YEAR_SUMMARY,
+})
+
+
 @dataclass
 class _GroupQueue:
     """What waits to go to a game's group: the steps in order (the boards among them are
@@ -451,7 +460,14 @@ class Deliverer:
                 # cards: without it that message would be sent again instead of edited. (One
                 # player, one process: what this process stored last is the newest.)
                 scene.game.meta.update(self._settled.get(game_id, {}))
-            steps = planning.plan(notes, scene, self.now(), self._username(), acting)
+            rated: dict[int, tuple[int, int]] = {}
+            if not scene.game.practice and any(n.kind is Kind.GAME_OVER for n in notes):
+                try:  # each player's private message says what the game did to them
+                    rated = await self.call(self.service.rating_changes, game_id)
+                except Exception:  # (a rating is not worth holding the last word back)
+                    log.exception("game %s: its rating changes could not be read", game_id)
+            steps = planning.plan(notes, scene, self.now(), self._username(), acting,
+                                  ratings=rated)
             steps.steps = in_order(steps.steps, acting)
             deferred = _group_part(steps)
             if deferred:
@@ -542,8 +558,9 @@ class Deliverer:
                     continue
                 claims = _Claims(self, self.owner, notes)
                 claims.until = self.now() + self.service.outbox_lease
+            urgent = {n.id for n in notes if n.kind in URGENT_BOARDS}
             outcome = await self._carry_out(queue.scene, Plan(game_id, steps), claims,
-                                             paced=True)
+                                             paced=True, urgent=urgent)
             await self._settle(game_id, outcome)
             await self._after(game_id, outcome, notes)
 
@@ -666,10 +683,11 @@ class Deliverer:
 
     async def _carry_out(
         self, scene: Scene, steps: Plan, claims: _Claims | None = None, *,
-        paced: bool = False,
+        paced: bool = False, urgent: set[int] | frozenset[int] = frozenset(),
     ) -> _Outcome:
         """Carry the steps out in order (``paced``: each message to the group waits for a
-        slot of its budget first, a board at its lower urgency)."""
+        slot of its budget first, a board at its lower urgency unless it shows one of the
+        ``urgent`` notifications)."""
         out = _Outcome(delivered=list(steps.free))
         game = scene.game
         if game.topic_id is not None and game.meta.get(TOPIC_LOST_KEY) == game.topic_id:
@@ -711,7 +729,8 @@ class Deliverer:
                 if isinstance(step, Board):
                     step = self._newest_board(scene.game.id, step)
                     if not self._unchanged(scene.game.id, step):
-                        await self.pace.slot(step.chat_id, BOARD)
+                        await self.pace.slot(step.chat_id, URGENT if urgent & set(step.notes)
+                                             else BOARD)
                         prepaid = True
                 else:
                     await self.pace.slot(step.chat_id, URGENT)
@@ -1019,8 +1038,12 @@ class Deliverer:
         assert board.view is not None
         tr = translator(scene.chat_locale)
         loop = asyncio.get_running_loop()
+        # A finished game's plots, all face up since the scoring (games finished before
+        # they were stored show their counts).
+        result = board.game.result or {}
+        plots = result.get("plots") if board.view["phase"] == "over" else None
         return await loop.run_in_executor(
-            PICTURES, partial(cached_board_png, tr, board.game, board.view))
+            PICTURES, partial(cached_board_png, tr, board.game, board.view, plots=plots))
 
     async def _post(self, step: GroupPost, out: _Outcome, *, prepaid: bool = False) -> None:
         if out.topic_gone is not None and step.topic_id == out.topic_gone[1]:

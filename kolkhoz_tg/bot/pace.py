@@ -10,13 +10,13 @@ urgency:
 - ``URGENT`` (replies to commands, notices, the year's summary and other new messages)
   take any free slot of the window, before anything of lower urgency that waits;
 - ``BOARD`` (edits of the board, which a newer edit makes pointless) leave ``reserve``
-  slots of the window to urgent calls and, once the window holds ``burst`` calls, come at
-  most one every ``board_gap`` seconds (by default the pace at which they alone never fill
-  the window). A slow game (the usual case) sees every edit at
-  once; a fast one sees its board once per gap. The deliverer waits for a board's slot
-  *before* it chooses the board to show
-  (:meth:`~kolkhoz_tg.bot.delivery.Deliverer.paint_board`), so the group sees the newest
-  state, never a queue of old ones.
+  slots of the window to urgent calls, and spread the slots the window has left over the
+  time until its oldest call leaves it: an edit soon after another waits until
+  (time until a slot frees) / (slots left), about 3.6 s when the group is busy, so the
+  window never runs dry into a minute-long stall. A group quiet for a few seconds gets its
+  edit at once. The deliverer waits for a board's slot *before* it chooses the board to
+  show (:meth:`~kolkhoz_tg.bot.delivery.Deliverer.paint_board`), so the group sees the
+  newest state, never a queue of old ones.
 
 Private chats are not limited here (Telegram's overall limit of about 30 calls a second
 stays with PTB's limiter).
@@ -52,18 +52,12 @@ class GroupPace:
     """Slots of one group's budget, handed out by urgency (see the module docstring)."""
 
     def __init__(
-        self, per_minute: int = 20, window: float = 60.5, reserve: int = 3, burst: int = 8,
-        board_gap: float | None = None, clock: Callable[[], float] = time.monotonic,
+        self, per_minute: int = 20, window: float = 60.5, reserve: int = 3,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.per_minute = per_minute
         self.window = window
         self.reserve = max(0, min(reserve, per_minute - 1))
-        self.burst = burst
-        #: By default the steady pace at which board edits alone never fill the window
-        #: (60.5 s / 17 ≈ 3.6 s): a busy game's board keeps moving instead of stalling
-        #: until the window's oldest call is a minute old.
-        self.board_gap = (window / (per_minute - self.reserve) if board_gap is None
-                          else board_gap)
         self.clock = clock
         self._chats: dict[int, _Chat] = {}
         self._tickets = itertools.count()
@@ -74,12 +68,13 @@ class GroupPace:
         while sent and now - sent[0] >= self.window:
             sent.popleft()
         limit = self.per_minute if urgency == URGENT else self.per_minute - self.reserve
-        wait = 0.0
         if len(sent) >= limit:
-            wait = sent[len(sent) - limit] + self.window - now
-        if urgency != URGENT and len(sent) >= self.burst and chat.last_board is not None:
-            wait = max(wait, chat.last_board + self.board_gap - now)
-        return max(0.0, wait)
+            return sent[len(sent) - limit] + self.window - now
+        if urgency == URGENT or not sent or chat.last_board is None:
+            return 0.0
+        # The slots left, spread evenly until the oldest call leaves the window.
+        spacing = (sent[0] + self.window - now) / (limit - len(sent))
+        return max(0.0, chat.last_board + spacing - now)
 
     def board_wait(self, chat_id: int) -> float:
         """Seconds a board edit in ``chat_id`` would wait now, were nothing else waiting."""

@@ -166,10 +166,11 @@ class Plan:
 
 def plan(
     notes: list[Notification], scene: Scene, now: datetime, bot_username: str,
-    acting: Acting | None = None,
+    acting: Acting | None = None, ratings: dict[int, tuple[int, int]] | None = None,
 ) -> Plan:
     """The steps that show ``notes`` (all of one game) to their readers, given the game as
-    they see it now (``scene``); ``acting``: the message the player who caused them tapped."""
+    they see it now (``scene``); ``acting``: the message the player who caused them tapped;
+    ``ratings``: at the end, what the game did to each player's rating (before, after)."""
     game = scene.game
     out = Plan(game.id)
     chat_tr = translator(scene.chat_locale)
@@ -272,7 +273,8 @@ def plan(
                 edit_users.append(user_id)
     for user_id in edit_users:
         step = private_step(scene, user_id, now, bot_username, acting, new=False,
-                            forced=forced.get(user_id, ()))
+                            forced=forced.get(user_id, ()),
+                            rating=(ratings or {}).get(user_id))
         if step is not None:
             out.steps.append(step)
     return out
@@ -299,7 +301,7 @@ def board_step(
 def private_step(
     scene: Scene, user_id: int, now: datetime, bot_username: str,
     acting: Acting | None = None, *, new: bool, notes: tuple[int, ...] = (),
-    forced: Sequence[str] = (),
+    forced: Sequence[str] = (), rating: tuple[int, int] | None = None,
 ) -> Private | None:
     """The player's game message as it should read now: a new one (``new``) or an edit of
     the one they tapped (``acting``) or last got (``forced``: the cards just played for
@@ -308,7 +310,8 @@ def private_step(
     if sv is None:
         return None
     tr = translator(scene.locales.get(user_id, scene.chat_locale))
-    msg = render.private(tr, sv, scene.chat_title, now, scene.zones.get(user_id), forced)
+    msg = render.private(tr, sv, scene.chat_title, now, scene.zones.get(user_id), forced,
+                         rating)
     old = scene.game.meta.get(pm_key(user_id))
     target = acting.message_id if acting is not None and acting.user_id == user_id else old
     mention = group_mention(scene, user_id, bot_username) if sv.to_act else None

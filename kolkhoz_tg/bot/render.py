@@ -67,7 +67,7 @@ def deep_link(bot_username: str, game_id: int) -> str:
 def rules_line(tr: Translator, game: GameInfo) -> str:
     _ = tr.gettext
     parts = [
-        _("Rules: «{name}»", name=texts.preset_title(tr, game.preset)),
+        _('Rules: "{name}"', name=texts.preset_title(tr, game.preset)),
         tr.ngettext("{n} player", "{n} players", game.players),
         _("turn: {time}", time=tr.duration(game.turn_timeout)),
     ]
@@ -107,7 +107,7 @@ def preset_button(tr: Translator, preset: str) -> str:
     labels = {
         "classic": _("Classic"),
         "original": _("Original"),
-        "kolkhoz": _("Kolkhoz+"),
+        "kolkhoz": _("Kolkhoz"),
         "kolkhoznik": _("Kolkhoznik · 36"),
         "zone": _("Zone · 36"),
     }
@@ -280,8 +280,9 @@ def board(
         lines.append("🕘 " + " ".join(recent))
     standins = [texts.seat_name(tr, game, s.seat) for s in game.seats if s.standin]
     if standins:
-        lines.append("🤖 " + _("A bot stands in for {names} until they are back.",
-                              names=", ".join(standins)))
+        lines.append("🤖 " + tr.ngettext("A bot stands in for {names} until they are back.",
+                                        "Bots stand in for {names} until they are back.",
+                                        len(standins), names=", ".join(standins)))
     if view["north"]:
         lines.append("❄️ " + _("Sent north: {cards}", cards=texts.cards(tr, view["north"])))
     if game.status == "paused":
@@ -308,13 +309,14 @@ def where(tr: Translator, game: GameInfo, chat_title: str | None) -> str:
         return tr.gettext("Practice game")
     chat = chat_title or str(game.chat_id)
     if game.topic_id is None:
-        return tr.gettext("Kolkhoz in «{chat}»", chat=chat)
-    return tr.gettext("Kolkhoz #{id} in «{chat}»", id=game.id, chat=chat)
+        return tr.gettext('Kolkhoz in "{chat}"', chat=chat)
+    return tr.gettext('Kolkhoz #{id} in "{chat}"', id=game.id, chat=chat)
 
 
 def private(
     tr: Translator, sv: SeatView, chat_title: str | None, now: datetime,
     zone: str | None = None, forced: Sequence[str] = (),
+    rating: tuple[int, int] | None = None,
 ) -> Message:
     """The player's own message for one game: where, what is going on, what they may do
     (the deadline also on their clock when their time ``zone`` is known); ``forced``: the
@@ -342,6 +344,7 @@ def private(
         winners = texts.winners_line(tr, game, names)
         if winners:
             lines.append(winners)
+        lines += own_result(tr, game, sv.seat, rating)
     elif game.status == "aborted":
         lines.append(_("The game was called off."))
     elif game.status == "paused":
@@ -378,6 +381,27 @@ def private(
     if not ended:
         lines.append(texts.hand_text(tr, view, sv.legal))
     return Message("\n".join(lines), [] if ended else private_keyboard(tr, sv))
+
+
+def own_result(
+    tr: Translator, game: GameInfo, seat: int, rating: tuple[int, int] | None
+) -> list[str]:
+    """The reader's own end of a finished game: their place and points, and what it did to
+    their rating in the chat (``rating``: before, after)."""
+    result = game.result
+    if not result or not result.get("scores"):
+        return []
+    scores = result["scores"]
+    place = 1 + sum(1 for s in scores if s > scores[seat])
+    lines = ["📋 " + tr.ngettext("Your place: {place} of {players}, {n} point.",
+                                 "Your place: {place} of {players}, {n} points.",
+                                 scores[seat], place=place, players=len(scores))]
+    if rating is not None:
+        before, after = rating
+        lines.append("📈 " + tr.gettext("Your rating here: {before} → {after} ({change}).",
+                                        before=before, after=after,
+                                        change=f"{after - before:+d}"))
+    return lines
 
 
 def stood_in(sv: SeatView) -> bool:
@@ -531,7 +555,7 @@ def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> lis
     """``/log``: a finished game told move by move, in messages of at most 4096 characters."""
     _ = tr.gettext
     theme = game.rules.get("theme", "jobs")
-    head = "📜 " + _("The log of game {id} («{rules}»)", id=game.id,
+    head = "📜 " + _('The log of game {id} ("{rules}")', id=game.id,
                     rules=texts.preset_title(tr, game.preset))
     lines = [head, _("Year {year} begins.", year=1)]
     lines += texts.event_lines(tr, game.to_dict(), moves, theme, year_end=True)
@@ -562,7 +586,7 @@ def log_summary(
 
     _ = tr.gettext
     names = [texts.seat_name(tr, game, s) for s in range(game.players)]
-    head = _("Game {id}: «{rules}»", id=game.id, rules=texts.preset_title(tr, game.preset))
+    head = _('Game {id}: "{rules}"', id=game.id, rules=texts.preset_title(tr, game.preset))
     years = view["year"] if view is not None else 0
     if game.status != "aborted" and years:
         head += ", " + tr.ngettext("{n} year played", "{n} years played", years)

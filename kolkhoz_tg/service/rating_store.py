@@ -107,6 +107,30 @@ class RatingsMixin(ServiceBase):
         s.add_all(rows)
         return finished
 
+    def rating_changes(self, game_id: int) -> dict[int, tuple[int, int]]:
+        """What a finished game did to its players' ratings in its chat: user id → (the
+        displayed rating before it, after it), for the players it rated (none for a
+        practice game, or a player a bot played for most of the time). Read from the stored
+        games, like every rating."""
+        with self.db.read() as s:
+            games = _load_games(s)
+        index = next((i for i, g in enumerate(games) if g.game_id == game_id), None)
+        if index is None or games[index].practice:
+            return {}
+        game = games[index]
+        scope = ratings.chat_scope(game.chat_id)
+        before = ratings.compute(games[:index]).tables.get(scope, {})
+        after = ratings.compute(games[: index + 1]).tables.get(scope, {})
+        fresh = ratings.display(*ratings.fresh())
+        out: dict[int, tuple[int, int]] = {}
+        for seat in game.seats:
+            if not seat.rated or not seat.key.startswith("user:") or seat.key not in after:
+                continue
+            old = before.get(seat.key)
+            out[int(seat.key.split(":", 1)[1])] = (
+                fresh if old is None else old.value, after[seat.key].value)
+        return out
+
     def _fresh_ratings(self) -> None:
         """Recompute the table if a game finished since it was computed."""
         with self.db.read() as s:

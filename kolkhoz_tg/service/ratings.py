@@ -32,6 +32,12 @@ from openskill.models import PlackettLuce
 GLOBAL = "global"
 
 
+def fresh() -> tuple[float, float]:
+    """A newcomer's (mu, sigma)."""
+    r = PlackettLuce().rating()
+    return r.mu, r.sigma
+
+
 def chat_scope(chat_id: int) -> str:
     return f"chat:{chat_id}"
 

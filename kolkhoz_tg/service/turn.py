@@ -507,7 +507,9 @@ class Turn:
             )
         row.status = GameStatus.FINISHED.value
         row.finished_at = self.now
-        row.result = {"scores": scores, "winners": winners, "early": game.ended_early}
+        # Scoring turned every plot face up: the final board may show them (the picture).
+        row.result = {"scores": scores, "winners": winners, "early": game.ended_early,
+                      "plots": plots}
         self.clear_clock()
         self.notify(
             Kind.GAME_OVER,
@@ -534,4 +536,7 @@ def _closing_trick(
         "winner": public["brigadier"],
         "cards": [[s, c] for s, c in trick],
         "jobs": [jobs.get(c) for _s, c in trick],
+        # The year's earlier tricks as the public view keeps them (a card since turned face
+        # down into a stack shows as null): a busy group's board may have skipped some.
+        "earlier": public.get("tricks", []),
     }

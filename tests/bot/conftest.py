@@ -36,4 +36,4 @@ def quick_pace(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     minute) would only make them slow. tests/bot/test_pace.py tests the pace itself."""
     pace = app.bot_data[DEPS_KEY].deliverer.pace
     assert pace is not None
-    pace.window, pace.board_gap = 0.05, 0.005
+    pace.window = 0.05

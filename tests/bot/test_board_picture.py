@@ -4,6 +4,11 @@ picture in private on request."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
+from kolkhoz_tg.bot import delivery
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
 from tests.bot.driver import NAMES, action_buttons, open_game, tap_any_action
@@ -79,3 +84,33 @@ async def test_settings_board_switches_the_style_for_the_creator_only(
         board = fake.message(group, service.game_info(game_id).meta["board"])
         assert "photo" in board.extra and fake.photo_bytes(board).startswith(PNG)
         assert "picture" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+
+
+async def test_the_final_picture_shows_every_plot_face_up(
+    fake: FakeTelegram, service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scoring turns every plot face up: the group's last picture draws them (the plots
+    the game stored with its result), where it drew face-down counts."""
+    drawn: list[object] = []
+    real = delivery.cached_board_png
+
+    def spy(*args: Any, **kwargs: Any) -> bytes:
+        drawn.append(kwargs.get("plots"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(delivery, "cached_board_png", spy)
+    users = [fake.user(8300 + i, n, language_code="en") for i, n in enumerate(NAMES)]
+    group = fake.create_group("Final picture", users)
+    service.set_board_style(group.id, "picture")
+    async with fake.running(make_app(fake, service)):
+        game_id = await open_game(fake, users, group)
+        for _ in range(500):
+            if not await tap_any_action(users):
+                break
+        info = service.game_info(game_id)
+        assert info.status == "finished" and info.result is not None
+        board = fake.message(group, info.meta["board"])
+        assert "photo" in board.extra
+    plots = info.result["plots"]
+    assert drawn[-1] == plots and any(plots)
+    assert all(p is None for p in drawn[:-1])  # before the end: never

@@ -28,7 +28,7 @@ async def test_rules_menu_lists_the_presets_and_the_lobby_explains_the_chosen_on
         assert answer is not None and answer.show_alert
         await users[0].tap(lobby, "Rules ▾")
         menu = fake.message(group, lobby.message_id)
-        assert menu.button_texts[:5] == ["✅ Classic", "Original", "Kolkhoz+", "Kolkhoznik · 36",
+        assert menu.button_texts[:5] == ["✅ Classic", "Original", "Kolkhoz", "Kolkhoznik · 36",
                                          "Zone · 36"]
         assert all(len(t) <= 20 for t in menu.button_texts)
         assert service.game_info(game_id).preset == "classic"  # opening changed nothing
@@ -50,7 +50,7 @@ async def test_rules_menu_lists_the_presets_and_the_lobby_explains_the_chosen_on
         lobby = fake.last_message(group_ru)
         assert lobby is not None and "берёт старший козырь" in (lobby.text or "")
         await ru.tap(lobby, "Правила ▾")
-        assert "Зона · 36" in fake.message(group_ru, lobby.message_id).button_texts
+        assert "Зонский режим · 36" in fake.message(group_ru, lobby.message_id).button_texts
 
 
 async def test_abort_asks_first_and_only_the_creator_or_an_admin_confirms(

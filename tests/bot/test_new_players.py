@@ -10,12 +10,15 @@ from datetime import timedelta
 
 import pytest
 
+from kolkhoz_tg import texts
 from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.bot.pace import URGENT
+from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
-from tests.bot.conftest import make_app
+from tests.bot.conftest import make_app, quick_pace
 from tests.bot.driver import action_buttons, open_game, players, tap_any_action
+from tests.bot.test_rough_edges import every_group_text
 from tests.faketg import FakeTelegram
 
 
@@ -184,3 +187,53 @@ async def test_the_board_shows_the_order_of_play_and_a_called_off_game_waits_for
         text = board_text(fake, group, service, game_id)
         assert "Игра отменена" in text or "отмен" in text
         assert "ходит" not in text.lower() and "🔄" not in text, text
+
+
+async def test_a_game_with_two_bots_at_telegrams_pace_shows_every_trick_and_its_end(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """Two players and two bots, taps only, the group's budget kept (over a short window):
+    every trick is shown in the group (on the board, or in its year's summary when the
+    board skipped it), the game ends with the final board, the year's summary and the
+    table, and no private message offers a card."""
+    humans = players(fake, base=7700)[:2]
+    group = fake.create_group("Two bots", humans)
+    app = make_app(fake, service, rate_limiter=True)
+    quick_pace(app)
+    async with fake.running(app):
+        d = app.bot_data[DEPS_KEY]
+        for u in humans:
+            await u.start_bot()
+        info = service.create_game(group.id, humans[0].id, creator_name="Anna")
+        service.join(info.id, humans[1].id, "Boris")
+        for _ in range(2):
+            service.add_bot(info.id, humans[0].id, level="normal")
+        result = service.start(info.id, humans[0].id)
+        await d.deliverer.refresh_board(info.id, resend=True, pin=True)
+        await d.deliverer.deliver(result.notifications, scene=result.scene)
+        game_id = info.id
+        for _ in range(400):
+            if not await tap_any_action(humans):
+                break
+        await d.deliverer.boards_painted()
+        await fake.wait_idle()
+        final = service.game_info(game_id)
+        assert final.status == "finished"
+        shown = every_group_text(fake, group)
+        lines = [line for text in shown for line in text.splitlines()]
+        tr = translator("en")
+        moves = service.history(game_id)
+        tricks = [e for m in moves for e in m["events"] if e["type"] == "TrickWon"]
+        assert len(tricks) >= 12
+        for trick in tricks:
+            cards = [texts.card(tr, c) for c in trick["cards"]]
+            assert any(all(c in line for c in cards) for line in lines), cards
+        board = fake.message(group, final.meta["board"]).text or ""
+        assert "the five-year plan is over" in board
+        posts = [m.text or "" for m in fake.messages(group)]
+        assert any("the plan's results" in p for p in posts)
+        assert any("The five-year plan is complete" in p for p in posts)
+        for u in humans:
+            offering = [m.text for m in fake.messages(u) if any(
+                b.data and b.data[:2] in ("a:", "x:") for row in m.buttons for b in row)]
+            assert not offering

@@ -125,7 +125,7 @@ async def test_fresh_hands_that_failed_are_sent_again(
         for user in users:
             last = user.last_message()
             assert last is not None and last.text is not None
-            assert "«Lost hands»" in last.text and "Your cards:" in last.text, last.text
+            assert '"Lost hands"' in last.text and "Your cards:" in last.text, last.text
     fake.assert_all_callbacks_answered()
 
 
@@ -453,10 +453,10 @@ async def test_a_game_whose_messages_always_fail_holds_up_no_other(
         move_without_the_bot(service, game_id, users, moves=2)
     plan = delivery.planning.plan
 
-    def failing(notes: list[Any], scene: Any, *args: Any) -> Any:
+    def failing(notes: list[Any], scene: Any, *args: Any, **kwargs: Any) -> Any:
         if scene.game.id == broken:
             raise KeyError("theme")  # say, data written by another version
-        return plan(notes, scene, *args)
+        return plan(notes, scene, *args, **kwargs)
 
     monkeypatch.setattr(delivery.planning, "plan", failing)
     app = make_app(fake, service)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import time
 
 from kolkhoz_tg.bot.pace import BOARD, URGENT, GroupPace
@@ -20,7 +21,7 @@ def most_in_a_window(times: list[float], window: float) -> int:
 
 
 async def test_no_window_holds_more_than_the_limit_whatever_the_mix() -> None:
-    pace = GroupPace(per_minute=20, window=WINDOW, board_gap=0.03)
+    pace = GroupPace(per_minute=20, window=WINDOW)
     granted: list[float] = []
 
     async def call(urgency: int) -> None:
@@ -31,22 +32,37 @@ async def test_no_window_holds_more_than_the_limit_whatever_the_mix() -> None:
     assert len(granted) == 45
     assert most_in_a_window(granted, WINDOW) <= 20
     # A quiet group's first calls go at once.
-    assert granted[7] - granted[0] < 0.05
+    assert granted[3] - granted[0] < 0.05
 
 
-async def test_board_edits_come_at_once_in_a_quiet_group_then_one_a_gap() -> None:
-    pace = GroupPace(per_minute=20, window=60.0, burst=3, board_gap=0.2)
+async def test_board_edits_come_at_once_in_a_quiet_group_and_spread_the_rest() -> None:
+    pace = GroupPace(per_minute=20, window=6.0, reserve=3)
     started = time.monotonic()
-    for _ in range(3):
-        await pace.slot(-1, BOARD)
-    assert time.monotonic() - started < 0.05
-    assert 0.1 < pace.board_wait(-1) <= 0.2
     await pace.slot(-1, BOARD)
-    assert time.monotonic() - started >= 0.19
+    assert time.monotonic() - started < 0.05
+    # The next one waits until the 16 slots left are spread over the 6 s to come ...
+    assert 0.3 < pace.board_wait(-1) <= 6.0 / 16
+    await pace.slot(-1, BOARD)
+    assert time.monotonic() - started >= 0.3
+    # ... and a group quiet for longer than that gets its edit at once.
+    await asyncio.sleep(0.4)
+    assert pace.board_wait(-1) == 0
+
+
+async def test_a_busy_group_never_stalls_for_a_window() -> None:
+    """Edits asked for all the time: they come at a steady pace, the window never full."""
+    pace = GroupPace(per_minute=20, window=1.2, reserve=3)
+    granted: list[float] = []
+    for _ in range(40):
+        await pace.slot(-1, BOARD)
+        granted.append(time.monotonic())
+    gaps = [b - a for a, b in itertools.pairwise(granted)]
+    assert max(gaps) < 1.2 / 3  # never a stall of a third of the window
+    assert most_in_a_window(granted, 1.2) <= 17
 
 
 async def test_urgent_calls_pass_waiting_board_edits_and_keep_a_reserve() -> None:
-    pace = GroupPace(per_minute=6, window=WINDOW, reserve=2, burst=10)
+    pace = GroupPace(per_minute=6, window=WINDOW, reserve=2)
     order: list[str] = []
 
     async def call(name: str, urgency: int) -> None:

@@ -200,7 +200,7 @@ async def test_practice_in_a_group_bad_rules_and_rules_offer_a_practice_game(
         assert menu is not None and "How strong should the bots be?" in (menu.text or "")
         await vera.send(None, "/practice zonee")
         bad = vera.last_message()
-        assert bad is not None and "«zonee»" in (bad.text or "")
+        assert bad is not None and '"zonee"' in (bad.text or "")
         for name in ("classic", "original", "kolkhoz", "kolkhoznik", "zone"):
             assert name in (bad.text or "")
         assert service.practice_game(vera.id) is None
@@ -247,7 +247,7 @@ async def test_russian_practice(fake: FakeTelegram, service: GameService) -> Non
         menu = gleb.last_message()
         assert menu is not None and "Тренировочная партия" in (menu.text or ""), menu.text
         assert "5 игроков" in (menu.text or "")
-        assert menu.button_texts == ["Случайный", "Обычный", "✅ Сильный", "Сильнейший"], \
+        assert menu.button_texts == ["Случайный", "Обычный", "✅ Сильный", "Мастер"], \
             menu.button_texts
         await gleb.tap(menu, "Обычный")
         game = service.practice_game(gleb.id)

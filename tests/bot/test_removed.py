@@ -45,7 +45,7 @@ async def test_removed_bot_pauses_the_game_and_resumes_it_when_added_back(
             if u.first_name == "Vera":
                 assert "удалили из группы «Kicked»" in text
             else:
-                assert "I was removed from «Kicked»" in text
+                assert 'I was removed from "Kicked"' in text
         to_blocked = [c for c in fake.sent_log[calls:] if c.params.get("chat_id") == blocked.id]
         assert not to_blocked
 

@@ -205,7 +205,7 @@ async def test_newgame_with_a_word_it_does_not_know_opens_nothing(
     async with fake.running(make_app(fake, service)):
         await users[0].send(group, "/newgame klassic 3")
         said = fake.last_message(group)
-        assert said is not None and "«klassic»" in (said.text or "")
+        assert said is not None and '"klassic"' in (said.text or "")
         assert "/newgame kolkhoz 3" in (said.text or "")
         assert service.games_in_chat(group.id) == []
         await users[0].send(group, "/newgame original 3")

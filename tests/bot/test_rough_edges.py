@@ -102,6 +102,15 @@ async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
             offering = [m.text for m in fake.messages(u) if any(
                 b.data and b.data[:2] in ("a:", "x:") for row in m.buttons for b in row)]
             assert not offering, (u.first_name, offering)
+        # Each player's own message ends with their place, points and rating change.
+        scores = info.result["scores"]  # type: ignore[index]
+        for u in users:
+            seat = info.seat_of(u.id)
+            assert seat is not None
+            place = 1 + sum(1 for x in scores if x > scores[seat])
+            last = [m.text or "" for m in fake.messages(u) if "plan is over" in (m.text or "")]
+            assert last and f"Your place: {place} of 4, {scores[seat]} point" in last[-1]
+            assert "Your rating here: 1000 → " in last[-1], last[-1]
 
 
 async def test_no_private_message_keeps_buttons_after_a_forced_move_or_a_pause(

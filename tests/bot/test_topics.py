@@ -108,7 +108,7 @@ async def test_two_games_in_two_topics_of_one_group_to_the_end(
         for user, game_id in ((table_a[0], game_a), (table_b[0], game_b)):
             private = user.last_message()
             assert private is not None
-            assert f"Kolkhoz #{game_id} in «Forum»" in (private.text or "")
+            assert f'Kolkhoz #{game_id} in "Forum"' in (private.text or "")
         # "General" holds only the pointer to table B's topic.
         [pointer] = bot_texts(fake, group, None)
         assert f"Game #{game_b} has a topic of its own" in pointer
@@ -222,7 +222,7 @@ async def test_a_group_without_topics_plays_as_before(
         for _ in range(8):
             assert await tap_any_action(users)
         private = users[0].last_message()
-        assert private is not None and "Kolkhoz in «Plain»" in (private.text or "")
+        assert private is not None and 'Kolkhoz in "Plain"' in (private.text or "")
         await users[1].send(group, "/board")
         info = service.game_info(game_id)
         assert info.topic_id is None and TOPIC_OWN_KEY not in info.meta
@@ -289,7 +289,7 @@ async def test_newgame_in_general_in_russian_names_the_topic_in_russian(
         await users[0].send(group, "/newgame")
         [created] = fake.calls("createForumTopic", ok=True)
         game = service.games_in_chat(group.id, int(created.result["message_thread_id"]))[0]
-        assert created.params["name"] == f"Колхоз #{game.id} — Классика"
+        assert created.params["name"] == f"Колхоз № {game.id} — Классика"
         pointer = [m for m in fake.topic_messages(group, None) if m.from_id == fake.bot_id]
         assert "своя тема" in (pointer[0].text or "")
 
@@ -419,7 +419,7 @@ async def test_a_deleted_topic_game_resumes_in_general_in_russian(
         info = service.game_info(game_id)
         assert info.status == "paused" and info.topic_id is None
         said = bot_texts(fake, group, None)
-        assert any(f"Тема игры #{game_id} закрыта или удалена" in t for t in said), said
+        assert any(f"Тема игры № {game_id} закрыта или удалена" in t for t in said), said
         await users[0].send(group, "/resume")
         info = service.game_info(game_id)
         assert info.status == "active" and info.topic_id is None
@@ -696,7 +696,7 @@ async def test_newgame_in_general_with_a_game_there_opens_a_topic_first_or_refus
         topic = int(created.result["message_thread_id"])
         [second] = open_games(service, group, topic)
         assert open_games(service, group, None) == [first]
-        assert fake.topic(group, topic).name == f"Kolkhoz #{second} — Zone regime (36 cards)"
+        assert fake.topic(group, topic).name == f"Kolkhoz #{second} — Zone (36 cards)"
         assert service.game_info(second).meta[TOPIC_OWN_KEY] is True
         lobby = lobby_in(fake, group, topic)
         await users[2].tap(lobby, lobby.buttons[0][0].text)

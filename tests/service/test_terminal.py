@@ -172,10 +172,10 @@ def test_the_unnamed_human_is_a_name_in_every_sentence(
 
 
 @pytest.mark.parametrize(("locale", "words", "foreign"), [
-    ("ru", ["использование: kolkhoz play", "параметры:", "показать эту справку и выйти",
+    ("ru", ["Использование: kolkhoz play", "Параметры:", "показать эту справку и выйти",
             "сколько игроков за столом"], ["usage:", "options:", "show this help"]),
     ("en", ["usage: kolkhoz play", "options:", "show this help and exit",
-            "players at the table"], ["использование", "параметры"]),
+            "players at the table"], ["Использование", "Параметры"]),
 ])
 def test_play_help_is_all_in_the_players_language(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
