@@ -126,7 +126,7 @@ def board_text(
         elif job["rewards"]:
             line += " · " + _("reward {cards}", cards=cards(tr, job["rewards"]))
         lines.append(line)
-    lines += trick_lines(tr, view, names, heads)
+    lines += trick_lines(tr, view, names, heads, game)
     status = game.status if isinstance(game, GameInfo) else game.get("status")
     waiting = "" if status == "aborted" else waiting_text(tr, view, names)
     if viewer is not None and view["to_act"] == [viewer] and status != "aborted":
@@ -182,7 +182,8 @@ def board_caption(
 
 
 def trick_lines(
-    tr: Translator, view: dict[str, Any], names: list[str], heads: list[str] | None = None
+    tr: Translator, view: dict[str, Any], names: list[str], heads: list[str] | None = None,
+    game: GameInfo | dict[str, Any] | None = None,
 ) -> list[str]:
     """This year's tricks for the board, so that none is missed however many were played
     between two looks: the earlier ones in short (the cards and who took them), the last
@@ -199,6 +200,10 @@ def trick_lines(
     if all(c is None for trick in done for _s, c in trick["cards"]):
         done = []  # nothing the reader may see any more
     placed = {c: j for j, job in view["jobs"].items() for c in job["workers"]}
+    if view["phase"] == "over" and game is not None:
+        # The jobs were cleared at the last year's end: the result remembers them.
+        result = (game.result if isinstance(game, GameInfo) else game.get("result")) or {}
+        placed.update(result.get("last_jobs") or {})
     first = view["tricks_played"] - len(done) + 1 if view.get("tricks") else 1
     for i, trick in enumerate(done):
         number, winner = first + i, names[trick["winner"]]

@@ -408,9 +408,16 @@ class Turn:
                 "medals": list(self.game.medals),
                 "theme": self.game.rules.theme.value,
                 "game": self.game_header(),
-                "last_trick": _closing_trick(closing, events),
+                "last_trick": self._closing(closing, events),
             },
         )
+
+    def _closing(
+        self, public: dict[str, Any] | None, events: list[ev.Event]
+    ) -> dict[str, Any] | None:
+        """:func:`_closing_trick`, kept for the final result when the year ends the game."""
+        self.closing_trick = _closing_trick(public, events)
+        return self.closing_trick
 
     def emit_play_notifications(self, announce: bool = False) -> None:
         """The board, "your turn" for whoever must now choose, at a deal the fresh hand
@@ -510,6 +517,12 @@ class Turn:
         # Scoring turned every plot face up: the final board may show them (the picture).
         row.result = {"scores": scores, "winners": winners, "early": game.ended_early,
                       "plots": plots}
+        closing = getattr(self, "closing_trick", None)
+        if closing is not None:
+            # Where the cards of the last trick went: the jobs are cleared at the year's
+            # end, and the final board still tells them.
+            row.result["last_jobs"] = {
+                c: j for (_s, c), j in zip(closing["cards"], closing["jobs"], strict=True) if j}
         self.clear_clock()
         self.notify(
             Kind.GAME_OVER,

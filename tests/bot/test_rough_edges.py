@@ -89,6 +89,9 @@ async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
         board = fake.message(group, info.meta["board"]).text or ""
         assert "the five-year plan is over" in board and "planner" not in board
         assert "? ? ?" not in board and "🏆" in board
+        # The last trick still says where each of its cards went (the jobs were cleared).
+        (last_trick,) = [line for line in board.splitlines() if line.startswith("Last trick")]
+        assert last_trick.count("→") == 4, last_trick
         await users[1].send(group, "/score")
         score = fake.last_message(group)
         assert score is not None and "Final score" in (score.text or "")
