@@ -184,10 +184,10 @@ class _Outcome:
 
 #: Board notifications that are news in themselves (the game stops, goes on, ends; a bot
 #: takes a seat or gives it back): their board edit takes the group's next slot, like a
-#: reply, instead of waiting behind the board's pace.
+#: reply, instead of waiting behind the board's pace. (A year's end has its summary, a
+#: post of its own, for that.)
 URGENT_BOARDS = frozenset({
     Kind.PAUSED, Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER, Kind.STAND_IN, Kind.PLAYER_BACK,
-    Kind.YEAR_SUMMARY,
 })
 
 
@@ -543,7 +543,21 @@ class Deliverer:
         queued goes), then settle the notifications they show. Loops while more arrives
         meanwhile. The game's lock is not held while a slot is awaited, so the players'
         private messages never wait for the group."""
-        while (queue := self._boards.pop(game_id, None)) is not None:
+        while (waiting := self._boards.get(game_id)) is not None:
+            # The first step's slot before the batch is taken: boards queued meanwhile
+            # join it, and the newest is drawn.
+            first = waiting.steps[0]
+            paid = False
+            if self.pace is not None and isinstance(first, Board | GroupPost):
+                urgent_first = isinstance(first, GroupPost) or bool(
+                    {n.id for n in waiting.notes if n.kind in URGENT_BOARDS} & set(first.notes))
+                board = self._newest_board(game_id, first) if isinstance(first, Board) else None
+                if board is None or not self._unchanged(game_id, board):
+                    await self.pace.slot(first.chat_id, URGENT if urgent_first else BOARD)
+                    paid = True
+            queue = self._boards.pop(game_id, None)
+            if queue is None:
+                return
             steps = _collapse_boards(queue.steps, queue.notes)
             shown = {n for step in steps for n in step.notes}
             notes = [n for n in queue.notes if n.id in shown]
@@ -560,7 +574,7 @@ class Deliverer:
                 claims.until = self.now() + self.service.outbox_lease
             urgent = {n.id for n in notes if n.kind in URGENT_BOARDS}
             outcome = await self._carry_out(queue.scene, Plan(game_id, steps), claims,
-                                             paced=True, urgent=urgent)
+                                             paced=True, urgent=urgent, paid=paid)
             await self._settle(game_id, outcome)
             await self._after(game_id, outcome, notes)
 
@@ -684,10 +698,11 @@ class Deliverer:
     async def _carry_out(
         self, scene: Scene, steps: Plan, claims: _Claims | None = None, *,
         paced: bool = False, urgent: set[int] | frozenset[int] = frozenset(),
+        paid: bool = False,
     ) -> _Outcome:
         """Carry the steps out in order (``paced``: each message to the group waits for a
         slot of its budget first, a board at its lower urgency unless it shows one of the
-        ``urgent`` notifications)."""
+        ``urgent`` notifications; ``paid``: the first step's slot is taken already)."""
         out = _Outcome(delivered=list(steps.free))
         game = scene.game
         if game.topic_id is not None and game.meta.get(TOPIC_LOST_KEY) == game.topic_id:
@@ -725,7 +740,11 @@ class Deliverer:
                 out.not_before = max(out.not_before or until, until)
                 continue
             prepaid = False
-            if paced and self.pace is not None and isinstance(step, Board | GroupPost):
+            if paid and i == 0:
+                prepaid = True
+                if isinstance(step, Board):
+                    step = self._newest_board(scene.game.id, step)
+            elif paced and self.pace is not None and isinstance(step, Board | GroupPost):
                 if isinstance(step, Board):
                     step = self._newest_board(scene.game.id, step)
                     if not self._unchanged(scene.game.id, step):

@@ -10,13 +10,13 @@ urgency:
 - ``URGENT`` (replies to commands, notices, the year's summary and other new messages)
   take any free slot of the window, before anything of lower urgency that waits;
 - ``BOARD`` (edits of the board, which a newer edit makes pointless) leave ``reserve``
-  slots of the window to urgent calls, and spread the slots the window has left over the
-  time until its oldest call leaves it: an edit soon after another waits until
-  (time until a slot frees) / (slots left), about 3.6 s when the group is busy, so the
-  window never runs dry into a minute-long stall. A group quiet for a few seconds gets its
-  edit at once. The deliverer waits for a board's slot *before* it chooses the board to
-  show (:meth:`~kolkhoz_tg.bot.delivery.Deliverer.paint_board`), so the group sees the
-  newest state, never a queue of old ones.
+  slots of the window to urgent calls; in a group with a few calls in its window they
+  come one per ``gap`` (the window over the slots boards may use: about 3.6 s), the pace
+  at which they alone never fill it, so the calls stay spread over the window and one
+  leaves it every few seconds (no minute-long stall behind a full window). A quiet group
+  gets its edit at once. The deliverer waits for a board's slot *before* it chooses the
+  board to show (:meth:`~kolkhoz_tg.bot.delivery.Deliverer.paint_board`), so the group
+  sees the newest state, never a queue of old ones.
 
 Private chats are not limited here (Telegram's overall limit of about 30 calls a second
 stays with PTB's limiter).
@@ -52,15 +52,23 @@ class GroupPace:
     """Slots of one group's budget, handed out by urgency (see the module docstring)."""
 
     def __init__(
-        self, per_minute: int = 20, window: float = 60.5, reserve: int = 3,
+        self, per_minute: int = 20, window: float = 60.5, reserve: int = 3, quiet: int = 4,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.per_minute = per_minute
         self.window = window
         self.reserve = max(0, min(reserve, per_minute - 1))
+        #: Below this many calls in the window a group counts as quiet: its board edits go
+        #: at once.
+        self.quiet = quiet
         self.clock = clock
         self._chats: dict[int, _Chat] = {}
         self._tickets = itertools.count()
+
+    @property
+    def gap(self) -> float:
+        """Seconds between two board edits in a busy group."""
+        return self.window / (self.per_minute - self.reserve)
 
     def _wait(self, chat: _Chat, urgency: int, now: float) -> float:
         """Seconds until a call of ``urgency`` may go (0: now)."""
@@ -70,11 +78,12 @@ class GroupPace:
         limit = self.per_minute if urgency == URGENT else self.per_minute - self.reserve
         if len(sent) >= limit:
             return sent[len(sent) - limit] + self.window - now
-        if urgency == URGENT or not sent or chat.last_board is None:
+        if urgency == URGENT or len(sent) < self.quiet or chat.last_board is None:
             return 0.0
-        # The slots left, spread evenly until the oldest call leaves the window.
-        spacing = (sent[0] + self.window - now) / (limit - len(sent))
-        return max(0.0, chat.last_board + spacing - now)
+        # A busy group: one board edit per gap, the pace at which board edits alone would
+        # never fill the window (about 3.6 s), so the calls stay spread over it and one
+        # leaves the window every few seconds: no minute-long stall behind a full window.
+        return max(0.0, chat.last_board + self.gap - now)
 
     def board_wait(self, chat_id: int) -> float:
         """Seconds a board edit in ``chat_id`` would wait now, were nothing else waiting."""

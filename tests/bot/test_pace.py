@@ -35,17 +35,19 @@ async def test_no_window_holds_more_than_the_limit_whatever_the_mix() -> None:
     assert granted[3] - granted[0] < 0.05
 
 
-async def test_board_edits_come_at_once_in_a_quiet_group_and_spread_the_rest() -> None:
-    pace = GroupPace(per_minute=20, window=6.0, reserve=3)
+async def test_board_edits_come_at_once_in_a_quiet_group_then_one_a_gap() -> None:
+    pace = GroupPace(per_minute=20, window=6.0, reserve=3, quiet=2)
+    assert pace.gap == 6.0 / 17
     started = time.monotonic()
     await pace.slot(-1, BOARD)
+    await pace.slot(-1, BOARD)
     assert time.monotonic() - started < 0.05
-    # The next one waits until the 16 slots left are spread over the 6 s to come ...
-    assert 0.3 < pace.board_wait(-1) <= 6.0 / 16
+    # A busy group: the next one waits a gap after the last ...
+    assert 0.3 < pace.board_wait(-1) <= pace.gap
     await pace.slot(-1, BOARD)
     assert time.monotonic() - started >= 0.3
-    # ... and a group quiet for longer than that gets its edit at once.
-    await asyncio.sleep(0.4)
+    # ... and after a gap's quiet it goes at once.
+    await asyncio.sleep(pace.gap + 0.01)
     assert pace.board_wait(-1) == 0
 
 
