@@ -8,9 +8,15 @@ the seat knows:
 - every count the view shows (cards in hand, face-down cards, the deck, each reward pile);
 - a reward pile holds only its own suit's reward cards;
 - a player who did not follow a led suit this year holds none of it (a void shown);
+- with ``trump_lead_restricted``, a player who led trump before any trump was played this
+  year held only trumps then: the cards still in their hand are trumps (voids in the others;
+  read only when every card played before that lead is in sight, as any may have been trump);
 - a Колхозик stack's hidden cards are among its owner's face-down cards, rank above its top
   card (the lowest goes on top), and they are the cards of this year's tricks the view shows
   as unknown: the sampled game's view from the same seat is the view it was built from.
+  Stacks are filled highest top first, every seat's together: the cards above a higher top
+  are among those above a lower one, so this order always finds enough for each (a view where
+  none could is not of a real game, and is refused).
 
 Not modelled: what a past requisition's reveal says about the rest of a plot (e.g. that an
 exposed player had no other card of that suit then). The sampled game has a fresh seed, so
@@ -36,14 +42,12 @@ if TYPE_CHECKING:
 G = TypeVar("G", bound=GameData)
 
 _TRIES = 20
+#: A card's place in a stack's order (rank, then suit: engine.state), as one int.
+_STACK_KEY: tuple[int, ...] = tuple(c % 13 * 4 + c // 13 for c in range(52))
 
 
 def _ids(texts: Iterable[str | None]) -> list[int]:
     return [parse_card(t) for t in texts if t is not None]
-
-
-def _stack_key(c: int) -> tuple[int, int]:
-    return (c % 13, c // 13)  # a stack's order: by rank, then suit (engine.state)
 
 
 def _shuffle(cards: list[int], rand: Any) -> None:
@@ -61,7 +65,8 @@ def _trick(cards: list[list[Any]]) -> list[tuple[int, int | None]]:
 class Determinizer(Generic[G]):
     """The view of one seat, read once; :meth:`sample` deals a whole game from it.
 
-    Raises :class:`ValueError` for a public view or a view whose counts do not add up.
+    Raises :class:`ValueError` for a public view, a view whose counts do not add up or one
+    whose stacks cannot hold enough cards above their tops.
     """
 
     def __init__(self, cls: type[G], view: dict[str, Any]) -> None:
@@ -138,7 +143,26 @@ class Determinizer(Generic[G]):
         for p in players:
             self.hand_counts[p["seat"]] = p["hand_count"]
         self.unseen = [c for c in WORKERS if c not in known]
-        self.voids = _voids(view, n)
+        self.voids = _voids(view, n, rules)
+        # The other seats' stacks with hidden cards, highest top first: (seat, index among
+        # the seat's stacks, the top's key, hidden cards). Each stack's candidates (the cards
+        # above its top) include those of every stack before it, so filling in this order
+        # succeeds whenever the view is of a real game: every prefix has enough candidates.
+        fills = [
+            (_STACK_KEY[top], s, i, k)
+            for s in range(n)
+            if s != seat
+            for i, (top, k) in enumerate(self.stack_shapes[s])
+            if k
+        ]
+        fills.sort(reverse=True)
+        self.stack_fills = [(s, i, key, k) for key, s, i, k in fills]
+        self.no_stacks: list[list[list[int]]] = [[[] for _ in sh] for sh in self.stack_shapes]
+        need = 0
+        for key, _, _, k in fills:
+            need += k
+            if sum(_STACK_KEY[c] > key for c in self.unseen) < need:
+                raise ValueError("the view's stacks cannot hold cards above their tops")
         self.deck_count = int(view["deck_count"])
         self.reward_pools: list[list[int]] = [[], [], [], []]
         self.reward_counts = [0, 0, 0, 0]
@@ -170,30 +194,28 @@ class Determinizer(Generic[G]):
         seat = self.seat
         n = g.n
         rand = rng.random
-        unseen = self.unseen[:]
-        _shuffle(unseen, rand)
-        # Stacks first: their hidden cards rank above the top card (lowest on top).
-        stack_cards: dict[int, list[list[int]]] = {}
-        for s in range(n):
-            shapes = self.stack_shapes[s]
-            if not shapes or s == seat:
-                continue
-            mine = []
-            for top, k in shapes:
-                floor = _stack_key(top)
-                picked = [c for c in unseen if _stack_key(c) > floor][:k]
-                if len(picked) < k:  # not possible in a real game; keep the counts right
-                    picked += [c for c in unseen if c not in picked][: k - len(picked)]
-                taken = set(picked)
-                unseen = [c for c in unseen if c not in taken]
-                mine.append(picked)
-            stack_cards[s] = mine
+        shuffled = self.unseen[:]
+        _shuffle(shuffled, rand)
+        stack_fills = self.stack_fills
+        # Per seat, each stack's hidden cards (none to fill: the shared empty lists).
+        stack_cards = (
+            [[[] for _ in sh] for sh in self.stack_shapes] if stack_fills else self.no_stacks
+        )
         for _ in range(_TRIES):
+            unseen = shuffled
+            if stack_fills:
+                # Stacks first, highest top first: their hidden cards rank above the top card
+                # (the lowest goes on top).
+                for s, i, floor, k in stack_fills:
+                    picked = [c for c in unseen if _STACK_KEY[c] > floor][:k]
+                    taken = set(picked)
+                    unseen = [c for c in unseen if c not in taken]
+                    stack_cards[s][i] = picked
             deal = _deal(unseen, self.hand_counts, seat, self.voids)
             if deal is not None:
                 break
-            _shuffle(unseen, rand)
-        else:  # the constraints are too tight for chance: deal without the voids
+            _shuffle(shuffled, rand)
+        else:  # the voids are too tight for chance: deal without them (the view is kept)
             deal = _deal(unseen, self.hand_counts, seat, [set() for _ in range(n)])
             assert deal is not None
         hands, rest = deal
@@ -202,14 +224,14 @@ class Determinizer(Generic[G]):
             if s == seat:
                 continue
             g.hands[s] = sorted(hands[s])
-            mine = stack_cards.get(s, [])
+            mine = stack_cards[s]
             in_stacks = [c for st in mine for c in st]
             stacked.extend(in_stacks)
             k = self.hidden_slots[s] - len(in_stacks)
             g.plots[s] = g.plots[s] + rest[:k] + in_stacks
             del rest[:k]
             g.stacks[s] = [
-                sorted([top, *st], key=_stack_key)
+                sorted([top, *st], key=_STACK_KEY.__getitem__)
                 for (top, _), st in zip(self.stack_shapes[s], mine, strict=True)
             ]
         g.deck = rest
@@ -245,17 +267,28 @@ def determinize(cls: type[G], view: dict[str, Any], rng: random.Random) -> G:
     return Determinizer(cls, view).sample(rng)
 
 
-def _voids(view: dict[str, Any], n: int) -> list[set[int]]:
-    """Suits each seat showed out of this year: it did not follow when the suit was led."""
+def _voids(view: dict[str, Any], n: int, rules: Rules) -> list[set[int]]:
+    """Suits each seat is known to hold none of this year: it did not follow when the suit
+    was led, or (``trump_lead_restricted``) it led trump before any trump was played this
+    year, which it may only do holding nothing but trumps: every suit but trump then."""
     voids: list[set[int]] = [set() for _ in range(n)]
     tricks = [t["cards"] for t in view.get("tricks", ())] + [view["trick"]]
+    trump = None if view["trump"] is None else "HDCS".index(view["trump"])
+    # Whether a trump may have been played before the trick: a card out of sight may be one.
+    restricted = rules.trump_lead_restricted and trump is not None
     for trick in tricks:
-        if not trick or trick[0][1] is None:
+        if not trick:
             continue
-        led = SUIT_OF[parse_card(trick[0][1])]
-        for s, c in trick[1:]:
-            if c is not None and SUIT_OF[parse_card(c)] != led:
-                voids[s].add(led)
+        first = trick[0][1]
+        if first is not None:
+            led = SUIT_OF[parse_card(first)]
+            for s, c in trick[1:]:
+                if c is not None and SUIT_OF[parse_card(c)] != led:
+                    voids[s].add(led)
+            if restricted and led == trump:
+                voids[trick[0][0]].update(j for j in JOBS if j != trump)
+        if restricted and any(c is None or SUIT_OF[parse_card(c)] == trump for _, c in trick):
+            restricted = False
     return voids
 
 
