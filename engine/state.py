@@ -152,8 +152,9 @@ class Game(GameData):
 
         Everything the seat has seen stays as it is; the other hands, face-down plot cards,
         the deck and the reward piles are filled at random from the cards the seat cannot
-        place, respecting what it knows (counts, and the suits a player showed out of this
-        year). The seed is fresh and the log empty. Raises :class:`ValueError` for a public
+        place, respecting what it knows (counts, the suits a player showed out of this year,
+        and with ``trump_lead_restricted`` a trump led before any trump: the leader held
+        only trumps). The seed is fresh and the log empty. Raises :class:`ValueError` for a public
         view or a view that is not of this engine. See :mod:`engine.determinize`.
         """
         from engine.determinize import determinize
