@@ -9,7 +9,7 @@ from typing import Final, NamedTuple
 from engine import events as ev
 from engine.cards import CARDS, JACKS, JOBS, KING, QUEEN, SUITS, WORKER_RANKS, card_id
 from engine.data import GameData
-from engine.rules import Losers, Requisition, Reveal, Reward
+from engine.rules import Drunkard, Losers, Requisition, Reveal, Reward
 
 _KINGS: Final = tuple(card_id(KING, s) for s in SUITS)
 _QUEENS: Final = tuple(card_id(QUEEN, s) for s in SUITS)
@@ -71,23 +71,30 @@ def requisition(g: GameData, out: list[ev.Event]) -> None:
     whole_plot = reveal is Reveal.PLOT
     highest = reveal is Reveal.HIGHEST
     each = rule.losers is Losers.EACH
+    replaces = g.rules.drunkard is Drunkard.REPLACES
     for j in failed:
         job = SUITS[j]
         out.append(_tuple(ev.JobFailed, (job, hours[j])))
         workers = g.workers[j]
-        count = 1
+        count = 1  # cards shown (reveal = highest) and lost, by each or in all
+        lose = -1  # cards lost, when the Drunkard took one's place
         informer = False
         if nomenklatura:
             assert trump is not None
             jack = JACKS[trump]
-            if jack in workers:
-                # Пьяница: the Jack goes north instead, and nothing else happens here.
+            drunk = jack in workers
+            if drunk:
+                # Пьяница goes north. With ``cancels`` nothing else happens here; with
+                # ``replaces`` the search goes on and he goes instead of one card.
                 workers.remove(jack)
                 north.append(jack)
                 out.append(_tuple(ev.DrunkardSentNorth, (job, CARDS[jack])))
-                continue
+                if not replaces:
+                    continue
             if _KINGS[trump] in workers:
                 count = 2  # Партийный чиновник doubles the loss
+            if drunk:
+                lose = count - 1  # the Jack counts as one of the cards that go
             informer = _QUEENS[trump] in workers  # Информатор: everyone is exposed
         # The Queen makes everyone show all their matching cards.
         only_highest = highest and not informer
@@ -120,12 +127,12 @@ def requisition(g: GameData, out: list[ev.Event]) -> None:
             # losses are told after every reveal of the job.
             seen = [(s, c) for c in mine if c in face_up]
             if each:
-                del seen[count:]
+                del seen[count if lose < 0 else lose:]
             losses.extend(seen)
         if not each:
             losses.sort(key=_CARD_OF_LOSS, reverse=True)
-            del losses[count:]
-        if not losses:
+            del losses[count if lose < 0 else lose:]
+        if not losses and lose != 0:  # (lose 0: the Drunkard went instead of the one card)
             out.append(_tuple(ev.NothingRequisitioned, (job,)))
         for s, c in losses:
             plots[s].remove(c)

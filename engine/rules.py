@@ -38,6 +38,13 @@ class Losers(StrEnum):
     HIGHEST = "highest"  # seed 000
 
 
+class Drunkard(StrEnum):
+    """What the trump Jack (Пьяница) on a failed job does (RULES.md revision 4)."""
+
+    CANCELS = "cancels"  # seeds 001/002: the Jack goes north, nothing else happens there
+    REPLACES = "replaces"  # seed 000: the requisition goes on, the Jack instead of one card
+
+
 class Reveal(StrEnum):
     MATCHING = "matching"  # seeds 002 and 001 "Орден": every matching card
     HIGHEST = "highest"  # seed 001's mice rule: the highest hidden matching card
@@ -67,6 +74,9 @@ class Rules:
     losers: Losers = Losers.EACH
     reveal: Reveal = Reveal.MATCHING
     nomenklatura: bool = True
+    #: Games stored before revision 4 have no such key: they go on with ``cancels``, the
+    #: rule they started with.
+    drunkard: Drunkard = Drunkard.CANCELS
     famine: bool = False
     mice_fallback: bool = False
     swap: bool = False
@@ -121,6 +131,7 @@ _ENUM_FIELDS: Final[dict[str, type[StrEnum]]] = {
     "requisition": Requisition,
     "losers": Losers,
     "reveal": Reveal,
+    "drunkard": Drunkard,
     "theme": Theme,
 }
 _BOOL_FIELDS: Final = (
@@ -146,6 +157,7 @@ PRESETS: Final[dict[str, Rules]] = {
         final_year_short=True,  # "Перебои со снабжением" in the last year
         losers=Losers.HIGHEST,
         reveal=Reveal.PLOT,  # "reveal all cards in their Личный Участок"
+        drunkard=Drunkard.REPLACES,  # "sent north instead of a player's card"
     ),
     # seed 001, "Колхоз".
     "kolkhoz": Rules(

@@ -796,7 +796,15 @@ def requisition_lines(
         job = jobs[value]
         name = job_name(tr, theme, value)
         hours = job["hours"] if job["hours"] is not None else 0
-        if job["drunkard"] is not None:
+        if job["drunkard"] is not None and job["north"]:
+            # (drunkard = replaces, with the Party official: the Jack is one of the two)
+            text = tr.ngettext(
+                "{job} failed ({hours} h): the drunkard {card} goes north, and {cards} "
+                "with him.",
+                "{job} failed ({hours} h): the drunkard {card} goes north, and {cards} "
+                "with him.", len(job["north"]), job=name, hours=hours,
+                card=card(tr, job["drunkard"]), cards=and_list(tr, job["north"]))
+        elif job["drunkard"] is not None:
             text = _("{job} failed ({hours} h): the drunkard {card} goes north instead of "
                      "anyone's card.", job=name, hours=hours, card=card(tr, job["drunkard"]))
         elif job["north"]:

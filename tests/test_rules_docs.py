@@ -30,6 +30,7 @@ from engine import PRESETS, Game, Rules, preset
 from engine import events as ev
 from engine.rules import (
     Assignment,
+    Drunkard,
     FirstLead,
     Losers,
     Requisition,
@@ -163,6 +164,12 @@ WORDS: dict[str, dict[str, Words]] = {
     "nomenklatura": {
         "en": ("Nomenklatura", _yes_no("en", "nomenklatura")),
         "ru": ("номенклатура", _yes_no("ru", "nomenklatura")),
+    },
+    "drunkard": {
+        "en": ("Drunkard", lambda r: {Drunkard.CANCELS: "ends the search",
+                                      Drunkard.REPLACES: "goes instead of a card"}[r.drunkard]),
+        "ru": ("Пьяница", lambda r: {Drunkard.CANCELS: "отменяет проверку",
+                                     Drunkard.REPLACES: "уходит вместо карты"}[r.drunkard]),
     },
     "famine": {
         "en": ("famine", _yes_no("en", "famine")),

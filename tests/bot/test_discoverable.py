@@ -142,8 +142,14 @@ async def test_rules_in_private_are_one_message_with_contents(
         page = fake.message(ben, contents.message_id)
         assert text_of(page).startswith("▪️ Requisition in detail") and len(text_of(page)) <= 4096
         assert len(fake.messages(ben)) == before + 2
-        await ben.tap(page, "›")
-        assert text_of(fake.message(ben, contents.message_id)).startswith("▪️ Scoring")
+        # (A long chapter reads on over a page or two, then comes the next chapter.)
+        for _ in range(3):
+            await ben.tap(fake.message(ben, contents.message_id), "›")
+            page = fake.message(ben, contents.message_id)
+            assert len(text_of(page)) <= 4096
+            if text_of(page).startswith("▪️ Scoring"):
+                break
+        assert text_of(page).startswith("▪️ Scoring")
         await ben.tap(fake.message(ben, contents.message_id), "📜 Contents")
         assert fake.message(ben, contents.message_id).button_texts == labels
         # A chapter longer than a message reads on over two pages.

@@ -1,4 +1,4 @@
-"""An independent reading of RULES.md (revision 3) to check the engine at every step.
+"""An independent reading of RULES.md (revision 4) to check the engine at every step.
 
 Written from the rule text, not from the engine's code: the trick winner, where each card of
 a trick may go, the hand size of each year, and the whole requisition of a year (who is
@@ -82,9 +82,12 @@ def expected_requisition(
     nomenklatura = rules.nomenklatura and trump is not None
     for j in failed:
         workers = g.workers[j]
-        if nomenklatura and trump * 13 + JACK - 1 in workers:
-            continue  # the Drunkard goes north instead (checked separately)
+        drunk = nomenklatura and trump * 13 + JACK - 1 in workers
+        if drunk and rules.drunkard != "replaces":
+            continue  # the Drunkard goes north, nothing else happens (checked separately)
         count = 2 if nomenklatura and trump * 13 + KING - 1 in workers else 1
+        # drunkard = replaces: exposure and reveal as usual, one card fewer goes north.
+        lose = count - 1 if drunk else count
         queen = nomenklatura and trump * 13 + QUEEN - 1 in workers
         exposed = everyone if queen else base
         for s in exposed:
@@ -106,9 +109,9 @@ def expected_requisition(
             lost = []
             for s in exposed:
                 mine = sorted((x for x in seen if x[1] == s), reverse=True)
-                lost += mine[:count]
+                lost += mine[:lose]
         else:
-            lost = sorted(seen, reverse=True)[:count]
+            lost = sorted(seen, reverse=True)[:lose]
         for _, s, c in lost:
             plots[s].remove(c)
             face_up.discard(c)

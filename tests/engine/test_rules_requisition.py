@@ -512,3 +512,51 @@ def test_requisition_everyone_with_three_and_five_players(players: int) -> None:
     play(g, *[hands[s] for s in order])
     assign(g, *[f"{hands[s]}>D" for s in order])
     assert all(cards(f"{6 + s}H")[0] in g.north for s in range(players))
+
+
+# ---------------------------------------------------------------- drunkard = replaces
+
+
+def test_original_drunkard_replaces_one_card_reveal_goes_on() -> None:
+    """revision 4, seed 000 (``original``: drunkard = replaces, reveal = plot, losers =
+    highest): the Jack goes north *instead of* the one player's card; the exposed Brigadier
+    still shows the whole plot, and nobody's card goes north."""
+    assert ORIGINAL.drunkard == "replaces" and CLASSIC.drunkard == "cancels"
+    plots = {0: "KH 7C", 1: "QH 8H", 2: "10H 6C", 3: "JH 10C"}
+    g = year_end(ORIGINAL, plots=plots, winner=2, brigadiers=(1,), completed="DCS",
+                 workers={"H": "JS 7H"})
+    events = finish(g)
+    (drunk,) = events_of(events, ev.DrunkardSentNorth)
+    assert drunk.job.letter == "H" and str(drunk.card) == "JS"
+    # Seats 1 and 2 were Brigadiers: each shows the whole face-down plot.
+    assert {s for s, _job, _cards in revealed(events)} == {1, 2}
+    assert north_by_seat(events) == []
+    assert events_of(events, ev.NothingRequisitioned) == []
+    assert cards("JS")[0] in g.north and cards("QH")[0] not in g.north
+
+
+def test_original_drunkard_with_the_king_one_card_still_goes() -> None:
+    """With the Party official on the job too, two would go: the Jack is one, the single
+    highest matching card among the exposed is the other."""
+    plots = {0: "KH 7C", 1: "QH 8H", 2: "10H 6C", 3: "JH 10C"}
+    g = year_end(ORIGINAL, plots=plots, winner=2, brigadiers=(1,), completed="DCS",
+                 workers={"H": "JS KS 7H"})
+    events = finish(g)
+    assert [str(e.card) for e in events_of(events, ev.DrunkardSentNorth)] == ["JS"]
+    assert north_by_seat(events) == [(1, "H", "QH")]
+
+
+def test_stored_original_games_keep_the_drunkard_that_cancels() -> None:
+    """Rules stored before revision 4 have no ``drunkard``: they finish as they began."""
+    from engine import Rules
+
+    old = ORIGINAL.to_dict()
+    del old["drunkard"]
+    rules = Rules.from_dict(old)
+    assert rules.drunkard == "cancels"
+    plots = {0: "KH 7C", 1: "QH 8H", 2: "10H 6C", 3: "JH 10C"}
+    g = year_end(rules, plots=plots, winner=2, brigadiers=(1,), completed="DCS",
+                 workers={"H": "JS KS 7H"})
+    events = finish(g)
+    assert [str(e.card) for e in events_of(events, ev.DrunkardSentNorth)] == ["JS"]
+    assert revealed(events) == [] and north_by_seat(events) == []
