@@ -65,6 +65,14 @@ class CardsToPlot(NamedTuple):
     year: int
 
 
+class HeroNamed(NamedTuple):
+    """``hero`` (house rule): ``seat`` won every trick of the year, so is searched for no
+    failed job this year, and everyone else is (each losing their own highest card)."""
+
+    year: int
+    seat: int
+
+
 class MiceRuleApplied(NamedTuple):
     """All four jobs failed and nobody was exposed: this year's requisition follows the whole
     mice rule (everyone exposed, the highest matching card revealed and lost)."""
@@ -117,8 +125,8 @@ class GameOver(NamedTuple):
 
 Event = (
     YearStarted | TrumpDeclared | SwapDecided | CardPlayed | TrickWon | CardAssigned
-    | JobCompleted | CardsToPlot | MiceRuleApplied | JobFailed | DrunkardSentNorth | CardsRevealed
-    | CardSentNorth | NothingRequisitioned | StacksReturned | YearEnded | GameOver
+    | JobCompleted | CardsToPlot | HeroNamed | MiceRuleApplied | JobFailed | DrunkardSentNorth
+    | CardsRevealed | CardSentNorth | NothingRequisitioned | StacksReturned | YearEnded | GameOver
 )
 
 

@@ -51,13 +51,30 @@ def year_rule(g: GameData, all_failed: bool) -> YearRule:
     return _tuple(YearRule, (False, False, base, rules.reveal, rules.losers))
 
 
+def year_hero(g: GameData) -> int | None:
+    """``hero`` (house rule, with Brigadiers searched and reward cards): the seat that won
+    every trick of this year, at least one, if any."""
+    rules = g.rules
+    if not rules.hero or rules.requisition is _EVERYONE or rules.reward is not Reward.BRIGADIER:
+        return None
+    winners = {seat for _trick, seat in g.tricks}
+    return winners.pop() if len(winners) == 1 else None
+
+
 def requisition(g: GameData, out: list[ev.Event]) -> None:
     """Requisition every failed job in suit order, changing ``g`` and reporting to ``out``."""
     completed = g.completed_by
     failed = [j for j in JOBS if completed[j] is None]
     if not failed:
         return
-    rule = year_rule(g, len(failed) == 4)
+    hero = year_hero(g)
+    if hero is not None:
+        # The Hero: searched for nothing, everyone else searched, each losing their own.
+        out.append(_tuple(ev.HeroNamed, (g.year, hero)))
+        others = tuple([s for s in _SEATS[g.n] if s != hero])
+        rule = _tuple(YearRule, (False, False, others, g.rules.reveal, Losers.EACH))
+    else:
+        rule = year_rule(g, len(failed) == 4)
     if rule.mice:
         out.append(ev.MiceRuleApplied(g.year))
     trump = g.trump
@@ -100,7 +117,7 @@ def requisition(g: GameData, out: list[ev.Event]) -> None:
         only_highest = highest and not informer
         lo, hi = _WORKER_IDS[j]
         losses: list[tuple[int, int]] = []
-        for s in everyone if informer else rule.exposed:
+        for s in everyone if informer and hero is None else rule.exposed:
             plot = plots[s]
             # The seat's matching cards: plot workers of the job's suit, highest first
             # (rewards never count). Only this job's suit leaves the plots here, so reading

@@ -81,6 +81,8 @@ class Rules:
     mice_fallback: bool = False
     swap: bool = False
     medals_score: bool = False
+    #: House rules (RULES.md revision 4), off in every preset.
+    hero: bool = False
     theme: Theme = Theme.JOBS
 
     def __post_init__(self) -> None:
@@ -144,6 +146,7 @@ _BOOL_FIELDS: Final = (
     "mice_fallback",
     "swap",
     "medals_score",
+    "hero",
 )
 
 PRESETS: Final[dict[str, Rules]] = {

@@ -500,7 +500,8 @@ def error_text(tr: Translator, code: str) -> str:
 
 #: Events a YEAR_SUMMARY notification reports (so a board's event list may leave them out).
 YEAR_END_EVENTS = frozenset({
-    "CardsToPlot", "MiceRuleApplied", "JobFailed", "DrunkardSentNorth", "CardsRevealed",
+    "CardsToPlot", "HeroNamed", "MiceRuleApplied", "JobFailed", "DrunkardSentNorth",
+    "CardsRevealed",
     "CardSentNorth", "NothingRequisitioned", "NobodyExposed", "StacksReturned",
 })
 
@@ -587,6 +588,10 @@ def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: s
         if e.get("rewards"):
             text += " " + _("Reward: {cards}.", cards=cards(tr, e["rewards"]))
         return text
+    if kind == "HeroNamed":
+        return "🦸 " + _("{name} won every trick of the year: the Hero, searched for no "
+                        "failed job; everyone else is searched and loses their own highest "
+                        "card.", name=name(e["seat"]))
     if kind == "MiceRuleApplied":
         return _("All four jobs failed and nobody was exposed: this year everyone is "
                  "questioned, shows their highest card of each failed job, and only the "

@@ -560,3 +560,48 @@ def test_stored_original_games_keep_the_drunkard_that_cancels() -> None:
     events = finish(g)
     assert [str(e.card) for e in events_of(events, ev.DrunkardSentNorth)] == ["JS"]
     assert revealed(events) == [] and north_by_seat(events) == []
+
+
+# ---------------------------------------------------------------- hero (house rule)
+
+HERO = replace(CLASSIC, hero=True)
+HERO_PLOTS = {0: "KH 7C", 1: "QH 8H", 2: "10H 6C", 3: "JH 10C"}
+
+
+def hero_year(rules, winners: list[int], workers: dict[str, str]) -> Game:
+    """Year 1's last trick, won by seat 2, after three earlier tricks won by ``winners``."""
+    g = year_end(rules, plots=HERO_PLOTS, winner=2, brigadiers=tuple(set(winners) | {2}),
+                 completed="DCS", workers=workers)
+    g.tricks = [([], w) for w in winners]
+    return g
+
+
+def test_the_hero_is_searched_for_nothing_and_everyone_else_loses_their_own() -> None:
+    """Seat 2 won every trick: for the failed ♥ the other three are searched, each losing
+    their highest heart (losers = each), and the Hero keeps 10♥."""
+    g = hero_year(HERO, [2, 2, 2], {"H": "7H"})
+    events = finish(g)
+    (hero,) = events_of(events, ev.HeroNamed)
+    assert (hero.year, hero.seat) == (1, 2)
+    assert sorted(north_by_seat(events)) == [(0, "H", "KH"), (1, "H", "QH"), (3, "H", "JH")]
+    assert cards("10H")[0] in g.plots[2]
+    # Without the house rule only the Brigadier (seat 2) is searched.
+    plain = hero_year(CLASSIC, [2, 2, 2], {"H": "7H"})
+    assert north_by_seat(finish(plain)) == [(2, "H", "10H")]
+
+
+def test_the_informer_does_not_expose_the_hero() -> None:
+    g = hero_year(HERO, [2, 2, 2], {"H": "QS 7H"})
+    events = finish(g)
+    assert sorted(north_by_seat(events)) == [(0, "H", "KH"), (1, "H", "QH"), (3, "H", "JH")]
+    assert all(seat != 2 for seat, _job, _cards in revealed(events))
+
+
+def test_no_hero_when_another_seat_took_a_trick_or_without_reward_cards() -> None:
+    g = hero_year(HERO, [2, 1, 2], {"H": "7H"})
+    events = finish(g)
+    assert events_of(events, ev.HeroNamed) == []
+    assert sorted(north_by_seat(events)) == [(1, "H", "QH"), (2, "H", "10H")]
+    zone = year_end(replace(ZONE, hero=True), plots={2: "10H"}, winner=2, completed="DCS")
+    zone.tricks = [([], 2)] * 3
+    assert events_of(finish(zone), ev.HeroNamed) == []
