@@ -72,7 +72,14 @@ def expected_requisition(
     else:
         base = [s for s in everyone if g.brigadier_year[s]]
     reveal, losers, mice = rules.reveal, rules.losers, False
-    if rules.mice_fallback and len(failed) == 4 and not base:
+    # hero (house rule): with Brigadiers searched and reward cards, the one who won every
+    # trick of the year is searched for nothing, everyone else is, "each" losing theirs.
+    winners = {w for _trick, w in g.tricks}
+    hero = (next(iter(winners)) if rules.hero and len(winners) == 1
+            and rules.requisition == "brigadiers" and rules.reward == "brigadier" else None)
+    if hero is not None:
+        base, losers = [s for s in everyone if s != hero], "each"
+    elif rules.mice_fallback and len(failed) == 4 and not base:
         base, reveal, losers, mice = everyone, "highest", "highest", True
     face_up = set(g.face_up)
     plots = [list(p) for p in g.plots]
@@ -89,7 +96,7 @@ def expected_requisition(
         # drunkard = replaces: exposure and reveal as usual, one card fewer goes north.
         lose = count - 1 if drunk else count
         queen = nomenklatura and trump * 13 + QUEEN - 1 in workers
-        exposed = everyone if queen else base
+        exposed = everyone if queen and hero is None else base
         for s in exposed:
             matching = sorted((c for c in plots[s] if is_worker(c) and suit(c) == j),
                               key=rank, reverse=True)

@@ -13,6 +13,7 @@ import random
 import pytest
 
 from engine import PRESETS, Action, ActionError, Game, IllegalAction, InvalidAction, preset
+from engine import events as ev
 from engine.actions import N_CODES
 from engine.ai import default_action
 from tests.engine.invariants import check_conservation, check_view
@@ -169,6 +170,31 @@ def test_many_seeds_conserve_cards_and_replay(name: str, players: int) -> None:
                 check_view(g, seat)
             step += 1
         assert Game.replay(rules, players, seed, g.log, planner=g.planner0) == g
+
+
+HOUSE_RULES = [{"hero": True}, {"drunkard": "replaces"}, {"drunkard": "cancels"}]
+
+
+@pytest.mark.parametrize("house", HOUSE_RULES, ids=lambda h: "-".join(map(str, h.values())))
+@pytest.mark.parametrize("name", ["classic", "original", "kolkhoz", "kolkhoznik", "zone"])
+def test_house_rules_follow_the_rules_at_every_step(name: str, house: dict[str, object]) -> None:
+    """Every preset with each revision-4 house rule on (or its Drunkard the other way),
+    4 players, held against the oracle from deal to final score."""
+    rules = dataclasses.replace(preset(name), **house)  # type: ignore[arg-type]
+    heroes = 0
+    with requisition_snapshots() as snapshots:
+        for seed in range(16):
+            rng = random.Random(f"house/{name}/{house}/{seed}")
+            g = Game.new(rules, 4, seed)
+            while not g.is_over:
+                seat = rng.choice(g.to_act)
+                events = checked_apply(g, seat, _choose(g, seat, rng, heuristic=seed % 2 == 0),
+                                       snapshots)
+                heroes += sum(isinstance(e, ev.HeroNamed) for e in events)
+            assert g.scores() == [sum(c % 13 + 1 for c in plot) for plot in g.plots]
+    # The Hero came up (where the rule applies: Brigadiers searched, reward cards).
+    assert (heroes > 0) == (house.get("hero") is True and name in ("classic", "original",
+                                                                    "kolkhoz"))
 
 
 @pytest.mark.parametrize("medals", [False, True])
