@@ -13,8 +13,7 @@ from telegram.ext import ContextTypes
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.context import OPEN_STATUSES, Cmd, call, command, service_error_text
-from kolkhoz_tg.i18n import Translator
-from kolkhoz_tg.service import GameInfo, RatingLine, ServiceError
+from kolkhoz_tg.service import GameInfo, ServiceError
 
 
 async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -33,23 +32,7 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         lines = [x for x in lines if x.chat_id in (None, c.chat.id)]
         await c.reply(render.player_ratings(c.tr, lines, c.user.full_name))
         return
-    await c.reply(own_ratings(c.tr, lines))
-
-
-def own_ratings(tr: Translator, lines: list[RatingLine]) -> str:
-    """``/stats`` in private, to the player: their rating over all chats, then their line
-    in each chat (:func:`~kolkhoz_tg.bot.render.player_ratings` in the second person)."""
-    _ = tr.gettext
-    if not lines:
-        return _("You have no rated games yet: ratings count the games finished in groups.")
-    out = ["📊 " + _("Your ratings")]
-    for line in lines:
-        if line.chat_id is None:
-            where = _("All chats")
-        else:
-            where = line.chat_title or _("Chat {id}", id=line.chat_id)
-        out.append(f"{where}: {render._rating_parts(tr, line)}")
-    return "\n".join(out)
+    await c.reply(render.player_ratings(c.tr, lines))
 
 
 async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

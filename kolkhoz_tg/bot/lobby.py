@@ -105,6 +105,18 @@ async def _game(tap: Tap) -> GameInfo | None:
         return None
 
 
+async def _lobby_game(tap: Tap) -> GameInfo | None:
+    """The tapped game while it is still a lobby, or None after saying why not."""
+    game = await _game(tap)
+    if game is None:
+        return None
+    if game.status != "lobby":
+        await answer_quietly(tap.query, tap.tr.gettext("The game has already started."),
+                             show_alert=True)
+        return None
+    return game
+
+
 Menu = Callable[[Translator, GameInfo], render.Keyboard]
 
 
@@ -114,12 +126,8 @@ async def _open_menu(
     """Show one of the lobby's menus on the tapped message; ``who`` may open it: the
     ``creator`` (``refusal``: what others are told), the creator or an ``admin``, or
     ``anyone`` (the service decides)."""
-    game = await _game(tap)
+    game = await _lobby_game(tap)
     if game is None:
-        return
-    if game.status != "lobby":
-        await answer_quietly(tap.query, tap.tr.gettext("The game has already started."),
-                             show_alert=True)
         return
     if who == "creator" and game.creator_id != tap.user_id:
         await answer_quietly(tap.query, refusal or tap.tr.gettext(
@@ -190,12 +198,8 @@ async def _choose_timeout(tap: Tap, choice: str) -> None:
         await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
                              show_alert=True)
         return
-    game = await _game(tap)
+    game = await _lobby_game(tap)
     if game is None:
-        return
-    if game.status != "lobby":
-        await answer_quietly(tap.query, tap.tr.gettext("The game has already started."),
-                             show_alert=True)
         return
     try:
         await call(tap.d.service.configure, game.id, tap.user_id, turn_timeout=seconds)

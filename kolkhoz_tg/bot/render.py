@@ -535,13 +535,20 @@ def chat_ratings(tr: Translator, lines: list[RatingLine]) -> str:
     return "\n".join(out)
 
 
-def player_ratings(tr: Translator, lines: list[RatingLine], name: str) -> str:
-    """``/stats`` in private and ``/stats me``: a player's rating over all chats, then
-    their line in each chat."""
+def player_ratings(
+    tr: Translator, lines: list[RatingLine], name: str | None = None
+) -> str:
+    """``/stats me`` in a group: a player's rating over all chats, then their line in each
+    chat; ``name`` None: the same for the reader, in the second person (``/stats`` in
+    private)."""
     _ = tr.gettext
     if not lines:
+        if name is None:
+            return _("You have no rated games yet: ratings count the games finished in "
+                     "groups.")
         return _("{name} has no rated games yet.", name=name)
-    out = ["📊 " + _("{name}'s ratings", name=name)]
+    head = _("Your ratings") if name is None else _("{name}'s ratings", name=name)
+    out = ["📊 " + head]
     for line in lines:
         if line.chat_id is None:
             where = _("All chats")
