@@ -48,6 +48,7 @@ from kolkhoz_tg.bot.app import DEPS_KEY, Deps, build_application
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.storage.database import Database
+from tests.bot.driver import start_with_bots
 from tests.faketg import FakeTelegram, FakeUser, inprocess_builder
 
 GROUP_LIMIT = 20
@@ -96,17 +97,7 @@ async def product(games: int, seed: int, think: float) -> dict[str, Any]:
             humans = [fake.user(20_000 + g * 2 + i, n, language_code="en")
                       for i, n in enumerate(("Anna", "Boris"))]
             group = fake.create_group(f"Pace {g}", humans)
-            for u in humans:
-                await u.start_bot()
-            info = service.create_game(group.id, humans[0].id, creator_name="Anna",
-                                       seed=seed * 100 + g)
-            service.join(info.id, humans[1].id, "Boris")
-            for _ in range(2):
-                service.add_bot(info.id, humans[0].id, level="normal")
-            result = service.start(info.id, humans[0].id)
-            await d.deliverer.refresh_board(info.id, resend=True, pin=True)
-            await d.deliverer.deliver(result.notifications, scene=result.scene)
-            game_id = info.id
+            game_id = await start_with_bots(app, service, humans, group, seed=seed * 100 + g)
             moves = stuck = 0
             while service.game_info(game_id).status == "active":
                 actor = next((u for u in humans if service.seat_view(game_id, u.id).to_act),

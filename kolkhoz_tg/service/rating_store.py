@@ -119,17 +119,14 @@ class RatingsMixin(ServiceBase):
             return {}
         game = games[index]
         scope = ratings.chat_scope(game.chat_id)
-        before = ratings.compute(games[:index]).tables.get(scope, {})
-        after = ratings.compute(games[: index + 1]).tables.get(scope, {})
+        state = ratings.compute(games[:index])
+        table = state.tables.get(scope, {})
         fresh = ratings.display(*ratings.fresh())
-        out: dict[int, tuple[int, int]] = {}
-        for seat in game.seats:
-            if not seat.rated or not seat.key.startswith("user:") or seat.key not in after:
-                continue
-            old = before.get(seat.key)
-            out[int(seat.key.split(":", 1)[1])] = (
-                fresh if old is None else old.value, after[seat.key].value)
-        return out
+        keys = [s.key for s in game.seats if s.rated and s.key.startswith("user:")]
+        before = {k: table[k].value if k in table else fresh for k in keys}
+        after = ratings.compute([game], start=state).tables.get(scope, {})  # one game more
+        return {int(k.split(":", 1)[1]): (before[k], after[k].value)
+                for k in keys if k in after}
 
     def _fresh_ratings(self) -> None:
         """Recompute the table if a game finished since it was computed."""

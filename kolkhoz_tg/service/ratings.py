@@ -111,10 +111,11 @@ def places(scores: list[int]) -> list[int]:
     return [1 + sum(1 for other in scores if other > s) for s in scores]
 
 
-def compute(games: Iterable[FinishedGame]) -> Ratings:
-    """Every scope's ratings after ``games`` (in the order they finished)."""
+def compute(games: Iterable[FinishedGame], start: Ratings | None = None) -> Ratings:
+    """Every scope's ratings after ``games`` (in the order they finished), from ``start``
+    (changed in place) or from nothing."""
     model = PlackettLuce()
-    out = Ratings()
+    out = Ratings() if start is None else start
     for game in games:
         out.games += 1
         if game.practice:

@@ -118,6 +118,9 @@ class Turn:
         self.before_year = self.game.year
         self.before_phase = self.game.phase
         self.before_to_act = tuple(self.game.to_act)
+        #: The last trick of the year this turn closed, as its summary told it (the final
+        #: result keeps where its cards went when that year ends the game).
+        self.closing_trick: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ moves
 
@@ -387,6 +390,7 @@ class Turn:
         self, year: int, completed_before: list[int | None], events: list[ev.Event],
         closing: dict[str, Any] | None = None,
     ) -> None:
+        self.closing_trick = _closing_trick(closing, events)
         completed = [
             {"job": SUITS[j].letter, "seat": s}
             for j, s in enumerate(completed_before)
@@ -408,16 +412,9 @@ class Turn:
                 "medals": list(self.game.medals),
                 "theme": self.game.rules.theme.value,
                 "game": self.game_header(),
-                "last_trick": self._closing(closing, events),
+                "last_trick": self.closing_trick,
             },
         )
-
-    def _closing(
-        self, public: dict[str, Any] | None, events: list[ev.Event]
-    ) -> dict[str, Any] | None:
-        """:func:`_closing_trick`, kept for the final result when the year ends the game."""
-        self.closing_trick = _closing_trick(public, events)
-        return self.closing_trick
 
     def emit_play_notifications(self, announce: bool = False) -> None:
         """The board, "your turn" for whoever must now choose, at a deal the fresh hand
@@ -517,7 +514,7 @@ class Turn:
         # Scoring turned every plot face up: the final board may show them (the picture).
         row.result = {"scores": scores, "winners": winners, "early": game.ended_early,
                       "plots": plots}
-        closing = getattr(self, "closing_trick", None)
+        closing = self.closing_trick
         if closing is not None:
             # Where the cards of the last trick went: the jobs are cleared at the year's
             # end, and the final board still tells them.
@@ -544,11 +541,10 @@ def _closing_trick(
     for e in events:
         if isinstance(e, ev.CardAssigned):
             jobs.setdefault(CARD_TEXT[e.card.id], e.job.letter)
-    trick = [(s, c) for s, c in public["trick"]]
     return {
         "winner": public["brigadier"],
-        "cards": [[s, c] for s, c in trick],
-        "jobs": [jobs.get(c) for _s, c in trick],
+        "cards": public["trick"],
+        "jobs": [jobs.get(c) for _s, c in public["trick"]],
         # The year's earlier tricks as the public view keeps them (a card since turned face
         # down into a stack shows as null): a busy group's board may have skipped some.
         "earlier": public.get("tricks", []),

@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine import Game, Rules
 from engine.cards import CARD_TEXT
 from kolkhoz_tg import texts
+from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.bot.render import full_rules
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
@@ -179,6 +181,28 @@ async def open_game(
     data = start[0].data
     assert data is not None
     return int(data.split(":")[1], 36)
+
+
+async def start_with_bots(
+    app: Any, service: GameService, humans: list[FakeUser], group: FakeChat,
+    bots: int = 2, level: str = "normal", seed: int | None = None,
+) -> int:
+    """A game of ``humans`` and ``bots`` bots of ``level`` in ``group``, set up through the
+    service and shown by the running ``app`` (board pinned, everyone's first message).
+    Returns the game id."""
+    d = app.bot_data[DEPS_KEY]
+    for u in humans:
+        await u.start_bot()
+    info = service.create_game(group.id, humans[0].id, creator_name=humans[0].first_name,
+                               seed=seed)
+    for u in humans[1:]:
+        service.join(info.id, u.id, u.first_name)
+    for _ in range(bots):
+        service.add_bot(info.id, humans[0].id, level=level)
+    result = service.start(info.id, humans[0].id)
+    await d.deliverer.refresh_board(info.id, resend=True, pin=True)
+    await d.deliverer.deliver(result.notifications, scene=result.scene)
+    return info.id
 
 
 def move_without_the_bot(service: GameService, game_id: int, users: list[FakeUser],

@@ -17,7 +17,13 @@ from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app, quick_pace
-from tests.bot.driver import action_buttons, open_game, players, tap_any_action
+from tests.bot.driver import (
+    action_buttons,
+    open_game,
+    players,
+    start_with_bots,
+    tap_any_action,
+)
 from tests.bot.test_rough_edges import every_group_text
 from tests.faketg import FakeTelegram
 
@@ -202,16 +208,7 @@ async def test_a_game_with_two_bots_at_telegrams_pace_shows_every_trick_and_its_
     quick_pace(app)
     async with fake.running(app):
         d = app.bot_data[DEPS_KEY]
-        for u in humans:
-            await u.start_bot()
-        info = service.create_game(group.id, humans[0].id, creator_name="Anna")
-        service.join(info.id, humans[1].id, "Boris")
-        for _ in range(2):
-            service.add_bot(info.id, humans[0].id, level="normal")
-        result = service.start(info.id, humans[0].id)
-        await d.deliverer.refresh_board(info.id, resend=True, pin=True)
-        await d.deliverer.deliver(result.notifications, scene=result.scene)
-        game_id = info.id
+        game_id = await start_with_bots(app, service, humans, group)
         for _ in range(400):
             if not await tap_any_action(humans):
                 break
