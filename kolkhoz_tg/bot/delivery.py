@@ -520,6 +520,17 @@ class Deliverer:
             queue.scene = scene
         queue.steps.extend(steps)
         queue.notes.extend(notes)
+        if self.pace is not None and any(n.kind in URGENT_BOARDS for n in notes):
+            # A board waiting as an edit a newer one would replace now carries the end of
+            # the game, a pause...: it waits as urgent from now on.
+            self.pace.poke(scene.game.chat_id)
+
+    def _urgent_waits(self, game_id: int) -> bool:
+        """Whether what waits for the game's group holds something urgent."""
+        queue = self._boards.get(game_id)
+        return queue is not None and (
+            any(n.kind in URGENT_BOARDS for n in queue.notes)
+            or any(isinstance(step, GroupPost) for step in queue.steps))
 
     async def _start_painter(self, game_id: int) -> None:
         """Send what waits for the group now when its budget has room (or is not kept),
@@ -553,7 +564,8 @@ class Deliverer:
                     {n.id for n in waiting.notes if n.kind in URGENT_BOARDS} & set(first.notes))
                 board = self._newest_board(game_id, first) if isinstance(first, Board) else None
                 if board is None or not self._unchanged(game_id, board):
-                    await self.pace.slot(first.chat_id, URGENT if urgent_first else BOARD)
+                    await self.pace.slot(first.chat_id, URGENT if urgent_first else BOARD,
+                                         hurry=lambda: self._urgent_waits(game_id))
                     paid = True
             queue = self._boards.pop(game_id, None)
             if queue is None:

@@ -90,8 +90,13 @@ class GroupPace:
         chat = self._chats.get(chat_id)
         return 0.0 if chat is None else self._wait(chat, BOARD, self.clock())
 
-    async def slot(self, chat_id: int, urgency: int = URGENT) -> None:
-        """Wait for, and take, a slot of ``chat_id``'s budget."""
+    async def slot(
+        self, chat_id: int, urgency: int = URGENT, hurry: Callable[[], bool] | None = None
+    ) -> None:
+        """Wait for, and take, a slot of ``chat_id``'s budget. ``hurry``: asked whenever the
+        call wakes (see :meth:`poke`); once it says yes, the call waits as ``URGENT`` (a
+        board that now carries the end of the game, a pause: it must not wait as an edit
+        a newer one would replace)."""
         chat = self._chats.get(chat_id)
         if chat is None:
             chat = self._chats[chat_id] = _Chat()
@@ -103,6 +108,13 @@ class GroupPace:
         try:
             while True:
                 changed.clear()  # before looking: a change from now on wakes us
+                if urgency != URGENT and hurry is not None and hurry():
+                    chat.waiting.remove(ticket)
+                    chat.events.pop(ticket)
+                    urgency, ticket = URGENT, (URGENT, ticket[1])
+                    chat.waiting.append(ticket)
+                    heapq.heapify(chat.waiting)
+                    chat.events[ticket] = changed
                 now = self.clock()
                 if chat.waiting[0] == ticket:
                     wait = self._wait(chat, urgency, now)
@@ -125,6 +137,13 @@ class GroupPace:
             raise
         finally:
             chat.events.pop(ticket, None)
+
+    def poke(self, chat_id: int) -> None:
+        """Wake the calls waiting for ``chat_id``'s budget (their ``hurry`` may say yes
+        now)."""
+        chat = self._chats.get(chat_id)
+        if chat is not None:
+            self._wake(chat)
 
     @staticmethod
     def _wake(chat: _Chat) -> None:

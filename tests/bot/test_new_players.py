@@ -23,6 +23,7 @@ from tests.bot.driver import (
     players,
     start_with_bots,
     tap_any_action,
+    until,
 )
 from tests.bot.test_rough_edges import every_group_text
 from tests.faketg import FakeTelegram
@@ -234,3 +235,64 @@ async def test_a_game_with_two_bots_at_telegrams_pace_shows_every_trick_and_its_
             offering = [m.text for m in fake.messages(u) if any(
                 b.data and b.data[:2] in ("a:", "x:") for row in m.buttons for b in row)]
             assert not offering
+
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+async def test_the_end_of_the_game_is_not_held_behind_a_board_waiting_for_its_slot(
+    fake: FakeTelegram, service: GameService, lang: str
+) -> None:
+    """The group's budget nearly spent as the last trick is played: the board edit of a
+    move before waits for a board's slot; the last move's final board, year summary and
+    table come at once (the waiting edit now carries the end and takes the reserve), not
+    after that wait."""
+    users = players(fake, lang, base=7900 if lang == "en" else 7950)
+    group = fake.create_group("The end", users)
+    app = make_app(fake, service, rate_limiter=True)
+    pace = app.bot_data[DEPS_KEY].deliverer.pace
+    assert pace is not None
+    quick_pace(app)
+    async with fake.running(app):
+        d = app.bot_data[DEPS_KEY]
+        for u in users:
+            await u.start_bot()
+        info = service.create_game(group.id, users[0].id, creator_name=users[0].first_name,
+                                   options={"years": 1}, seed=5)
+        for u in users[1:]:
+            service.join(info.id, u.id, u.first_name)
+        result = service.start(info.id, users[0].id)
+        await d.deliverer.refresh_board(info.id, resend=True, pin=True)
+        await d.deliverer.deliver(result.notifications, scene=result.scene)
+
+        def near_the_end() -> bool:
+            v = service.scene(info.id).board.view
+            return (v["tricks_played"] == v["tricks_total"] - 1
+                    and (v["phase"] == "assign" or len(v["trick"]) >= 1))
+
+        while not near_the_end():
+            assert await tap_any_action(users)
+        await d.deliverer.boards_painted()
+        await fake.wait_idle()
+        pace.window = 10.0  # Telegram's pace, over 10 s: the budget is nearly spent
+        while pace.board_wait(group.id) < 5:
+            await pace.slot(group.id, URGENT)
+        tr = translator(lang)
+        over = tr.gettext("The five-year plan is complete")
+        while service.game_info(info.id).status == "active":
+            brigadier = next(u for u in users if service.seat_view(info.id, u.id).to_act)
+            await until(lambda b=brigadier: bool(action_buttons(b.last_message())))
+            msg = brigadier.last_message()
+            assert msg is not None
+            version = service.game_info(info.id).version
+            started = time.monotonic()
+            await brigadier.tap(msg, action_buttons(msg)[0], wait=False)
+            await until(lambda v=version: service.game_info(info.id).version > v)
+        while not any(over in (m.text or "") for m in fake.messages(group)):
+            await asyncio.sleep(0.01)
+            assert time.monotonic() - started < 2, "the end waited for a board's slot"
+        await d.deliverer.boards_painted()
+        await fake.wait_idle()
+        # The board edit that waited shows the end too (never an older state after it).
+        board = board_text(fake, group, service, info.id)
+        assert tr.gettext("the five-year plan is over") in board
+        assert time.monotonic() - started < 2, "the end waited for a board's slot"

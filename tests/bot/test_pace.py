@@ -105,3 +105,23 @@ async def test_groups_have_budgets_of_their_own() -> None:
     assert pace.board_wait(-1) > 1
     assert pace.board_wait(-2) == 0
     await asyncio.wait_for(pace.slot(-2, BOARD), 0.1)
+
+
+async def test_a_waiting_board_edit_hurries_once_it_carries_something_urgent() -> None:
+    """A board edit waiting for a board's slot becomes urgent when what it will show
+    becomes so (the end of the game, a pause): it takes the reserve at once."""
+    pace = GroupPace(per_minute=6, window=WINDOW * 4, reserve=2)
+    for _ in range(4):
+        await pace.slot(-1, URGENT)
+    assert pace.board_wait(-1) > WINDOW
+    urgent = False
+    started = time.monotonic()
+    board = asyncio.create_task(pace.slot(-1, BOARD, hurry=lambda: urgent))
+    await asyncio.sleep(0.05)
+    assert not board.done()
+    urgent = True
+    pace.poke(-1)
+    await asyncio.wait_for(board, WINDOW / 2)
+    assert time.monotonic() - started < WINDOW
+    # It took one of the reserve's slots: one is left for the next urgent call.
+    await asyncio.wait_for(pace.slot(-1, URGENT), 0.05)
