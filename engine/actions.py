@@ -1,7 +1,8 @@
 """Actions, their short text form and the error hierarchy.
 
 Text forms (``Action.parse`` reads them, ``str(action)`` writes them, and the round trip is
-exact): ``trump:H``, ``swap:9H<KC`` (hand card 9H for plot card KC), ``swap:pass``,
+exact): ``trump:H``, ``pass:9H`` (the card passed to a neighbour, house rule ``pass_cards``),
+``swap:9H<KC`` (hand card 9H for plot card KC), ``swap:pass`` (no swap: not a card pass),
 ``play:10H``, ``assign:10H>S`` (card 10H to the Spades job).
 
 Every distinct action has a small integer :attr:`Action.code` and exactly one instance: the
@@ -37,6 +38,7 @@ class IllegalAction(ActionError):
 
 class ActionKind(StrEnum):
     TRUMP = "trump"
+    PASS = "pass"  # pass_cards: the card a player passes to a neighbour
     SWAP = "swap"
     PLAY = "play"
     ASSIGN = "assign"
@@ -47,20 +49,22 @@ _PLAY_BASE: Final = 4
 _ASSIGN_BASE: Final = _PLAY_BASE + 52
 _SWAP_BASE: Final = _ASSIGN_BASE + 52 * 4
 SWAP_PASS_CODE: Final = _SWAP_BASE + 52 * 52
-N_CODES: Final = SWAP_PASS_CODE + 1
+#: Passing a card (``pass_cards``), after every earlier code so that none of those changed.
+_PASS_BASE: Final = SWAP_PASS_CODE + 1
+N_CODES: Final = _PASS_BASE + 52
 
 
 class Action:
     """One move: a frozen value identified by :attr:`code`.
 
-    Build with the class methods (:meth:`trump`, :meth:`play`, :meth:`assign`, :meth:`swap`,
-    :meth:`swap_pass`) or :meth:`parse`.
+    Build with the class methods (:meth:`trump`, :meth:`pass_card`, :meth:`play`,
+    :meth:`assign`, :meth:`swap`, :meth:`swap_pass`) or :meth:`parse`.
     """
 
     __slots__ = ("card", "card_id", "code", "kind", "suit", "suit_id", "target", "text")
 
     kind: ActionKind
-    card: Card | None  # played / assigned / swapped-out hand card
+    card: Card | None  # played / assigned / swapped-out / passed hand card
     suit: Suit | None  # trump suit or target job
     target: Card | None  # face-down plot card taken back in a swap
     code: int
@@ -91,6 +95,11 @@ class Action:
                 raise InvalidAction("an assign action names a card and a job")
             code = _ASSIGN_BASE + card.id * 4 + int(suit)
             text = f"assign:{CARD_TEXT[card.id]}>{Suit(suit).letter}"
+        elif kind is ActionKind.PASS:
+            if card is None or suit is not None or target is not None:
+                raise InvalidAction("a pass action names exactly one card")
+            code = _PASS_BASE + card.id
+            text = f"pass:{CARD_TEXT[card.id]}"
         else:
             if suit is not None or (card is None) != (target is None):
                 raise InvalidAction("a swap names a hand card and a plot card, or passes")
@@ -149,7 +158,13 @@ class Action:
 
     @staticmethod
     def swap_pass() -> Action:
+        """No swap (``swap:pass``); not to be confused with :meth:`pass_card`."""
         return _BY_CODE[SWAP_PASS_CODE]
+
+    @staticmethod
+    def pass_card(card: Card | int) -> Action:
+        """Pass ``card`` to a neighbour (``pass:9H``, house rule ``pass_cards``)."""
+        return _BY_CODE[_PASS_BASE + _cid(card)]
 
     @staticmethod
     def from_code(code: int) -> Action:
@@ -179,6 +194,8 @@ class Action:
                 return Action.trump(Suit.parse(arg))
             if kind_text == "play":
                 return Action.play(parse_card(arg))
+            if kind_text == "pass":
+                return Action.pass_card(parse_card(arg))
             if kind_text == "assign":
                 card_text, gt, job_text = arg.partition(">")
                 if not gt:
@@ -213,6 +230,7 @@ def _build_table() -> list[Action]:
         for t in range(52)
     )
     table.append(Action(ActionKind.SWAP))
+    table.extend(Action(ActionKind.PASS, card=CARDS[c]) for c in range(52))
     assert [a.code for a in table] == list(range(N_CODES))
     return table
 
@@ -220,9 +238,10 @@ def _build_table() -> list[Action]:
 _BY_CODE: Final[list[Action]] = []
 _BY_CODE.extend(_build_table())
 _BY_TEXT: Final = {a.text: a for a in _BY_CODE}
-#: The shared instances by card id (plays), ``card * 4 + job`` (assignments) and suit (trump):
-#: legality builds its lists from these without creating anything.
+#: The shared instances by card id (plays, passes), ``card * 4 + job`` (assignments) and suit
+#: (trump): legality builds its lists from these without creating anything.
 PLAYS: Final = tuple(_BY_CODE[_PLAY_BASE : _PLAY_BASE + 52])
+PASSES: Final = tuple(_BY_CODE[_PASS_BASE : _PASS_BASE + 52])
 ASSIGNS: Final = tuple(_BY_CODE[_ASSIGN_BASE : _ASSIGN_BASE + 52 * 4])
 TRUMPS: Final = tuple(_BY_CODE[_TRUMP_BASE : _TRUMP_BASE + 4])
 SWAP_PASS: Final = _BY_CODE[SWAP_PASS_CODE]

@@ -4,6 +4,8 @@
   (``Bot("strong", seed=1).choose(game.view(seat))``): ``random`` (uniform, for tests),
   ``normal`` (the heuristic), ``strong`` and ``hard`` (determinized search, :mod:`engine.search`,
   about 0.2 s and 1 s a decision). docs/ai.md says what each level means and how strong it is.
+  The card passed with ``pass_cards`` is never a random one: ``random`` passes the heuristic's
+  card (it is handed to another player, who should not get a gift by chance).
 - :meth:`Bot.advise` (or :func:`advise`) gives the same choice with why: an :class:`Advice`
   holding the heuristic's :class:`~engine.heuristic.Reason` for the move and, at the search
   levels, the move's estimated value against the runner-up's (codes and numbers: the words
@@ -26,7 +28,7 @@ from engine.actions import Action
 from engine.determinize import Determinizer
 from engine.heuristic import Reason, decide, default_action, describe
 from engine.legality import forced_among
-from engine.phase import ASSIGN
+from engine.phase import ASSIGN, PASS
 from engine.search import PlayoutGame, SearchParams, ranked_search
 from engine.state import Game
 
@@ -150,7 +152,9 @@ class Bot:
         rng = random.Random(_seed(self.level.name, self.seed, view))
         world = det.sample(rng)  # the heuristic reads only the seat's share of a world
         name = self.level.name
-        if name == "normal" or (self.params is None and name != "random"):
+        if name == "normal" or (self.params is None and (name != "random"
+                                                         or world.phase is PASS)):
+            # The random level too passes the heuristic's card (pass_cards), never any card.
             action, reason = decide(world, seat)
             return Advice(action, reason, name)
         legal = world.legal_actions(seat)  # the seat's own cards and public state only

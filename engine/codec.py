@@ -21,7 +21,8 @@ FORMAT = "kolkhoz-game"
 #: (``trump_wins``, ``final_year_short``, ``reveal``; the year's tricks). Versions 1 and 2 still
 #: load, with their logs (a restored game then has its whole log); version 1's rules lack the
 #: new options, which then take the values the game started with (trump wins, no short year,
-#: reveal matching).
+#: reveal matching). Format 3 snapshots stored before the house rule ``pass_cards`` lack
+#: ``pass_pending`` and ``passes``: they load with no pass under way.
 FORMAT_VERSION = 3
 _READABLE = (1, 2, 3)
 #: Card ids by their canonical text, as snapshots write them (a dict lookup, not a parse).
@@ -121,6 +122,8 @@ def game_to_json(g: GameData) -> dict[str, Any]:
             "brigadier_year": list(g.brigadier_year),
             "completed_year": list(g.completed_year),
             "swap_pending": list(g.swap_pending),
+            "pass_pending": list(g.pass_pending),
+            "passes": [None if c is None else CARD_TEXT[c] for c in g.passes],
             "ended_early": g.ended_early,
         },
     }
@@ -177,6 +180,9 @@ def game_from_json(g: GameData, data: dict[str, Any]) -> None:
         g.brigadier_year = list(st["brigadier_year"])
         g.completed_year = list(st["completed_year"])
         g.swap_pending = list(st["swap_pending"])
+        # pass_cards (RULES.md revision 4): a snapshot stored before it has neither key.
+        g.pass_pending = [int(s) for s in st.get("pass_pending", ())]
+        g.passes = [None if c is None else _card(c) for c in st.get("passes", ())]
         g.ended_early = st["ended_early"]
     except (KeyError, TypeError, IndexError, AttributeError) as exc:
         raise ValueError(f"malformed game snapshot: {exc!r}") from None

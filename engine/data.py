@@ -14,7 +14,7 @@ from typing import Final, overload
 
 from engine.actions import Action
 from engine.cards import CARDS, HOURS, JACKS, POINTS, worker_cards
-from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP, Phase
+from engine.phase import ASSIGN, OVER, PASS, PLAY, SWAP, TRUMP, Phase
 from engine.rules import Rules
 
 WORKERS: Final = tuple(worker_cards())
@@ -120,6 +120,8 @@ class GameData:
         "medals",
         "n",
         "north",
+        "pass_pending",
+        "passes",
         "pending",
         "phase",
         "planner",
@@ -180,6 +182,11 @@ class GameData:
     brigadier_year: list[bool]
     completed_year: list[bool]
     swap_pending: list[int]
+    #: ``pass_cards``: the seats yet to choose the card they pass (the pass phase).
+    pass_pending: list[int]
+    #: ``pass_cards``: the card each seat chose to pass this year (None: not yet), kept until
+    #: the year ends once the cards moved; empty in a year without a pass.
+    passes: list[int | None]
     ended_early: bool
     _log: list[tuple[int, str]]  # the moves since the start, or since the snapshot restored
     _log_start: int  # how many moves came before those in _log (see MoveLog)
@@ -225,6 +232,8 @@ class GameData:
         self.brigadier_year = [False] * n
         self.completed_year = [False] * n
         self.swap_pending = []
+        self.pass_pending = []
+        self.passes = []
         self.ended_early = False
         self._log = []
         self._log_start = 0
@@ -271,6 +280,8 @@ class GameData:
         g.brigadier_year = self.brigadier_year[:]
         g.completed_year = self.completed_year[:]
         g.swap_pending = self.swap_pending[:]
+        g.pass_pending = self.pass_pending[:]
+        g.passes = self.passes[:]
         g.ended_early = self.ended_early
         g._log = self._log[:]
         g._log_start = self._log_start
@@ -294,7 +305,8 @@ class GameData:
 
     @property
     def to_act(self) -> list[int]:
-        """Seats that may act now: several in the swap phase, none when the game is over."""
+        """Seats that may act now: several in the pass and swap phases, none when the game is
+        over."""
         phase = self.phase
         if phase is PLAY:
             return [self.turn]
@@ -304,7 +316,35 @@ class GameData:
             return [self.planner]
         if phase is SWAP:
             return list(self.swap_pending)
+        if phase is PASS:
+            return list(self.pass_pending)
         return []
+
+    @property
+    def pass_left(self) -> bool:
+        """``pass_cards``: whether this year's cards go to the left neighbour (seat + 1, even
+        years) rather than to the right one (seat - 1, odd years)."""
+        return self.year % 2 == 0
+
+    def pass_receiver(self, seat: int) -> int:
+        """The seat ``seat``'s passed card goes to this year (see :attr:`pass_left`)."""
+        return (seat + 1) % self.n if self.year % 2 == 0 else (seat - 1) % self.n
+
+    def pass_giver(self, seat: int) -> int:
+        """The seat whose passed card ``seat`` receives this year."""
+        return (seat - 1) % self.n if self.year % 2 == 0 else (seat + 1) % self.n
+
+    def pass_sent(self, seat: int) -> int | None:
+        """The card ``seat`` chose to pass this year (None: none chosen, or no pass)."""
+        passes = self.passes
+        return passes[seat] if passes else None
+
+    def pass_received(self, seat: int) -> int | None:
+        """The card ``seat`` received this year, once the cards moved (else None)."""
+        passes = self.passes
+        if not passes or self.phase is PASS:
+            return None
+        return passes[self.pass_giver(seat)]
 
     @property
     def tricks_total(self) -> int:

@@ -16,7 +16,11 @@ the seat knows:
   as unknown: the sampled game's view from the same seat is the view it was built from.
   Stacks are filled highest top first, every seat's together: the cards above a higher top
   are among those above a lower one, so this order always finds enough for each (a view where
-  none could is not of a real game, and is refused).
+  none could is not of a real game, and is refused);
+- ``pass_cards``: a seat that has chosen the card it passes, the cards not moved yet, chose
+  one of its dealt hand; once they moved, the card the seat sent, if it has not been seen
+  since, is in the receiver's hand (unless the receiver showed out of its suit, or played a
+  card now out of sight: then it may be anywhere unseen). The card received is the seat's own.
 
 Not modelled: what a past requisition's reveal says about the rest of a plot (e.g. that an
 exposed player had no other card of that suit then). The sampled game has a fresh seed, so
@@ -95,6 +99,7 @@ class Determinizer(Generic[G]):
         g.brigadier = view["brigadier"]
         g.last_trick_winner = view["last_trick_winner"]
         g.swap_pending = list(view["swap_pending"])
+        g.pass_pending = list(view.get("pass_pending", ()))
         g.ended_early = view["ended_early"]
         g.trick = [(int(s), parse_card(c)) for s, c in view["trick"]]
         g.pending = _ids(view["pending"])
@@ -144,6 +149,7 @@ class Determinizer(Generic[G]):
             self.hand_counts[p["seat"]] = p["hand_count"]
         self.unseen = [c for c in WORKERS if c not in known]
         self.voids = _voids(view, n, rules)
+        self._read_passes(g, players)
         # The other seats' stacks with hidden cards, highest top first: (seat, index among
         # the seat's stacks, the top's key, hidden cards). Each stack's candidates (the cards
         # above its top) include those of every stack before it, so filling in this order
@@ -184,6 +190,46 @@ class Determinizer(Generic[G]):
         others = sum(self.hand_counts) - self.hand_counts[seat] + sum(self.hidden_slots)
         if self.deck_count != len(self.unseen) - others:
             raise ValueError("the view's card counts do not add up")
+        #: Hand sizes to deal from the unseen cards (the card the seat sent is placed apart).
+        self.deal_counts = self.hand_counts[:]
+        if self.pass_placed is not None:
+            receiver, card = self.pass_placed
+            self.unseen.remove(card)
+            self.deal_counts[receiver] -= 1
+
+    def _read_passes(self, g: GameData, players: list[dict[str, Any]]) -> None:
+        """``pass_cards``: the seat's own card passed (or chosen) and received this year, the
+        seats whose chosen cards :meth:`sample` picks, and the card it sent when its place
+        is certain enough (``pass_placed``: receiver and card)."""
+        seat = self.seat
+        n = g.n
+        #: Other seats that have chosen a card, the cards not moved yet.
+        self.pass_choosers: list[int] = []
+        self.pass_placed: tuple[int, int] | None = None
+        mine = next(p for p in players if p["seat"] == seat)
+        sent = mine.get("pass_sent")
+        received = mine.get("pass_received")
+        if g.phase is Phase.PASS:
+            g.passes = [None] * n
+            if sent is not None:
+                g.passes[seat] = parse_card(sent)
+            self.pass_choosers = [s for s in range(n)
+                                  if s != seat and s not in g.pass_pending]
+            return
+        if sent is None:
+            return
+        g.passes = [None] * n
+        card = g.passes[seat] = parse_card(sent)
+        if received is not None:
+            g.passes[g.pass_giver(seat)] = parse_card(received)
+        receiver = g.pass_receiver(seat)
+        # Not seen since it was sent: in the receiver's hand, or face-down in its plot after a
+        # swap (the hand is taken). A void of its suit shown since says it is not in the hand;
+        # a card the receiver played now out of sight (in a stack) may be this one.
+        if (card in self.unseen and self.hand_counts[receiver] > 0
+                and SUIT_OF[card] not in self.voids[receiver]
+                and not any(s == receiver and c is None for t, _ in self.tricks for s, c in t)):
+            self.pass_placed = (receiver, card)
 
     def sample(self, rng: random.Random) -> G:
         """A whole game consistent with the view, the unseen cards dealt by ``rng``."""
@@ -211,14 +257,17 @@ class Determinizer(Generic[G]):
                     taken = set(picked)
                     unseen = [c for c in unseen if c not in taken]
                     stack_cards[s][i] = picked
-            deal = _deal(unseen, self.hand_counts, seat, self.voids)
+            deal = _deal(unseen, self.deal_counts, seat, self.voids)
             if deal is not None:
                 break
             _shuffle(shuffled, rand)
         else:  # the voids are too tight for chance: deal without them (the view is kept)
-            deal = _deal(unseen, self.hand_counts, seat, [set() for _ in range(n)])
+            deal = _deal(unseen, self.deal_counts, seat, [set() for _ in range(n)])
             assert deal is not None
         hands, rest = deal
+        if self.pass_placed is not None:
+            receiver, card = self.pass_placed
+            hands[receiver] = [*hands[receiver], card]
         stacked: list[int] = []
         for s in range(n):
             if s == seat:
@@ -235,6 +284,11 @@ class Determinizer(Generic[G]):
                 for (top, _), st in zip(self.stack_shapes[s], mine, strict=True)
             ]
         g.deck = rest
+        if self.pass_choosers:
+            passes = g.passes
+            for s in self.pass_choosers:
+                hand = g.hands[s]
+                passes[s] = hand[int(rand() * len(hand))]
         # This year's tricks, their unknown places filled with the stacks' hidden cards.
         if stacked:
             _shuffle(stacked, rand)

@@ -1,9 +1,9 @@
 """What happened: past-tense records returned by :meth:`engine.Game.apply`.
 
 Every event holds only public information, so a front end may show any of them to the whole
-table: a swap or a card going face-down into a plot is reported without the card. Events are
-immutable named tuples (cheap to build on the hot path); :func:`event_to_dict` gives a
-JSON-ready form with a ``type`` key.
+table: a swap, a card passed (``pass_cards``) or a card going face-down into a plot is
+reported without the card. Events are immutable named tuples (cheap to build on the hot
+path); :func:`event_to_dict` gives a JSON-ready form with a ``type`` key.
 """
 
 from __future__ import annotations
@@ -27,6 +27,20 @@ class YearStarted(NamedTuple):
 class TrumpDeclared(NamedTuple):
     seat: int
     suit: Suit
+
+
+class PassChosen(NamedTuple):
+    """``pass_cards``: ``seat`` chose the card it passes (which card stays private)."""
+
+    seat: int
+
+
+class CardsPassed(NamedTuple):
+    """``pass_cards``: every chosen card moved at once, one card to each neighbour: to the
+    left (seat + 1) in even years, to the right (seat - 1) in odd years. No card is named."""
+
+    year: int
+    left: bool
 
 
 class SwapDecided(NamedTuple):
@@ -124,9 +138,10 @@ class GameOver(NamedTuple):
 
 
 Event = (
-    YearStarted | TrumpDeclared | SwapDecided | CardPlayed | TrickWon | CardAssigned
-    | JobCompleted | CardsToPlot | HeroNamed | MiceRuleApplied | JobFailed | DrunkardSentNorth
-    | CardsRevealed | CardSentNorth | NothingRequisitioned | StacksReturned | YearEnded | GameOver
+    YearStarted | TrumpDeclared | PassChosen | CardsPassed | SwapDecided | CardPlayed | TrickWon
+    | CardAssigned | JobCompleted | CardsToPlot | HeroNamed | MiceRuleApplied | JobFailed
+    | DrunkardSentNorth | CardsRevealed | CardSentNorth | NothingRequisitioned | StacksReturned
+    | YearEnded | GameOver
 )
 
 

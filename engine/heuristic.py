@@ -5,7 +5,7 @@ timed out, and the policy the search levels (:mod:`engine.search`) play their ga
 so it tries to play reasonably and stays cheap (about 10 µs a move): keep strong cards for the
 plot, win tricks that complete a job worth having, put workers where they finish jobs or
 shield the Brigadier's own plot, and send the trump Jack (Пьяница) to a job that is going to
-fail.
+fail; with ``pass_cards``, pass the card of least use to both hands (a low side card).
 
 It reads only what the seat's own view allows (its hand and plot plus public state).
 
@@ -34,6 +34,7 @@ _PLAY: Final = Phase.PLAY
 _ASSIGN: Final = Phase.ASSIGN
 _TRUMP: Final = Phase.TRUMP
 _SWAP: Final = Phase.SWAP
+_PASS: Final = Phase.PASS
 _SWAP_KIND: Final = ActionKind.SWAP
 _BRIGADIER: Final = Reward.BRIGADIER
 _STACK: Final = Reward.STACK
@@ -48,6 +49,9 @@ class Reason(StrEnum):
     # trump
     TRUMP_LONGEST = "trump_longest"  # the suit the hand holds most (and highest) of
     TRUMP_SUIT = "trump_suit"  # (describe) a suit named trump
+    # pass (pass_cards)
+    PASS_LOW = "pass_low"  # pass the lowest side card (of the shortest suit): keep the trumps
+    PASS_CARD = "pass_card"  # (describe) a card passed that the heuristic would keep
     # swap
     SWAP_HIDE = "swap_hide"  # hide a strong hand card in the plot for a weak face-down one
     SWAP_KEEP = "swap_keep"  # no swap gains enough to be worth it
@@ -113,6 +117,8 @@ def decide(game: Game, seat: int, refined: bool = False) -> tuple[Action, Reason
         return _choose_assign(game, seat, legal, refined)
     if phase is _TRUMP:
         return _choose_trump(game, seat, legal)
+    if phase is _PASS:
+        return _choose_pass(game, seat, legal)
     if phase is _SWAP:
         if refined:
             return Action.swap_pass(), Reason.SWAP_KEEP
@@ -130,6 +136,8 @@ def describe(game: Game, seat: int, action: Action) -> Reason:
     kind = action.kind
     if kind is ActionKind.TRUMP:
         return Reason.TRUMP_SUIT
+    if kind is ActionKind.PASS:
+        return Reason.PASS_CARD
     if kind is _SWAP_KIND:
         return Reason.SWAP if action.target is not None else Reason.SWAP_KEEP
     if kind is ActionKind.PLAY:
@@ -154,6 +162,27 @@ def _choose_trump(game: Game, seat: int, legal: list[Action]) -> tuple[Action, R
         return (len(cards) * 20 + sum(_POINTS[c] for c in cards), -s)
 
     return max(legal, key=strength), Reason.TRUMP_LONGEST
+
+
+def _choose_pass(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Reason]:
+    # pass_cards: the card passed is lost to this hand and given to a neighbour, so pass the
+    # one of least use to either: not a trump (trumps win tricks, for whoever holds them),
+    # the fewest points (a trick won, or the plot, gains least from it; high cards win
+    # tricks and complete jobs), then from the shortest suit (a void to trump or discard
+    # into). Reads only the seat's hand and the trump.
+    hand = game.hands[seat]
+    trump = game.trump
+    length = [0, 0, 0, 0]
+    for c in hand:
+        length[_SUIT[c]] += 1
+    best = legal[0]
+    best_key: tuple[bool, int, int, int] | None = None
+    for a in legal:
+        c = a.card_id
+        key = (_SUIT[c] == trump, _POINTS[c], length[_SUIT[c]], c)
+        if best_key is None or key < best_key:
+            best, best_key = a, key
+    return best, Reason.PASS_LOW
 
 
 def _choose_swap(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Reason]:

@@ -14,6 +14,7 @@ from engine.actions import (
     _BY_CODE,
     _SWAP_BASE,
     ASSIGNS,
+    PASSES,
     PLAYS,
     SWAP_PASS,
     TRUMPS,
@@ -23,7 +24,7 @@ from engine.actions import (
 )
 from engine.cards import JOBS, SUIT_OF, Suit
 from engine.data import GameData
-from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
+from engine.phase import ASSIGN, OVER, PASS, PLAY, SWAP, TRUMP
 from engine.rules import Assignment
 
 #: Jobs a card may go to with ``assignment = present``, by the bit set of suits in the trick.
@@ -90,6 +91,10 @@ def compute_legal(g: GameData, seat: int) -> list[Action]:
         out = [_BY_CODE[_SWAP_BASE + h * 52 + p] for h in g.hands[seat] for p in hidden]
         out.append(SWAP_PASS)
         return out
+    if phase is PASS:
+        if seat not in g.pass_pending:
+            return []
+        return [PASSES[c] for c in g.hands[seat]]
     return []
 
 
@@ -131,6 +136,11 @@ def explain(g: GameData, seat: int, a: Action) -> IllegalAction:
     phase = g.phase
     if phase is OVER:
         return IllegalAction(f"{a}: the game is over", "game_over")
+    if phase is PASS and seat not in g.pass_pending and g.pass_sent(seat) is not None:
+        return IllegalAction(
+            f"{a}: seat {seat} has already chosen the card it passes this year",
+            "already_chosen",
+        )
     if seat not in g.to_act:
         return IllegalAction(
             f"{a}: seat {seat} may not act now ({phase.value} phase, waiting for "
@@ -142,6 +152,9 @@ def explain(g: GameData, seat: int, a: Action) -> IllegalAction:
             f"{a}: this is the {phase.value} phase, not {a.kind.value}", "wrong_phase"
         )
     assert a.card is not None or a.kind in (ActionKind.TRUMP, ActionKind.SWAP)
+    if a.kind is ActionKind.PASS:
+        assert a.card is not None
+        return IllegalAction(f"{a}: {a.card} is not in seat {seat}'s hand", "not_in_hand")
     if a.kind is ActionKind.PLAY:
         assert a.card is not None
         c = a.card.id

@@ -8,6 +8,7 @@ from typing import Final
 
 class Phase(StrEnum):
     TRUMP = "trump"
+    PASS = "pass"  # pass_cards (house rule): each player passes one card to a neighbour
     SWAP = "swap"
     PLAY = "play"
     ASSIGN = "assign"
@@ -17,5 +18,6 @@ class Phase(StrEnum):
 PLAY: Final = Phase.PLAY
 ASSIGN: Final = Phase.ASSIGN
 TRUMP: Final = Phase.TRUMP
+PASS: Final = Phase.PASS
 SWAP: Final = Phase.SWAP
 OVER: Final = Phase.OVER

@@ -82,6 +82,7 @@ class Rules:
     swap: bool = False
     medals_score: bool = False
     #: House rules (RULES.md revision 4), off in every preset.
+    pass_cards: bool = False
     hero: bool = False
     theme: Theme = Theme.JOBS
 
@@ -146,6 +147,7 @@ _BOOL_FIELDS: Final = (
     "mice_fallback",
     "swap",
     "medals_score",
+    "pass_cards",
     "hero",
 )
 

@@ -27,8 +27,10 @@ budget of simulated moves:
   half by mean value over all its worlds, until one is left. It is a fixed-budget best-arm
   method: no exploration constant to tune, and every candidate is tried.
 
-Simultaneous swap decisions need nothing special: the swaps of others are hidden, so a world
-deals their hands and plots and they decide in the playout after this seat.
+Simultaneous swap and pass decisions need nothing special: the swaps and the chosen cards of
+others are hidden, so a world deals their hands and plots (a seat that has chosen its card to
+pass chose one of its dealt hand) and those still to decide do so in the playout after this
+seat.
 
 Settings the levels leave off, for experiments (docs/ai-lab.md): playouts past the current year
 (:attr:`SearchParams.horizon`), worlds weighted by how well they explain others' plays this
@@ -55,7 +57,7 @@ from engine.actions import Action
 from engine.determinize import Determinizer
 from engine.heuristic import default_action, refined_action
 from engine.infer import Inference
-from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
+from engine.phase import ASSIGN, OVER, PASS, PLAY, SWAP, TRUMP
 from engine.rules import Losers, Requisition, Reward
 from engine.state import Game
 
@@ -271,6 +273,8 @@ def _playout(
             seat = g.brigadier  # type: ignore[assignment]
         elif phase is SWAP:
             seat = g.swap_pending[0]
+        elif phase is PASS:
+            seat = g.pass_pending[0]
         elif phase is TRUMP:
             seat = g.planner
         else:

@@ -1,4 +1,4 @@
-"""The game state machine: deal, trump, swap, tricks, assignment, requisition, scoring.
+"""The game state machine: deal, trump, pass, swap, tricks, assignment, requisition, scoring.
 
 Rules references are to ``shared/spec/RULES.md``. Cards are ints here (see :mod:`engine.cards`);
 the public surface (actions, events, views) uses :class:`~engine.cards.Card` and text. The
@@ -29,7 +29,7 @@ from engine.cards import (
 )
 from engine.data import WORKERS, GameData
 from engine.legality import compute_legal, explain, forced_among
-from engine.phase import ASSIGN, OVER, PLAY, SWAP, TRUMP
+from engine.phase import ASSIGN, OVER, PASS, PLAY, SWAP, TRUMP
 from engine.phase import Phase as Phase  # re-exported: tests import it from here
 from engine.requisition import requisition
 from engine.rules import FirstLead, Reward, Rules
@@ -45,6 +45,7 @@ _REWARD_PILES: Final = tuple(tuple(reward_cards(s)) for s in SUITS)  # in id ord
 _PLAY: Final = ActionKind.PLAY
 _ASSIGN: Final = ActionKind.ASSIGN
 _TRUMP: Final = ActionKind.TRUMP
+_PASS_KIND: Final = ActionKind.PASS
 _STACK: Final = Reward.STACK
 _BRIGADIER: Final = Reward.BRIGADIER
 _BY_PLANNER: Final = FirstLead.PLANNER
@@ -154,8 +155,9 @@ class Game(GameData):
         the deck and the reward piles are filled at random from the cards the seat cannot
         place, respecting what it knows (counts, the suits a player showed out of this year,
         and with ``trump_lead_restricted`` a trump led before any trump: the leader held
-        only trumps). The seed is fresh and the log empty. Raises :class:`ValueError` for a public
-        view or a view that is not of this engine. See :mod:`engine.determinize`.
+        only trumps; with ``pass_cards`` the card the seat passed, unseen since, is in its
+        receiver's hand). The seed is fresh and the log empty. Raises :class:`ValueError` for
+        a public view or a view that is not of this engine. See :mod:`engine.determinize`.
         """
         from engine.determinize import determinize
 
@@ -252,6 +254,8 @@ class Game(GameData):
             self.trump = a.suit_id
             out.append(_tuple(ev.TrumpDeclared, (seat, SUITS[a.suit_id])))
             self._after_trump(out)
+        elif a.kind is _PASS_KIND:
+            self._pass(seat, a.card_id, out)
         else:
             self._swap(seat, a, out)
 
@@ -343,6 +347,29 @@ class Game(GameData):
         taken = tuple([CARDS[x] for x in rewards])
         out.append(_tuple(ev.JobCompleted, (SUITS[j], seat, taken, top, size)))
 
+    def _pass(self, seat: int, c: int, out: list[ev.Event]) -> None:
+        # pass_cards: the choice stays face-down (in the hand) until every seat has chosen.
+        self.pass_pending.remove(seat)
+        passes = self.passes
+        passes[seat] = c
+        out.append(_tuple(ev.PassChosen, (seat,)))
+        if self.pass_pending:
+            return
+        # Every chosen card moves at once: left (seat + 1) in even years, right in odd ones.
+        hands = self.hands
+        n = self.n
+        left = self.year % 2 == 0
+        step = 1 if left else n - 1
+        sent = [x for x in passes if x is not None]  # one a seat: everyone has chosen
+        for s in range(n):
+            hands[s].remove(sent[s])
+        for s in range(n):
+            hand = hands[(s + step) % n]
+            hand.append(sent[s])
+            hand.sort()
+        out.append(_tuple(ev.CardsPassed, (self.year, left)))
+        self._after_pass(out)
+
     def _swap(self, seat: int, a: Action, out: list[ev.Event]) -> None:
         self.swap_pending.remove(seat)
         if a.target is None:
@@ -424,6 +451,8 @@ class Game(GameData):
         self.last_trick = []
         self.last_trick_winner = None
         self.brigadier = None
+        self.pass_pending = []
+        self.passes = []
         self._legal = {}
         self._set_first_lead()
         shown = tuple([CARDS[c] for c in revealed])
@@ -434,6 +463,15 @@ class Game(GameData):
             self.phase = TRUMP
 
     def _after_trump(self, out: list[ev.Event]) -> None:
+        if self.rules.pass_cards and self.year >= 2:
+            # pass_cards (house rule): every player chooses a card, face-down, in any order.
+            self.phase = PASS
+            self.pass_pending = list(range(self.n))
+            self.passes = [None] * self.n
+        else:
+            self._after_pass(out)
+
+    def _after_pass(self, out: list[ev.Event]) -> None:
         if self.rules.swap and self.year >= 2:
             # "Поменять шило на мыло": everyone decides, independently and in any order.
             self.phase = SWAP
@@ -498,6 +536,8 @@ class Game(GameData):
         self.trick = []
         self.brigadier = None
         self.swap_pending = []
+        self.pass_pending = []
+        self.passes = []
         self.trump = None
         self._legal = {}
         scores = self.scores()

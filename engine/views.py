@@ -3,6 +3,11 @@
 A view holds exactly what RULES.md ("Hidden information") lets its reader see: their own hand
 and whole plot, every face-up card, the table and the jobs, visible rewards, trump, medals and
 counts. The public view (``seat=None``) is what any seat may see, so it fits a group message.
+
+With ``pass_cards`` a passed card is known to its sender and its receiver only: the reader's
+own player entry names the card it chose (``pass_sent``) and, once the cards moved, the card
+it received (``pass_received``); every other entry, and the public view, has None there, and
+``pass_pending`` says only who has yet to choose.
 """
 
 from __future__ import annotations
@@ -49,6 +54,12 @@ def build_view(game: GameData, seat: int | None) -> dict[str, Any]:
             if s != seat:
                 secret.update(game.hands[s])
                 secret.update(c for c in game.plots[s] if c not in face_up)
+    sent = received = None
+    if seat is not None and game.passes:
+        x = game.pass_sent(seat)
+        sent = None if x is None else CARD_TEXT[x]
+        x = game.pass_received(seat)
+        received = None if x is None else CARD_TEXT[x]
     players: list[dict[str, Any]] = []
     for s in range(game.n):
         own = s == seat
@@ -73,6 +84,10 @@ def build_view(game: GameData, seat: int | None) -> dict[str, Any]:
                     [CARD_TEXT[c] if own or i == 0 else None for i, c in enumerate(stack)]
                     for stack in game.stacks[s]
                 ],
+                # pass_cards: the card the reader passes (passed) this year and the card it
+                # received once the cards moved; only in the reader's own entry.
+                "pass_sent": sent if own else None,
+                "pass_received": received if own else None,
             }
         )
     jobs: dict[str, Any] = {}
@@ -128,6 +143,7 @@ def build_view(game: GameData, seat: int | None) -> dict[str, Any]:
         "deck_count": len(game.deck),
         "discarded_rewards": _cards(game.discarded),
         "swap_pending": list(game.swap_pending),
+        "pass_pending": list(game.pass_pending),
         "ended_early": game.ended_early,
     }
     if game.is_over:
@@ -215,6 +231,10 @@ class PlayerView:
     completed_job: bool  # completed a job this year
     points_in_sight: int  # face-up plot points, plus medals when they score
     stacks: tuple[tuple[Card | None, ...], ...] = ()  # this year's stacks, top card first
+    #: pass_cards, the reader's own seat only: the card it chose to pass this year, and the
+    #: card it received once the cards moved (None otherwise, and for every other seat).
+    pass_sent: Card | None = None
+    pass_received: Card | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -229,6 +249,10 @@ class PlayerView:
             "brigadier": self.brigadier,
             "completed_job": self.completed_job,
             "stacks": [[None if c is None else CARD_TEXT[c.id] for c in st] for st in self.stacks],
+            "pass_sent": None if self.pass_sent is None else CARD_TEXT[self.pass_sent.id],
+            "pass_received": (
+                None if self.pass_received is None else CARD_TEXT[self.pass_received.id]
+            ),
         }
 
 
@@ -286,6 +310,7 @@ class View:
     ended_early: bool
     scores: tuple[int, ...] | None
     winners: tuple[int, ...] | None
+    pass_pending: tuple[int, ...] = ()  # pass_cards: the seats yet to choose their card
     legal: tuple[Action, ...] = ()  # the reader's legal actions now
 
     # -- construction ---------------------------------------------------------------------
@@ -340,6 +365,8 @@ class View:
                         stacks=tuple(
                             tuple(_card_or_none(c) for c in st) for st in p.get("stacks", ())
                         ),
+                        pass_sent=_card_or_none(p.get("pass_sent")),
+                        pass_received=_card_or_none(p.get("pass_received")),
                     )
                 )
             over = data["phase"] == Phase.OVER.value
@@ -379,6 +406,7 @@ class View:
                 ended_early=data["ended_early"],
                 scores=tuple(data["scores"]) if over and "scores" in data else None,
                 winners=tuple(data["winners"]) if over and "winners" in data else None,
+                pass_pending=tuple(data.get("pass_pending", ())),
                 legal=tuple(Action.parse(a) for a in legal),
             )
         except (KeyError, TypeError, ValueError) as exc:
@@ -424,6 +452,7 @@ class View:
             "deck_count": self.deck_count,
             "discarded_rewards": _texts(self.discarded_rewards),
             "swap_pending": list(self.swap_pending),
+            "pass_pending": list(self.pass_pending),
             "ended_early": self.ended_early,
         }
         if self.scores is not None:
@@ -459,9 +488,41 @@ class View:
         """The hand cards the reader may play now."""
         return frozenset(a.card for a in self.legal if a.kind is ActionKind.PLAY and a.card)
 
+    @property
+    def passable(self) -> frozenset[Card]:
+        """The hand cards the reader may pass now (``pass_cards``, the pass phase)."""
+        return frozenset(a.card for a in self.legal if a.kind is ActionKind.PASS and a.card)
+
+    @property
+    def passing(self) -> bool:
+        """Whether this year has a pass (``pass_cards``, from year 2 on)."""
+        return self.rules.pass_cards and self.year >= 2 and self.phase is not Phase.OVER
+
+    @property
+    def pass_left(self) -> bool:
+        """Whether this year's passed cards go to the left neighbour (seat + 1, even years)
+        rather than to the right one (seat - 1, odd years)."""
+        return self.year % 2 == 0
+
+    @property
+    def pass_to(self) -> int | None:
+        """The seat the reader's passed card goes to this year (None: no pass this year, or
+        the public view)."""
+        if self.viewer is None or not self.passing:
+            return None
+        return (self.viewer + (1 if self.pass_left else -1)) % self.players_count
+
+    @property
+    def pass_from(self) -> int | None:
+        """The seat whose passed card the reader receives this year (None: no pass this
+        year, or the public view)."""
+        if self.viewer is None or not self.passing:
+            return None
+        return (self.viewer + (-1 if self.pass_left else 1)) % self.players_count
+
     def actions_by_card(self) -> dict[Card, tuple[Action, ...]]:
-        """The reader's legal plays, assignments and swaps grouped by the card they move
-        (in legal order); trump and pass actions are not tied to a card."""
+        """The reader's legal plays, assignments, swaps and card passes grouped by the card
+        they move (in legal order); trump actions and ``swap:pass`` are not tied to a card."""
         out: dict[Card, list[Action]] = {}
         for a in self.legal:
             if a.card is not None:

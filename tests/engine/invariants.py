@@ -48,7 +48,8 @@ def check_conservation(g: Game) -> None:
 
 
 def secret_cards(g: Game, seat: int | None) -> set[str]:
-    """Cards ``seat`` may not see (None: the public, who may see nothing private)."""
+    """Cards ``seat`` may not see (None: the public, who may see nothing private). With
+    ``pass_cards`` the card a seat passed this year stays known to it wherever it went."""
     # Once the game is over the deck holds only cards everyone saw on the table.
     hidden: set[int] = set() if g.is_over else set(g.deck)
     for j in range(4):
@@ -58,6 +59,8 @@ def secret_cards(g: Game, seat: int | None) -> set[str]:
             continue
         hidden.update(g.hands[s])
         hidden.update(c for c in g.plots[s] if c not in g.face_up)
+    if seat is not None and g.passes and g.passes[seat] is not None:
+        hidden.discard(g.passes[seat])
     return {CARD_TEXT[c] for c in hidden}
 
 
@@ -88,6 +91,12 @@ def check_view(g: Game, seat: int | None) -> dict[str, Any]:
         if s == seat:
             assert p["hand"] == [CARD_TEXT[c] for c in g.hands[s]]
             assert isinstance(p["plot_hidden"], list)
+            # pass_cards: the card it chose (or sent) this year, and the one it received.
+            sent = g.passes[s] if g.passes else None
+            giver = (s - 1) % g.n if g.year % 2 == 0 else (s + 1) % g.n
+            received = g.passes[giver] if g.passes and g.phase is not Phase.PASS else None
+            assert p["pass_sent"] == (None if sent is None else CARD_TEXT[sent])
+            assert p["pass_received"] == (None if received is None else CARD_TEXT[received])
         else:
             assert p["hand"] is None
             assert isinstance(p["plot_hidden"], int)
@@ -96,6 +105,9 @@ def check_view(g: Game, seat: int | None) -> dict[str, Any]:
         assert all(c in g.face_up for c in revealed)
         if s != seat:  # the plot's own order would tell which card a swap replaced
             assert revealed == sorted(revealed)
+            # A passed card: only its sender and its receiver know it, each in their own entry.
+            assert p["pass_sent"] is None and p["pass_received"] is None
+    assert view["pass_pending"] == g.pass_pending
     assert view["to_act"] == g.to_act
     assert ("scores" in view) == g.is_over
     return view

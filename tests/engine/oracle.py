@@ -1,9 +1,10 @@
 """An independent reading of RULES.md (revision 4) to check the engine at every step.
 
 Written from the rule text, not from the engine's code: the trick winner, where each card of
-a trick may go, the hand size of each year, and the whole requisition of a year (who is
-exposed, what they reveal, what goes north). :func:`checked_apply` applies one action and
-compares what happened with what these functions expect.
+a trick may go, the hand size of each year, the whole requisition of a year (who is exposed,
+what they reveal, what goes north) and the pass of the house rule ``pass_cards`` (when it
+comes, what may be passed, which card ends in which hand). :func:`checked_apply` applies one
+action and compares what happened with what these functions expect.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import engine.state
 from engine import Game, Phase
 from engine import events as ev
+from tests.engine.scripted import parse_card
 
 JACK, QUEEN, KING = 11, 12, 13
 
@@ -52,6 +54,34 @@ def allowed_jobs(g: Game, c: int) -> set[int]:
 def expected_hand_size(g: Game, year: int, available: int, famine: bool) -> int:
     short = g.rules.final_year_short and year == g.rules.years
     return min(4 if famine or short else 5, available // g.n)
+
+
+def pass_expected(rules: Any, year: int) -> bool:
+    """Step 5: with ``pass_cards`` every year from the second has a pass."""
+    return bool(rules.pass_cards) and year >= 2
+
+
+def passed_hands(hands: list[list[int]], chosen: dict[int, int], year: int) -> list[list[int]]:
+    """Every hand once the chosen cards moved at once: to the left neighbour (seat + 1) in an
+    even year, to the right one (seat - 1) in an odd year; sorted, for comparison."""
+    n = len(hands)
+    out = [[c for c in hand if c != chosen[s]] for s, hand in enumerate(hands)]
+    for s in range(n):
+        to = (s + 1) % n if year % 2 == 0 else (s + n - 1) % n
+        out[to].append(chosen[s])
+    return [sorted(h) for h in out]
+
+
+def _pass_choices(log: Any, n: int) -> dict[int, int]:
+    """The cards chosen in the pass that just ended: its moves are the last ``n`` of the
+    log (nothing else may be played while the seats choose), one a seat."""
+    chosen: dict[int, int] = {}
+    for s, text in log[len(log) - n:]:
+        kind, _, card = text.partition(":")
+        assert kind == "pass" and s not in chosen, (s, text)
+        chosen[s] = parse_card(card)
+    assert sorted(chosen) == list(range(n))
+    return chosen
 
 
 def expected_requisition(
@@ -152,8 +182,33 @@ def checked_apply(g: Game, seat: int, action: Any, snapshots: list[Game]) -> lis
         for a in g.legal_actions(seat):
             offered.setdefault(a.card_id, set()).add(a.suit_id)
         assert offered == {c: allowed_jobs(g, c) for c in g.pending}, (g.rules, g.lean)
+    if g.phase is Phase.PASS:
+        # A seat still to choose may pass any one card of its hand, and do nothing else.
+        legal = g.legal_actions(seat)
+        assert all(str(a).startswith("pass:") for a in legal), legal
+        assert sorted(parse_card(str(a)[5:]) for a in legal) == sorted(g.hands[seat])
     del snapshots[:]
     events = g.apply(seat, action)
+    n = g.n
+    for e in events:
+        if isinstance(e, ev.TrumpDeclared) or (isinstance(e, ev.YearStarted) and e.lean):
+            # After trump, or straight after the deal of a lean year: the pass (pass_cards,
+            # from year 2), else the swap or the tricks.
+            if pass_expected(g.rules, g.year):
+                assert g.phase is Phase.PASS and sorted(g.to_act) == list(range(n))
+            else:
+                assert g.phase is not Phase.PASS
+        elif isinstance(e, ev.PassChosen):
+            assert e._fields == ("seat",) and e.seat == seat
+        elif isinstance(e, ev.CardsPassed):
+            assert pass_expected(before.rules, before.year)
+            assert (e.year, e.left) == (before.year, before.year % 2 == 0)
+            chosen = _pass_choices(g.log, n)
+            assert [sorted(h) for h in g.hands] == passed_hands(before.hands, chosen, e.year)
+            # Then the swap (from year 2, like the pass) or the tricks.
+            assert g.phase is (Phase.SWAP if g.rules.swap else Phase.PLAY)
+    if before.phase is Phase.PASS and not any(isinstance(e, ev.CardsPassed) for e in events):
+        assert g.hands == before.hands  # nothing moves before every seat has chosen
     for e in events:
         if isinstance(e, ev.TrickWon):
             trick = [*before.trick, (seat, action.card_id)]

@@ -101,6 +101,7 @@ def deal(
     completed_year: Iterable[int] = (),
     stacks: Mapping[int, list[str]] | None = None,
     swap_pending: Iterable[int] | None = None,
+    pass_pending: Iterable[int] | None = None,
     seed: int | str = 0,
 ) -> Game:
     """A game of ``players`` seats in ``year`` with exactly the given cards.
@@ -217,6 +218,12 @@ def deal(
     g.swap_pending = list(range(n)) if swap_pending is None else list(swap_pending)
     if g.phase is not Phase.SWAP:
         g.swap_pending = []
+    # pass_cards: in the pass phase everyone (or the seats given) is yet to choose.
+    g.pass_pending = []
+    g.passes = []
+    if g.phase is Phase.PASS:
+        g.pass_pending = list(range(n)) if pass_pending is None else list(pass_pending)
+        g.passes = [None] * n
 
     # Jobs.
     if hours is None:

@@ -2,8 +2,10 @@
 the real one, and it honours what the seat knows of the hidden cards.
 
 The property (a world's view from the seat is the view it was dealt from) over positions of
-every preset with 3, 4 and 5 players; Колхозик stacks that need the same high cards, of one
-seat or two; and the seed 002 trump lead that tells the leader held only trumps.
+every preset with 3, 4 and 5 players, also with the house rule ``pass_cards`` (the card a seat
+passed, while unseen, in its receiver's hand in every world); Колхозик stacks that need the
+same high cards, of one seat or two; and the seed 002 trump lead that tells the leader held
+only trumps.
 ``benchmarks/worlds_check.py`` runs the property over thousands of positions.
 """
 
@@ -25,11 +27,12 @@ from tests.engine.scripted import assign, cards, deal, play
 PRESET_NAMES = sorted(PRESETS)
 
 
-def _positions(name: str, players: int, seed: int, every: int) -> Iterator[tuple[Game, int]]:
+def _positions(name: str, players: int, seed: int, every: int,
+               house: dict[str, bool] | None = None) -> Iterator[tuple[Game, int]]:
     """(game, seat) at every ``every``-th move of a heuristic game with 30% random moves,
-    the seat going round the table (whoever is to act or not)."""
+    the seat going round the table (whoever is to act or not); ``house``: rules changed."""
     rng = random.Random(seed)
-    g = Game.new(preset(name), players, seed)
+    g = Game.new(replace(preset(name), **(house or {})), players, seed)
     step = 0
     while not g.is_over:
         if step % every == 0:
@@ -49,19 +52,30 @@ def _check_world(world: Game, real: Game, seat: int, view: dict[str, object],
     for s in range(real.n):
         if s != seat:
             assert not any(SUIT_OF[x] in det.voids[s] for x in world.hands[s])
+    if det.pass_placed is not None:  # pass_cards: the card sent, unseen since, is received
+        receiver, card = det.pass_placed
+        assert card == real.passes[seat] and card in world.hands[receiver]
+        assert card in real.hands[receiver] or card in real.plots[receiver]
 
 
+HOUSE = [{}, {"pass_cards": True}, {"pass_cards": True, "hero": True}]
+
+
+@pytest.mark.parametrize("house", HOUSE,
+                         ids=lambda h: "-".join(h) or "preset")
 @pytest.mark.parametrize("name", PRESET_NAMES)
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_every_world_looks_to_the_seat_like_the_real_game(name: str, players: int) -> None:
-    """About 35 positions a setup (over 500 in all), 6 worlds each and 50 where two stacks
-    or more hide cards: the world's view from the seat is the view it was dealt from, card
-    for card (stacks' tops, this year's tricks with the same places out of sight, every
-    count), it keeps every card once, what the seat cannot see is the same set of cards and
-    the voids the seat knows of hold; they hold in the real game too."""
+def test_every_world_looks_to_the_seat_like_the_real_game(name: str, players: int,
+                                                          house: dict[str, bool]) -> None:
+    """About 35 positions a setup (over 500 in all, each preset also with the pass and with
+    the pass and the Hero), 6 worlds each and 50 where two stacks or more hide cards: the
+    world's view from the seat is the view it was dealt from, card for card (stacks' tops,
+    this year's tricks with the same places out of sight, every count, the card passed and
+    received), it keeps every card once, what the seat cannot see is the same set of cards
+    and the voids the seat knows of hold; they hold in the real game too."""
     rng = random.Random(players)
     positions = 0
-    for g, seat in _positions(name, players, seed=40 + players, every=4):
+    for g, seat in _positions(name, players, seed=40 + players, every=4, house=house):
         view = g.view(seat)
         det = Determinizer(Game, view)
         for s in range(players):

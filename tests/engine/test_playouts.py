@@ -172,16 +172,18 @@ def test_many_seeds_conserve_cards_and_replay(name: str, players: int) -> None:
         assert Game.replay(rules, players, seed, g.log, planner=g.planner0) == g
 
 
-HOUSE_RULES = [{"hero": True}, {"drunkard": "replaces"}, {"drunkard": "cancels"}]
+HOUSE_RULES = [{"hero": True}, {"pass_cards": True}, {"pass_cards": True, "hero": True},
+               {"drunkard": "replaces"}, {"drunkard": "cancels"}]
 
 
-@pytest.mark.parametrize("house", HOUSE_RULES, ids=lambda h: "-".join(map(str, h.values())))
+@pytest.mark.parametrize("house", HOUSE_RULES,
+                         ids=lambda h: "-".join(f"{k}={v}" for k, v in h.items()))
 @pytest.mark.parametrize("name", ["classic", "original", "kolkhoz", "kolkhoznik", "zone"])
 def test_house_rules_follow_the_rules_at_every_step(name: str, house: dict[str, object]) -> None:
-    """Every preset with each revision-4 house rule on (or its Drunkard the other way),
-    4 players, held against the oracle from deal to final score."""
+    """Every preset with each revision-4 house rule on (the pass, the Hero, both, or its
+    Drunkard the other way), 4 players, held against the oracle from deal to final score."""
     rules = dataclasses.replace(preset(name), **house)  # type: ignore[arg-type]
-    heroes = 0
+    heroes = passes = later_years = 0
     with requisition_snapshots() as snapshots:
         for seed in range(16):
             rng = random.Random(f"house/{name}/{house}/{seed}")
@@ -191,10 +193,14 @@ def test_house_rules_follow_the_rules_at_every_step(name: str, house: dict[str, 
                 events = checked_apply(g, seat, _choose(g, seat, rng, heuristic=seed % 2 == 0),
                                        snapshots)
                 heroes += sum(isinstance(e, ev.HeroNamed) for e in events)
+                passes += sum(isinstance(e, ev.CardsPassed) for e in events)
+                later_years += sum(isinstance(e, ev.YearStarted) for e in events)
             assert g.scores() == [sum(c % 13 + 1 for c in plot) for plot in g.plots]
     # The Hero came up (where the rule applies: Brigadiers searched, reward cards).
     assert (heroes > 0) == (house.get("hero") is True and name in ("classic", "original",
                                                                     "kolkhoz"))
+    # The pass came every year from the second (the first is dealt before any move).
+    assert passes == (later_years if house.get("pass_cards") else 0) and later_years >= 16
 
 
 @pytest.mark.parametrize("medals", [False, True])
