@@ -19,6 +19,7 @@ and the ratings cache (``games rerate``).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 from datetime import UTC, datetime
@@ -87,7 +88,9 @@ def add_commands(commands: Any) -> None:
         help="JSON that engine.Game.replay rebuilds the game from (reveals a running game)",
     )
     export.add_argument("game_id", type=int, metavar="ID")
-    export.add_argument("-o", "--output", default=None, help="write to FILE (default: stdout)")
+    export.add_argument("-o", "--output", default=None, metavar="FILE",
+                        help="write to FILE (default: stdout; in the container a mounted "
+                             "directory, since /app is read-only)")
     rerate = game_commands.add_parser(
         "rerate", help="recompute every rating from the stored finished games"
     )
@@ -344,13 +347,16 @@ def _not_found(game_id: int, e: ServiceError) -> AdminError:
 
 
 def public_action(action: str) -> str:
-    """The log entry as everyone at the table saw it: a swap's cards are private."""
+    """The log entry as everyone at the table saw it: a swap's cards and the card passed
+    to a neighbour are private."""
     try:
         parsed = Action.parse(action)
     except InvalidAction:
         return "?"
     if parsed.kind is ActionKind.SWAP and parsed != Action.swap_pass():
         return "swap:(hidden)"
+    if parsed.kind is ActionKind.PASS:
+        return "pass:(hidden)"
     return action
 
 
@@ -456,6 +462,12 @@ def _export(
     if output is None or output == "-":
         out.write(text)
     else:
-        Path(output).write_text(text, encoding="utf-8")
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as e:  # e.g. the image's read-only /app: one line, no traceback
+            hint = ""
+            if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                hint = " (in the container, write to stdout or into a mounted directory)"
+            raise AdminError(f"cannot write {output}: {e.strerror or e}{hint}") from None
         print(f"Game {game_id} exported to {output} ({len(data['log'])} moves).", file=err)
     return 0

@@ -46,6 +46,9 @@ def reason_words(tr: Translator, code: str) -> str:
         "swap_hide": _("hides a strong card in your plot for a weak face-down one"),
         "swap_keep": _("no swap gains enough to be worth it"),
         "swap": _("this swap pays off"),
+        "pass_low": _("pass a low side card, of your shortest suit: keep trumps and strong "
+                      "cards"),
+        "pass_card": _("this card is worth little to you"),
         "spend_high": _("everyone is searched: spend strong cards on the jobs, keep weak ones"),
         "lead_low": _("lead low from a side suit, keep strong cards for the plot"),
         "win_cheap": _("last to play: the lowest card that takes a valuable trick"),

@@ -245,7 +245,7 @@ def _bots_only(
     result = service.start(game.id, HOST_USER, fill_with_bots=True)
     over = [n for n in result.notifications if n.kind is Kind.GAME_OVER]
     service.mark_delivered(n.id for n in result.notifications)
-    output(tr.gettext("{rules} · seed {seed}", rules=texts.preset_title(tr, game.preset),
+    output(tr.gettext("{rules} · seed {seed}", rules=texts.rules_title(tr, game.preset, game.rules),
                       seed=game.seed))
     if not over:
         output(tr.gettext("The game did not finish."))
@@ -302,7 +302,7 @@ def _play(
                                    turn_timeout="14d")
         game_id = game.id
         output(_("New game: {rules} · seed {seed}",
-                 rules=texts.preset_title(tr, game.preset), seed=game.seed))
+                 rules=texts.rules_title(tr, game.preset, game.rules), seed=game.seed))
         result = service.start(game_id, LOCAL_USER, fill_with_bots=True)
         _show(service, tr, result.notifications, output,
               service.seat_view(game_id, LOCAL_USER).seat)
@@ -318,7 +318,8 @@ def _play(
         if not mine.to_act:
             output(_("Waiting for the others…"))
             return 0
-        output(texts.phase_prompt(tr, mine.view))
+        names = [texts.seat_name(tr, board.game, s) for s in range(board.game.players)]
+        output(texts.phase_prompt(tr, mine.view, names))
         typed = View.from_dict(mine.view, mine.legal)  # read once for every label below
         for i, action in enumerate(typed.legal, 1):
             output(f"  {i:>2}. {texts.action_label(tr, typed, action)}")
@@ -433,7 +434,8 @@ def parse_action(answer: str, legal: list[str]) -> str | None:
     """The action meant by what was typed, legal or not (an illegal one is refused with its
     reason by the service): a number from the list of ``legal`` actions, an action text
     (``play:10H``), a card (``10H``, ``10ч``, ``Вп``), a card and a suit for the brigadier
-    (``10H S``), a suit for trump, ``pass`` or two cards for the swap; Latin letters typed
+    (``10H S``), a suit for trump, a card to pass (house rule), ``pass`` or two cards for
+    the swap; Latin letters typed
     in the Russian layout too (``10Р`` for ``10H``, ``ЙЫ`` for ``QS``: no card written with
     Russian letters reads both ways). The kind of action is the one ``legal`` asks for. None
     if the text means no action of that kind."""
@@ -465,6 +467,8 @@ def _parse_action(answer: str, legal: list[str]) -> str | None:
                 return Action.swap_pass().text
             hand, plot = (parse_card(p) for p in parts[:2])
             return Action.swap(hand, plot).text
+        if ActionKind.PASS in kinds:
+            return Action.pass_card(parse_card(parts[-1])).text  # "pass 9H" or "9H"
         first = CARDS[parse_card(parts[0])]
         if ActionKind.PLAY in kinds:
             return Action.play(first).text

@@ -14,6 +14,7 @@ from typing import Any, Final
 from engine import Action, ActionKind, Card
 from engine.cards import SUITS
 from engine.views import View
+from kolkhoz_tg import house_rules
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service.records import GameInfo, Kind, Notification
 
@@ -55,6 +56,54 @@ def preset_title(tr: Translator, preset: str | None) -> str:
         "zone": _("Zone (36 cards)"),
     }
     return titles.get(preset or "", _("Custom rules"))
+
+
+def rules_title(
+    tr: Translator, preset: str | None, rules: dict[str, Any] | None = None
+) -> str:
+    """A game's rules in a few words: the preset's name, then what the table changed
+    ("Classic + passing, 4 years"; :mod:`kolkhoz_tg.house_rules`)."""
+    title = preset_title(tr, preset)
+    changed = house_rules.changes(preset, rules or {})
+    if not changed:
+        return title
+    return tr.gettext("{preset} + {changes}", preset=title, changes=", ".join(
+        house_rules.value_label(tr, field, value) for field, value in changed))
+
+
+def house_rules_text(tr: Translator, game: GameInfo) -> str:
+    """What a game's table changed in its preset, one line each (``/rules`` in a game
+    with house rules: the rules it is actually played by)."""
+    _ = tr.gettext
+    lines = ["⚙ " + _('Game {id} is played by "{rules}": the preset with these changes.',
+                     id=game.id, rules=rules_title(tr, game.preset, game.rules))]
+    for field, value in house_rules.changes(game.preset, game.rules):
+        lines.append("• " + _house_rule_line(tr, field, value))
+    return "\n".join(lines)
+
+
+def _house_rule_line(tr: Translator, field: str, value: Any) -> str:
+    _ = tr.gettext
+    if field == "pass_cards" and value:
+        return _("Passing: from year 2, once the trump is named (in a lean year, once the "
+                 "cards are dealt), everyone chooses one card face-down; when all have "
+                 "chosen, the cards move together, to the left in even years and to the "
+                 "right in odd years. Only the sender and the receiver know the card.")
+    if field == "hero" and value:
+        return _("The Hero: a player who took every trick of the year is not searched for "
+                 "failed jobs; everyone else is.")
+    if field == "years":
+        return tr.ngettext("The plan lasts {n} year.", "The plan lasts {n} years.",
+                           int(value))
+    if field == "medals_score" and value:
+        return _("Medals: each medal (a trick taken) scores a point.")
+    if field == "swap" and value:
+        return _("Swap: from year 2, after the trump, everyone may swap a card of their "
+                 "hand with a face-down card of their plot.")
+    if field == "threshold":
+        return _("A job is done at {n} hours.", n=value)
+    label = house_rules.value_label(tr, field, value)
+    return label[:1].upper() + label[1:] + "."
 
 
 def seat_name(tr: Translator, game: GameInfo | dict[str, Any], seat: int) -> str:
@@ -269,6 +318,8 @@ def waiting_text(tr: Translator, view: dict[str, Any], names: list[str]) -> str:
     phase = view["phase"]
     if phase == "swap":
         return _("Swap: waiting for {names}", names=", ".join(names[s] for s in to_act))
+    if phase == "pass":
+        return _("Passing: waiting for {names}", names=", ".join(names[s] for s in to_act))
     name = names[to_act[0]]
     if phase == "trump":
         return _("{name} chooses trump", name=name)
@@ -308,6 +359,8 @@ def action_label(tr: Translator, view: View | dict[str, Any], action: Action | s
         return _("Trump {suit}", suit=SUIT_SYMBOLS[a.suit.letter])
     if a.kind is ActionKind.PLAY:
         return _("Play {card}", card=card(tr, str(a.card)))
+    if a.kind is ActionKind.PASS:
+        return _("Pass {card}", card=card(tr, str(a.card)))
     if a.kind is ActionKind.SWAP:
         if a.card is None or a.target is None:
             return _("Keep my cards (no swap)")
@@ -402,11 +455,20 @@ def trump_hints(tr: Translator, view: View, shown: Sequence[str]) -> list[str]:
     return lines
 
 
-def phase_prompt(tr: Translator, view: dict[str, Any]) -> str:
+def phase_prompt(tr: Translator, view: dict[str, Any], names: Sequence[str] = ()) -> str:
     _ = tr.gettext
     phase = view["phase"]
     if phase == "trump":
         return _("You are the Planner: choose the trump suit.")
+    if phase == "pass":
+        to = View.from_dict(view).pass_to
+        assert to is not None
+        name = names[to] if len(names) > to else seat_name(tr, {"seats": []}, to)
+        if view["year"] % 2 == 0:
+            return _("Choose a card to pass to your left neighbour, {name} (face-down; "
+                     "everyone passes one at the same time).", name=name)
+        return _("Choose a card to pass to your right neighbour, {name} (face-down; "
+                 "everyone passes one at the same time).", name=name)
     if phase == "swap":
         return _("You may swap one hand card with a face-down plot card, or keep them.")
     if phase == "assign":
@@ -416,6 +478,7 @@ def phase_prompt(tr: Translator, view: dict[str, Any]) -> str:
 
 REASONS = (
     "follow_suit", "trump_lead", "not_your_turn", "not_in_hand", "not_in_trick", "wrong_job",
+    "already_chosen",
     "wrong_phase", "game_over", "invalid", "not_seated", "not_active", "stale", "no_seat",
 )
 
@@ -438,6 +501,7 @@ def reason_text(tr: Translator, reason: str | None, view: dict[str, Any] | None 
         "not_your_turn": _("It is not your turn."),
         "not_in_hand": _("That card is not in your hand."),
         "not_in_plot": _("That card is not face down in your plot."),
+        "already_chosen": _("You have already chosen the card you pass this year."),
         "not_in_trick": _("That card is not in the trick."),
         "wrong_job": _("That card may not go to that job."),
         "wrong_phase": _("That is not possible in this phase."),
@@ -506,7 +570,8 @@ YEAR_END_EVENTS = frozenset({
 })
 
 
-_CHOICES = frozenset({"CardPlayed", "TrumpDeclared", "SwapDecided", "CardAssigned"})
+_CHOICES = frozenset({"CardPlayed", "TrumpDeclared", "SwapDecided", "CardAssigned",
+                      "PassChosen"})
 
 
 def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]],
@@ -572,6 +637,14 @@ def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: s
     if kind == "TrumpDeclared":
         return _("{name} declared trump {suit}.", name=name(e["seat"]),
                  suit=SUIT_SYMBOLS[e["suit"]])
+    if kind == "PassChosen":
+        return _("{name} chose a card to pass.", name=name(e["seat"]))
+    if kind == "CardsPassed":
+        if e["left"]:
+            return "🔁 " + _("The chosen cards went round: each player's to the left "
+                            "neighbour.")
+        return "🔁 " + _("The chosen cards went round: each player's to the right "
+                        "neighbour.")
     if kind == "SwapDecided":
         if e["swapped"]:
             return _("{name} swapped a card with the plot.", name=name(e["seat"]))

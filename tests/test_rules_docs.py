@@ -191,6 +191,10 @@ WORDS: dict[str, dict[str, Words]] = {
         "en": ("medals score", _yes_no("en", "medals_score")),
         "ru": ("очки за медали", _yes_no("ru", "medals_score")),
     },
+    "pass_cards": {
+        "en": ("passing", _yes_no("en", "pass_cards")),
+        "ru": ("передача карт", _yes_no("ru", "pass_cards")),
+    },
     "hero": {
         "en": ("Hero", _yes_no("en", "hero")),
         "ru": ("Герой", _yes_no("ru", "hero")),

@@ -102,8 +102,8 @@ GROUP_MENU = (
     "rules", "help",
 )
 PRIVATE_MENU = (
-    "practice", "hand", "play", "assign", "trump", "swap", "back", "away", "stats", "lang",
-    "rules", "help",
+    "practice", "hand", "play", "assign", "trump", "swap", "pass", "back", "away", "stats",
+    "lang", "rules", "help",
 )
 
 
@@ -119,6 +119,7 @@ def menu_descriptions(tr: Translator) -> dict[str, str]:
         "log": _("the last game, move by move"), "play": _("play a card: /play 10H"),
         "assign": _("assign a card: /assign 10H S"), "trump": _("declare trump: /trump ♠"),
         "swap": _("swap with your plot: /swap 9H KC"), "lang": _("language: /lang ru|en"),
+        "pass": _("pass a card to your neighbour (house rule): /pass 9H"),
         "practice": _("practice against bots, with hints"),
     }
 

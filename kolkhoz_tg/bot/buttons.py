@@ -385,9 +385,15 @@ async def _queried_game(d: Deps, user_id: int, text: str) -> GameInfo | None:
     return next((g for g in games if g.status == "active" and words[0] == f"g{g.id}"), None)
 
 
+#: Moves never made through inline mode: what Telegram posts for one would show the chat a
+#: card only its player (and, for a pass, its receiver) may know.
+_SECRET_KINDS = frozenset({ActionKind.SWAP, ActionKind.PASS})
+
+
 def inline_results(tr: Translator, sv: SeatView, chat_title: str) -> list[InlineQueryResultArticle]:
     """One result per move the seat may make now, each carrying the version it was legal at.
-    No swaps: a swap names a face-down card, for the private chat only. What Telegram posts
+    No swaps and no passes: they name a face-down card or the card passed (the sender's
+    and the receiver's secret), for the private chat only. What Telegram posts
     for a result names no card ("🃏 Anna: ⏳"): a card shown to the chat must have been
     played, and the move may yet be refused. Each has a keyboard (a placeholder button) so
     that Telegram gives the posted message an id the bot can edit once the move is played
@@ -396,7 +402,7 @@ def inline_results(tr: Translator, sv: SeatView, chat_title: str) -> list[Inline
     name = texts.seat_name(tr, game, sv.seat)
     results = []
     for text in sv.legal:
-        if Action.parse(text).kind is ActionKind.SWAP:
+        if Action.parse(text).kind in _SECRET_KINDS:
             continue
         results.append(InlineQueryResultArticle(
             id=action_button(game.id, game.version, text),
@@ -426,7 +432,7 @@ async def on_chosen_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -
         action = Action.parse(cb.payload)
     except ValueError:  # InvalidAction is one
         return
-    if cb.kind != "a" or action.kind is ActionKind.SWAP:
+    if cb.kind != "a" or action.kind in _SECRET_KINDS:
         return
     try:
         info = await call(d.service.game_info, cb.game_id)

@@ -12,7 +12,7 @@ from telegram.ext import ContextTypes
 from telegram.helpers import create_deep_linked_url
 
 from engine import PRESETS
-from kolkhoz_tg import texts
+from kolkhoz_tg import house_rules, texts
 from kolkhoz_tg.bot import history, practice, render
 from kolkhoz_tg.bot.callbacks import practice_button
 from kolkhoz_tg.bot.context import (
@@ -124,8 +124,8 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         *parts,
         _("Anywhere:"),
         # The reader's own card letters first: in Russian, /play 10ч before /play 10H.
-        _("/play 10H, /play JS, /assign 10H S, /trump ♠, /swap 9H KC (Russian letters too: "
-          "/play 10ч, /play Вп)") + " — " + _("typed moves"),
+        _("/play 10H, /play JS, /assign 10H S, /trump ♠, /swap 9H KC, /pass 9H (Russian "
+          "letters too: /play 10ч, /play Вп)") + " — " + _("typed moves"),
         "/away, /away 3d — " + _("a bot plays for you (in a group, in its game; in private, "
                                  "in all your games) until /back or your next move (with "
                                  "3d, three days at most)"),
@@ -182,6 +182,12 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             await c.reply(*contents)
             return
     summary = rules_text(c.tr)
+    if c.in_group:
+        # The game of this place, if its table changed the preset: the rules it is
+        # played by, not only the preset's.
+        games = await call(c.d.service.games_in_chat, c.place.chat_id, c.place.topic_id)
+        if games and house_rules.changes(games[0].preset, games[0].rules):
+            summary.append(texts.house_rules_text(c.tr, games[0]))
     buttons = [[try_it]]
     if c.in_group:
         buttons.insert(0, [render.Button("📜 " + c.tr.gettext("The full rules"),
@@ -244,8 +250,10 @@ async def cmd_practice(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 
 
 async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/newgame [preset] [players]``: a lobby here; in a forum's "General", in a topic of
-    its own when the bot may open one (``/newgame here``: in "General" all the same)."""
+    """``/newgame [preset] [players] [house rules]``: a lobby here (house rules typed as
+    ``pass``, ``hero``, ``medals``, ``years=4``, any option as ``name=value``); in a
+    forum's "General", in a topic of its own when the bot may open one (``/newgame
+    here``: in "General" all the same)."""
     c = await command(update, context)
     d, chat, user, place = c.d, c.chat, c.user, c.place
     if not c.in_group:
@@ -267,11 +275,15 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         return
     preset_name: str | None = None
     players = 4
+    options: dict[str, Any] = {}
     for arg in args:
+        option = house_rules.parse_option(arg)
         if arg in PRESETS:
             preset_name = arg
         elif arg.isdecimal() and int(arg) in PLAYER_COUNTS:
             players = int(arg)
+        elif option is not None:
+            options[option[0]] = option[1]
         elif arg not in HERE:
             # A typo must not open a game of other rules (or players) than asked for.
             await c.reply(practice.bad_args_text(tr, arg, "newgame"))
@@ -279,7 +291,8 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
 
     async def create(topic_id: int | None) -> GameInfo:
         return await call(d.service.create_game, chat.id, user.id, topic_id=topic_id,
-                          creator_name=user.full_name, preset=preset_name, players=players)
+                          creator_name=user.full_name, preset=preset_name, players=players,
+                          options=options or None)
 
     try:
         if own_topic and open_games:
@@ -548,7 +561,7 @@ async def creator_command(
     await c.reply(done[what])
 
 
-TYPED = ("play", "assign", "trump", "swap")
+TYPED = ("play", "assign", "trump", "swap", "pass")
 
 
 async def _private_game_for(c: Cmd, action: str) -> GameInfo | None:
@@ -576,7 +589,7 @@ async def _private_game_for(c: Cmd, action: str) -> GameInfo | None:
 
 
 async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/play 10H``, ``/assign 10H S``, ``/trump ♠``, ``/swap 9H KC``."""
+    """``/play 10H``, ``/assign 10H S``, ``/trump ♠``, ``/swap 9H KC``, ``/pass 9H``."""
     c = await command(update, context)
     message = update.effective_message
     assert message is not None and message.text is not None
@@ -587,6 +600,10 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         # A swap names a face-down plot card: never in the group.
         await c.reply(_("Swaps are secret: send /swap to me in private."))
         return
+    if name == "pass" and c.in_group:
+        # The card passed is the sender's and the receiver's secret.
+        await c.reply(_("The card you pass is secret: send /pass to me in private."))
+        return
     try:
         action = parse_typed(name, args)
     except TypedError as e:
@@ -596,6 +613,7 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             "assign": _("Usage: /assign 10H S (card, then the job's suit)"),
             "trump": _("Usage: /trump ♠ (or S, п, пики)"),
             "swap": _("Usage: /swap 9H KC (hand card, then plot card) or /swap pass"),
+            "pass": _("Usage: /pass 9H (the card you pass to your neighbour)"),
         }[name]
         if e.code == "bad_card":
             await c.reply(_("I do not know the card «{text}».", text=e.text) + "\n" + usage)

@@ -911,7 +911,7 @@ class Deliverer:
             if info.topic_id is not None:
                 tr = await self.call(self.tr_chat, info.chat_id)
                 head = tr.gettext("Kolkhoz #{id} — {rules}", id=game_id,
-                                  rules=texts.preset_title(tr, info.preset)) + "\n"
+                                  rules=texts.rules_title(tr, info.preset, info.rules)) + "\n"
             out = _Outcome()
             for post in posts:
                 try:

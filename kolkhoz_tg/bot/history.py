@@ -27,12 +27,17 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await c.reply(render.chat_ratings(c.tr, table))
         return
     lines = await call(c.d.service.user_ratings, c.user.id)
+    games = await call(c.d.service.games_of_user, c.user.id, False)
     if c.in_group:
         # Other groups' names stay out of this one; the group reads of the sender by name.
         lines = [x for x in lines if x.chat_id in (None, c.chat.id)]
-        await c.reply(render.player_ratings(c.tr, lines, c.user.full_name))
-        return
-    await c.reply(render.player_ratings(c.tr, lines))
+        text = render.player_ratings(c.tr, lines, c.user.full_name)
+        games = [g for g in games if g.chat_id == c.chat.id]
+    else:
+        text = render.player_ratings(c.tr, lines)
+    # Games played under house rules are not rated, but they are the player's: listed.
+    house = render.house_rule_games(c.tr, games, c.user.id)
+    await c.reply(text if house is None else f"{text}\n\n{house}")
 
 
 async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -1,7 +1,8 @@
 """The lobby's buttons and the creator's confirmations.
 
 The lobby message's keyboard opens small menus in place (the five presets under
-*Rules ▾*, the bot levels under *+ Bot*, the times per move under *Turn*): a menu is only an
+*Rules ▾*, every option of the rules under *⚙ House rules*, the bot levels under *+ Bot*,
+the times per move under *Turn*): a menu is only an
 edit of that message's buttons, nothing is stored, and any change to the lobby draws the
 full keyboard again. ``/abort``
 asks first (*Yes* / *No*, for the creator and the chat's admins); ``/kick`` without a
@@ -15,13 +16,13 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from telegram import Update
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
-from kolkhoz_tg import texts
+from kolkhoz_tg import house_rules, texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.callbacks import lobby_button
 from kolkhoz_tg.bot.chat_settings import chat_setting_refusal
@@ -82,6 +83,12 @@ async def lobby_tap(tap: Tap) -> None:
         await _set_standin_level(tap, op.removeprefix("standin."))
     elif op.startswith("set."):
         await _choose_preset(tap, op.removeprefix("set."))
+    elif op == "house":
+        await _open_menu(tap, house_menu, who="creator")
+    elif op == "years":
+        await _open_menu(tap, years_menu, who="creator")
+    elif op.startswith(("opt.", "yr.")) or op == "preset_as_is":
+        await _house_rule(tap, op)
     elif op == "menu":
         await answer_quietly(tap.query)
         await tap.d.deliverer.refresh_board(tap.cb.game_id)
@@ -173,6 +180,87 @@ async def _choose_preset(tap: Tap, name: str) -> None:
         return
     await answer_quietly(tap.query)
     await tap.d.deliverer.refresh_board(game.id)
+
+
+def house_menu(tr: Translator, game: GameInfo) -> render.Keyboard:
+    """The lobby's keyboard while *House rules* is open: every option of the rules, two a
+    row (yes-or-no options as switches, the others showing their value; a tap sets the
+    next value, "Years" opens the years), those changed from the preset marked, the way
+    back to the preset as it is, and back to the lobby."""
+    gid, ver = game.id, game.version
+    changed = {field for field, _value in house_rules.changes(game.preset, game.rules)}
+    buttons = [
+        render.Button(house_rules.option_button(tr, option, game.rules,
+                                                option.field in changed),
+                      lobby_button(gid, ver, "years" if option.field == "years"
+                                   else f"opt.{i}"))
+        for i, option in enumerate(house_rules.OPTIONS)
+    ]
+    rows = [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
+    last = [render.Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))]
+    if changed and game.preset is not None:
+        last.insert(0, render.Button(
+            "↺ " + tr.gettext("As in {preset}", preset=texts.preset_title(tr, game.preset)),
+            lobby_button(gid, ver, "preset_as_is")))
+    rows.append(last)
+    return rows
+
+
+def years_menu(tr: Translator, game: GameInfo) -> render.Keyboard:
+    """The years a table may choose (the chosen one ticked), five a row, and the way back
+    to the house rules."""
+    gid, ver = game.id, game.version
+    chosen = game.rules.get("years")
+    buttons = [render.Button(("✅ " if n == chosen else "") + str(n),
+                             lobby_button(gid, ver, f"yr.{n}"))
+               for n in house_rules.YEARS]
+    rows = [buttons[i:i + 5] for i in range(0, len(buttons), 5)]
+    rows.append([render.Button("« " + tr.gettext("House rules"),
+                               lobby_button(gid, ver, "house"))])
+    return rows
+
+
+async def _house_rule(tap: Tap, op: str) -> None:
+    """An option of the *House rules* screen tapped (``opt.<index>``: its next value;
+    ``yr.<n>``: the years; ``preset_as_is``: every option back to the preset's): set by
+    the creator while the lobby is open, the lobby's text redrawn and the screen shown
+    again for the next change. A tap on an older screen is refused (its version), so two
+    quick taps never cycle an option twice."""
+    game = await _lobby_game(tap)
+    if game is None:
+        return
+    if game.creator_id != tap.user_id:
+        await answer_quietly(tap.query, tap.tr.gettext(
+            "Only the game's creator may change the rules."), show_alert=True)
+        return
+    kwargs: dict[str, Any] = {}
+    if op == "preset_as_is":
+        kwargs = {"preset": game.preset, "options": {}}
+    else:
+        choice = op.partition(".")[2]
+        index = int(choice) if choice.isdecimal() else -1
+        if op.startswith("yr."):
+            if index not in house_rules.YEARS:
+                index = -1
+            kwargs = {"options": {"years": index}}
+        elif 0 <= index < len(house_rules.OPTIONS):
+            option = house_rules.OPTIONS[index]
+            kwargs = {"options": {option.field: option.next_value(
+                game.rules.get(option.field))}}
+        if index < 0 or not kwargs:
+            await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+                                 show_alert=True)
+            return
+    try:
+        game = await call(tap.d.service.configure_lobby, game.id, tap.user_id,
+                          version=tap.cb.version, **kwargs)
+    except ServiceError as e:
+        await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
+        return
+    await answer_quietly(tap.query)
+    await tap.d.deliverer.refresh_board(game.id)
+    game = await call(tap.d.service.game_info, game.id)  # as drawn: the newest version
+    await _edit_keyboard(tap, house_menu(await _lobby_tr(tap), game))
 
 
 def timeout_menu(tr: Translator, game: GameInfo) -> render.Keyboard:

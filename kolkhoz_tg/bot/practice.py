@@ -135,7 +135,7 @@ def open_game_message(
     one (of ``preset`` and ``players``)."""
     _ = tr.gettext
     text = "🎓 " + _("You have a practice game going: «{rules}». Go on with it, or abandon it "
-                    "and start a new one?", rules=texts.preset_title(tr, game.preset))
+                    "and start a new one?", rules=texts.rules_title(tr, game.preset, game.rules))
     keyboard = [[
         render.Button("▶ " + _("Go on"), practice_button(game.id, game.version, "go")),
         render.Button("🆕 " + _("Start anew"),

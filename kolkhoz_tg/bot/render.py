@@ -19,10 +19,10 @@ from typing import Any
 
 from babel.numbers import format_decimal
 
-from engine import Action, Card
+from engine import Action, ActionKind, Card
 from engine.cards import SUITS
 from engine.views import View
-from kolkhoz_tg import texts
+from kolkhoz_tg import house_rules, texts
 from kolkhoz_tg.bot.callbacks import action_button, explain_button, lobby_button, view_button
 from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.i18n import Translator
@@ -67,12 +67,10 @@ def deep_link(bot_username: str, game_id: int) -> str:
 def rules_line(tr: Translator, game: GameInfo) -> str:
     _ = tr.gettext
     parts = [
-        _('Rules: "{name}"', name=texts.preset_title(tr, game.preset)),
+        _('Rules: "{name}"', name=texts.rules_title(tr, game.preset, game.rules)),
         tr.ngettext("{n} player", "{n} players", game.players),
         _("turn: {time}", time=tr.duration(game.turn_timeout)),
     ]
-    if game.rules.get("medals_score"):
-        parts.append(_("medals score"))
     return " · ".join(parts)
 
 
@@ -187,6 +185,9 @@ def lobby(
         ],
         [
             Button(_("Rules ▾"), lobby_button(gid, ver, "rules")),
+            Button("⚙ " + _("House rules"), lobby_button(gid, ver, "house")),
+        ],
+        [
             Button(_("Players: {n}", n=game.players), lobby_button(gid, ver, "players")),
             Button(_("Turn: {time}", time=tr.duration(game.turn_timeout)),
                    lobby_button(gid, ver, "timeout")),
@@ -198,7 +199,7 @@ def lobby(
     ]
     start = Button(_("Start ▶"), lobby_button(gid, ver, "start"))
     if standin_level is not None:
-        keyboard[2].append(Button(
+        keyboard[3].append(Button(
             "🤖 " + _("Stand-in: {level}", level=level_name(tr, standin_level).lower()),
             lobby_button(gid, ver, "standin")))
     if unreachable and bot_username:
@@ -209,7 +210,7 @@ def lobby(
     if standin_level is not None or unreachable:
         keyboard.append([start])
     else:
-        keyboard[2].append(start)
+        keyboard[3].append(start)
     return Message("\n".join(lines), keyboard)
 
 
@@ -336,6 +337,8 @@ def private(
         played = " · ".join(f"{names[s]} {texts.card(tr, c)}" for s, c in view["trick"])
         lines.append(_("Trick: {cards}", cards=played))
     ended = game.status in ("finished", "aborted") or view["phase"] == "over"
+    if not ended:
+        lines += pass_lines(tr, view, sv.seat, names)
     if stood_in(sv) and not ended:
         lines.append("🤖 " + _("A bot is playing for you. Tap any button here or send /back "
                               "to take your seat back."))
@@ -352,7 +355,7 @@ def private(
     elif sv.to_act:
         typed = View.from_dict(view, sv.legal)
         lines.append(texts.jobs_line(tr, typed))
-        lines.append("👉 " + texts.phase_prompt(tr, view))
+        lines.append("👉 " + texts.phase_prompt(tr, view, names))
         led = Card.parse(view["trick"][0][1]).suit if view["trick"] else None
         if view["phase"] == "play" and led is not None:
             lines.append(_("Led suit: {suit}", suit=led.symbol))
@@ -381,6 +384,25 @@ def private(
     if not ended:
         lines.append(texts.hand_text(tr, view, sv.legal))
     return Message("\n".join(lines), [] if ended else private_keyboard(tr, sv))
+
+
+def pass_lines(tr: Translator, view: dict[str, Any], seat: int, names: list[str]) -> list[str]:
+    """What the reader passed and received this year (``pass_cards``): theirs alone to
+    know, so only in their private message."""
+    me = view["players"][seat]
+    sent, received = me.get("pass_sent"), me.get("pass_received")
+    if sent is None:
+        return []
+    typed = View.from_dict(view)
+    assert typed.pass_to is not None and typed.pass_from is not None
+    to = names[typed.pass_to]
+    if received is None:
+        return ["🔁 " + tr.gettext("You pass {card} to {name}; the cards move when everyone "
+                                  "has chosen.", card=texts.card(tr, sent), name=to)]
+    return ["🔁 " + tr.gettext("You passed {card} to {name} and received {got} from {sender}.",
+                              card=texts.card(tr, sent), name=to,
+                              got=texts.card(tr, received),
+                              sender=names[typed.pass_from])]
 
 
 def own_result(
@@ -424,6 +446,13 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
     if phase == "trump" and sv.to_act:
         rows.append([Button(s.symbol, action_button(gid, ver, Action.trump(s).text))
                      for s in SUITS])
+    elif phase == "pass" and sv.to_act:
+        # The card to pass: any of the hand, face-down to the neighbour.
+        passes = [
+            Button("↪ " + texts.card(tr, str(a.card)) + texts.trump_mark(typed, str(a.card)),
+                   action_button(gid, ver, a.text))
+            for a in typed.legal if a.kind is ActionKind.PASS and a.card is not None]
+        rows.extend(passes[i : i + 4] for i in range(0, len(passes), 4))
     elif phase == "swap" and sv.to_act:
         pairs = []
         for text in sv.legal:
@@ -558,12 +587,41 @@ def player_ratings(
     return "\n".join(out)
 
 
+#: How many of a player's house-rule games ``/stats me`` lists.
+HOUSE_GAMES_LISTED = 5
+
+
+def house_rule_games(tr: Translator, games: list[GameInfo], user_id: int) -> str | None:
+    """``/stats me``: the player's finished games played under house rules (not rated:
+    RULES.md revision 4), newest first, with their place and points; None without any."""
+    _ = tr.gettext
+    played = [g for g in games if g.status == "finished" and not g.practice
+              and not house_rules.rated_rules(g.rules)]
+    if not played:
+        return None
+    out = ["⚙ " + tr.ngettext(
+        "{n} game under house rules (not rated):",
+        "{n} games under house rules (not rated):", len(played))]
+    for game in played[:HOUSE_GAMES_LISTED]:
+        seat = next((s.seat for s in game.seats if s.user_id == user_id), None)
+        scores = (game.result or {}).get("scores") or []
+        line = _('#{id} "{rules}"', id=game.id,
+                 rules=texts.rules_title(tr, game.preset, game.rules))
+        if seat is not None and seat < len(scores):
+            place = 1 + sum(1 for v in scores if v > scores[seat])
+            line += " — " + _("place {place} of {n}, {points}", place=place,
+                              n=len(scores), points=tr.ngettext(
+                                  "{n} point", "{n} points", scores[seat]))
+        out.append(line)
+    return "\n".join(out)
+
+
 def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> list[str]:
     """``/log``: a finished game told move by move, in messages of at most 4096 characters."""
     _ = tr.gettext
     theme = game.rules.get("theme", "jobs")
     head = "📜 " + _('The log of game {id} ("{rules}")', id=game.id,
-                    rules=texts.preset_title(tr, game.preset))
+                    rules=texts.rules_title(tr, game.preset, game.rules))
     lines = [head, _("Year {year} begins.", year=1)]
     lines += texts.event_lines(tr, game.to_dict(), moves, theme, year_end=True)
     parts: list[str] = []
@@ -593,7 +651,8 @@ def log_summary(
 
     _ = tr.gettext
     names = [texts.seat_name(tr, game, s) for s in range(game.players)]
-    head = _('Game {id}: "{rules}"', id=game.id, rules=texts.preset_title(tr, game.preset))
+    head = _('Game {id}: "{rules}"', id=game.id,
+             rules=texts.rules_title(tr, game.preset, game.rules))
     years = view["year"] if view is not None else 0
     if game.status != "aborted" and years:
         head += ", " + tr.ngettext("{n} year played", "{n} years played", years)

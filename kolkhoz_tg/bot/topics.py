@@ -58,7 +58,7 @@ async def may_open_topics(context: ContextTypes.DEFAULT_TYPE, chat: Chat) -> boo
 def topic_name(tr: Translator, game: GameInfo) -> str:
     """The name of a game's own topic: "Kolkhoz #12 — Classic" (in the chat's language)."""
     name = tr.gettext("Kolkhoz #{id} — {rules}", id=game.id,
-                      rules=texts.preset_title(tr, game.preset))
+                      rules=texts.rules_title(tr, game.preset, game.rules))
     return name[:MAX_TOPIC_NAME]
 
 

@@ -104,7 +104,8 @@ def _card_from(tokens: list[str]) -> tuple[int, list[str]]:
 def parse_typed(command: str, args: str) -> str:
     """The engine action text for a typed move, e.g. ``("play", "10ч")`` → ``"play:10H"``.
 
-    ``command`` is ``play``, ``assign``, ``trump`` or ``swap``. Raises :class:`TypedError`
+    ``command`` is ``play``, ``assign``, ``trump``, ``swap`` or ``pass`` (the card passed to
+    a neighbour, house rule ``pass_cards``). Raises :class:`TypedError`
     (the first reading's, when no reading of the words makes a move)."""
     readings = _token_readings(args)
     try:
@@ -124,14 +125,14 @@ def _parse_tokens(command: str, args: str, tokens: list[str]) -> str:
             return Action.trump(parse_suit(tokens[0])).text
         except ValueError:
             raise TypedError("bad_suit", command, tokens[0]) from None
-    if command == "play":
+    if command in ("play", "pass"):
         try:
             cid, rest = _card_from(tokens)
         except ValueError as exc:
             raise TypedError("bad_card" if tokens else "usage", command, str(exc)) from None
         if rest:
             raise TypedError("usage", command, args)
-        return Action.play(cid).text
+        return (Action.play(cid) if command == "play" else Action.pass_card(cid)).text
     if command == "assign":
         try:
             cid, rest = _card_from(tokens)

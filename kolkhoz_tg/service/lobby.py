@@ -86,7 +86,9 @@ class LobbyMixin(ServiceBase):
                 topic_id=topic_id,
                 creator_id=creator_id,
                 status=_LOBBY,
-                preset=preset_name(rules),
+                # The preset chosen, whatever options change (the house rules): the game
+                # keeps its name, and its rules tell what differs.
+                preset=preset_value,
                 rules=rules.to_dict(),
                 players=players,
                 seed=str(seed) if seed is not None else str(secrets.randbelow(10**12)),
@@ -253,7 +255,10 @@ class LobbyMixin(ServiceBase):
                     raise NotAllowed("a seat that would go is taken", "seat_taken")
                 row.players = players
             row.rules = rules.to_dict()
-            row.preset = preset_name(rules)
+            if preset is not None:
+                row.preset = preset
+            elif row.preset is None:
+                row.preset = preset_name(rules)
             self._bump(s, row)
             s.flush()
             return self._info(s, row)

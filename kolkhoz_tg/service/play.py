@@ -127,11 +127,13 @@ class PlayMixin(ServiceBase):
         return moved is None
 
     def _swaps_since(
-        self, s: Session, row: GameRow, version: int, seats: int
+        self, s: Session, row: GameRow, version: int, seats: int,
+        kind: ActionKind = ActionKind.SWAP,
     ) -> list[tuple[int, str]] | None:
-        """The moves since ``version`` (seat, action) if they are all swaps, none of them
-        made before the swap phase that ``version`` saw; else None. (A swap phase has at
-        most one swap a seat, and the moves between two swap phases are not swaps.)"""
+        """The moves since ``version`` (seat, action) if they are all swaps (or all passes
+        of a card, ``kind`` PASS), none of them made before the phase that ``version`` saw;
+        else None. (Such a phase has at most one decision a seat, and the moves between two
+        of them are of other kinds.)"""
         if not (_possible_id(version) and 0 < version < row.version):
             return None
         moves = s.exec(
@@ -139,20 +141,21 @@ class PlayMixin(ServiceBase):
                 ActionRow.game_id == row.id, ActionRow.version >= version
             ).limit(seats + 1)
         ).all()
-        if not 0 < len(moves) <= seats or not all(_is_swap(a) for _, a in moves):
+        if not 0 < len(moves) <= seats or not all(_kind(a) is kind for _, a in moves):
             return None
         return [(seat, a) for seat, a in moves]
 
     def _swap_stands(
         self, s: Session, row: GameRow, seat: int, action: Action, version: int, seats: int
     ) -> bool:
-        """Whether a swap chosen at ``version`` is still good although the game moved on:
-        swaps are decided independently, so other seats' swaps since leave this seat's hand
-        and plot as they were. Not if any other move came since (the next year's play, say)
-        or this seat has swapped since (then it is stale, or a duplicate)."""
-        if action.kind is not ActionKind.SWAP:
+        """Whether a swap (or a card to pass) chosen at ``version`` is still good although
+        the game moved on: these are decided independently, so other seats' swaps (passes)
+        since leave this seat's hand and plot as they were. Not if any other move came since
+        (the next year's play, say) or this seat has decided since (then it is stale, or a
+        duplicate)."""
+        if action.kind not in _SIMULTANEOUS:
             return False
-        swaps = self._swaps_since(s, row, version, seats)
+        swaps = self._swaps_since(s, row, version, seats, action.kind)
         return swaps is not None and all(other != seat for other, _ in swaps)
 
     def _unchanged_scene(self, s: Session, row: GameRow, seats: dict[int, SeatRow]) -> Scene:
@@ -179,8 +182,8 @@ class PlayMixin(ServiceBase):
             return ActResult(ActStatus.STALE, row.id, row.version, seat.seat)
         # A swap stands while others swap (see _swap_stands), so its record may come
         # after the version it was chosen at.
-        swaps = (self._swaps_since(s, row, expected, row.players)
-                 if action.kind is ActionKind.SWAP else None)
+        swaps = (self._swaps_since(s, row, expected, row.players, action.kind)
+                 if action.kind in _SIMULTANEOUS else None)
         dup = s.exec(
             select(ActionRow.seq).where(
                 ActionRow.game_id == row.id,
@@ -375,6 +378,10 @@ def _update_meta(row: GameRow, values: dict[str, Any] | None) -> None:
         row.meta = {k: v for k, v in meta.items() if v is not None}
 
 
-def _is_swap(text: str) -> bool:
-    """Whether a logged action is a swap (the log holds only valid actions)."""
-    return Action.parse(text).kind is ActionKind.SWAP
+#: Decisions every seat makes independently in one phase: the swap, the card to pass.
+_SIMULTANEOUS = frozenset({ActionKind.SWAP, ActionKind.PASS})
+
+
+def _kind(text: str) -> ActionKind:
+    """The kind of a logged action (the log holds only valid actions)."""
+    return Action.parse(text).kind

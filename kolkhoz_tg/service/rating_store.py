@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlmodel import Session, col, delete, select
 
+from kolkhoz_tg.house_rules import rated_rules
 from kolkhoz_tg.service import ratings
 from kolkhoz_tg.service.base import ServiceBase
 from kolkhoz_tg.service.records import PRACTICE_KEY, RatingLine
@@ -38,9 +39,10 @@ def _finished_count(s: Session) -> int:
 
 def _load_games(s: Session) -> list[ratings.FinishedGame]:
     """Every finished game with its seats, in the order the games finished."""
-    games = s.exec(
-        select(GameRow.id, GameRow.chat_id, GameRow.result, GameRow.meta)
-        .where(GameRow.status == _FINISHED)
+    games = s.execute(  # five columns: more than sqlmodel's select() types
+        sa.select(col(GameRow.id), col(GameRow.chat_id), col(GameRow.result), col(GameRow.meta),
+                  col(GameRow.rules))
+        .where(col(GameRow.status) == _FINISHED)
         .order_by(col(GameRow.finished_at), col(GameRow.id))
     ).all()
     seats: dict[int, list[SeatRow]] = {}
@@ -57,7 +59,7 @@ def _load_games(s: Session) -> list[ratings.FinishedGame]:
         ).all()
     }
     out = []
-    for game_id, chat_id, result, meta in games:
+    for game_id, chat_id, result, meta, rules in games:
         assert game_id is not None
         if not result or "scores" not in result:
             continue
@@ -72,7 +74,8 @@ def _load_games(s: Session) -> list[ratings.FinishedGame]:
                 key=key, score=scores[seat.seat], moves=moves.get((game_id, seat.seat), 0),
                 auto_moves=seat.auto_moves, winner=seat.seat in winners))
         out.append(ratings.FinishedGame(game_id, chat_id, tuple(rated),
-                                        practice=bool((meta or {}).get(PRACTICE_KEY))))
+                                        practice=bool((meta or {}).get(PRACTICE_KEY)),
+                                        house_rules=not rated_rules(rules or {})))
     return out
 
 
@@ -115,7 +118,7 @@ class RatingsMixin(ServiceBase):
         with self.db.read() as s:
             games = _load_games(s)
         index = next((i for i, g in enumerate(games) if g.game_id == game_id), None)
-        if index is None or games[index].practice:
+        if index is None or games[index].practice or games[index].house_rules:
             return {}
         game = games[index]
         scope = ratings.chat_scope(game.chat_id)

@@ -16,7 +16,9 @@ The rules:
   than half of the seat's moves is left out of that game's rating; the others are rated
   among themselves. A game with fewer than two rated seats changes nothing.
 - Practice games (one player against bots in private, hints on offer: not a contest) are
-  not rated at all and count for nobody's games or wins.
+  not rated at all and count for nobody's games or wins; nor are games played under house
+  rules (a preset with options changed, medals aside: RULES.md revision 4), which
+  ``/stats me`` lists apart.
 - The displayed rating is an integer: ``round(1000 + 40 * (mu - 3 * sigma))`` (openskill's
   ordinal, the conservative estimate, scaled; a newcomer shows 1000).
 """
@@ -76,6 +78,8 @@ class FinishedGame:
     chat_id: int
     seats: tuple[RatedSeat, ...]
     practice: bool = False
+    #: Played under a preset with options changed (house rules): kept, not rated.
+    house_rules: bool = False
 
 
 @dataclass(slots=True)
@@ -118,7 +122,7 @@ def compute(games: Iterable[FinishedGame], start: Ratings | None = None) -> Rati
     out = Ratings() if start is None else start
     for game in games:
         out.games += 1
-        if game.practice:
+        if game.practice or game.house_rules:
             continue
         seats = [s for s in game.seats if s.rated]
         if len(seats) < 2:

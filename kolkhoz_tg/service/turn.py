@@ -277,9 +277,11 @@ class Turn:
             self.update_bot_due()
             return
         humans = [s for s in game.to_act if self.waits_for_human(s)]
+        # A phase of independent decisions (the swap, the card to pass) keeps its one
+        # deadline while the seats decide one by one.
         continuing_swap = (
-            game.phase is Phase.SWAP
-            and self.before_phase is Phase.SWAP
+            game.phase in (Phase.SWAP, Phase.PASS)
+            and self.before_phase is game.phase
             and self.before_year == game.year
         )
         keep = row.deadline is not None and (not moved or continuing_swap)

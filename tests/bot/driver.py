@@ -46,6 +46,11 @@ def secret_for(game: Game, seat: int | None) -> set[int]:
             continue
         hidden.update(game.hands[s])
         hidden.update(c for c in game.plots[s] if c not in game.face_up)
+    if seat is not None:
+        # pass_cards: the card a seat passed this year is its to know, wherever it is now.
+        sent = game.pass_sent(seat)
+        if sent is not None:
+            hidden.discard(sent)
     return hidden
 
 

@@ -208,6 +208,32 @@ def test_swap_phase_shares_one_deadline(service: GameService, clock: FakeClock) 
     assert snap is not None and snap.phase is not Phase.SWAP
 
 
+def test_the_pass_shares_one_deadline_and_a_stand_in_passes_for_the_silent(
+    service: GameService, clock: FakeClock
+) -> None:
+    """House rule pass_cards: the choice of the card to pass is one phase of independent
+    decisions, like the swap: one deadline for all, and at its end every seat that has not
+    chosen gets a card chosen for it, the cards move and the game goes on."""
+    game, _ = new_game(service, seed=8, options={"pass_cards": True})
+    for _ in range(400):
+        snap = service.snapshot(game.id)
+        assert snap is not None
+        if snap.phase is Phase.PASS:
+            break
+        assert step(service, game.id)
+    assert snap.phase is Phase.PASS and len(snap.to_act) == 4
+    deadline = service.game_info(game.id).deadline
+    clock.advance(timedelta(hours=2))
+    assert step(service, game.id)  # one seat chooses
+    assert service.game_info(game.id).deadline == deadline
+    clock.set(deadline + timedelta(seconds=1))  # type: ignore[operator]
+    notes = service.sweep().notifications
+    assert len([n for n in notes if n.kind is Kind.TIMED_OUT]) == 3
+    snap = service.snapshot(game.id)
+    assert snap is not None and snap.phase is not Phase.PASS
+    assert all(snap.pass_received(s) is not None for s in range(4))
+
+
 def test_pause_stops_the_clock(service: GameService, clock: FakeClock) -> None:
     game, _ = new_game(service, seed=3)
     clock.advance(timedelta(hours=20))

@@ -1,0 +1,171 @@
+"""House rules at the table (RULES.md revision 4), through the real application on the fake
+Telegram: the lobby's *House rules* screen and ``/newgame`` typed with options, the game's
+title everywhere ("Classic + passing, 4 years"), ``/rules`` of the game played, and a
+house-rule game kept out of the ratings but listed in ``/stats me``."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import preset
+from kolkhoz_tg.bot.context import DEPS_KEY
+from kolkhoz_tg.service import GameService
+from tests.bot.conftest import make_app
+from tests.bot.driver import LeakScanner, open_lobby, players, tap_any_action
+from tests.faketg import FakeTelegram
+
+WORDS = {
+    "en": {"house": "⚙ House rules", "pass": "passing", "years": "Years: 5",
+           "title": "Classic + passing, 4 years", "back": "« Back",
+           "as_is": "↺ As in Classic", "rules_line": "Passing: from year 2"},
+    "ru": {"house": "⚙ Домашние правила", "pass": "передача карт", "years": "Лет: 5",
+           "title": "Классика + передача карт, 4 года", "back": "« Назад",
+           "as_is": "↺ Как в наборе «Классика»", "rules_line": "Передача карт: со второго года"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+async def test_the_creator_changes_options_on_the_house_rules_screen(
+    fake: FakeTelegram, service: GameService, lang: str
+) -> None:
+    w = WORDS[lang]
+    users = players(fake, lang, base=8100 if lang == "en" else 8150)
+    group = fake.create_group("House", users)
+    async with fake.running(make_app(fake, service)):
+        lobby, game_id = await open_lobby(fake, service, users[0], group)
+        # Only the creator opens the screen.
+        answer = await users[1].tap(lobby, w["house"])
+        assert answer is not None and answer.show_alert
+        await users[0].tap(lobby, w["house"])
+        screen = fake.message(group, lobby.message_id)
+        assert "▫️ " + w["pass"] in screen.button_texts
+        assert all(len(t) <= 40 for t in screen.button_texts)
+        # A yes-or-no option is a switch; the lobby's text names the change at once.
+        await users[0].tap(screen, "▫️ " + w["pass"])
+        screen = fake.message(group, lobby.message_id)
+        assert "✏️ ✅ " + w["pass"] in screen.button_texts  # marked as changed
+        assert service.game_info(game_id).rules["pass_cards"] is True
+        # A tap by someone else, and one on the screen before this change, change nothing.
+        answer = await users[1].tap(screen, "✏️ ✅ " + w["pass"])
+        assert answer is not None and answer.show_alert
+        answer = await users[0].tap(lobby, "▫️ " + w["pass"], force=True)
+        assert service.game_info(game_id).rules["pass_cards"] is True
+        # The years open a menu of 1 to 10.
+        await users[0].tap(fake.message(group, lobby.message_id), w["years"])
+        years = fake.message(group, lobby.message_id)
+        assert [t.removeprefix("✅ ") for t in years.button_texts[:10]] == [
+            str(n) for n in range(1, 11)]
+        await users[0].tap(years, "4")
+        info = service.game_info(game_id)
+        assert info.rules["years"] == 4 and info.preset == "classic"
+        text = fake.message(group, lobby.message_id).text or ""
+        assert w["title"] in text
+        # /rules in the group describes the game played, not only the preset.
+        before = len(fake.messages(group))
+        await users[2].send(group, "/rules")
+        said = "\n".join(m.text or "" for m in fake.messages(group)[before:])
+        assert w["rules_line"] in said and w["title"] in said
+        # Back to the preset as it is, and back to the lobby.
+        await users[0].tap(fake.message(group, lobby.message_id), w["as_is"])
+        info = service.game_info(game_id)
+        assert info.rules == preset("classic").to_dict()
+        await users[0].tap(fake.message(group, lobby.message_id), w["back"])
+        assert w["house"] in fake.message(group, lobby.message_id).button_texts
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+async def test_newgame_takes_house_rules_typed_and_refuses_a_bad_one(
+    fake: FakeTelegram, service: GameService, lang: str
+) -> None:
+    w = WORDS[lang]
+    users = players(fake, lang, base=8200 if lang == "en" else 8250)
+    group = fake.create_group("Typed house", users)
+    async with fake.running(make_app(fake, service)):
+        await users[0].send(group, "/newgame classic years=11")
+        assert not service.games_in_chat(group.id)  # a typo opens nothing
+        await users[0].send(group, "/newgame classic medals pass years=4")
+        games = service.games_in_chat(group.id)
+        assert len(games) == 1
+        rules = games[0].rules
+        assert rules["pass_cards"] and rules["medals_score"] and rules["years"] == 4
+        assert w["title"] in (fake.message(group, games[0].meta["board"]).text or "")
+
+
+async def test_a_house_rule_game_is_kept_out_of_the_ratings_and_listed_in_stats_me(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=8300)
+    group = fake.create_group("Short plan", users)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        for u in users:
+            await u.start_bot()
+        info = service.create_game(group.id, users[0].id, creator_name="Anna",
+                                   options={"years": 1, "hero": True})
+        for u in users[1:]:
+            service.join(info.id, u.id, u.first_name)
+        result = service.start(info.id, users[0].id)
+        deliverer = app.bot_data[DEPS_KEY].deliverer
+        await deliverer.refresh_board(info.id, resend=True)
+        await deliverer.deliver(result.notifications, scene=result.scene)
+        for _ in range(200):
+            if not await tap_any_action(users):
+                break
+        assert service.game_info(info.id).status == "finished"
+        assert service.user_ratings(users[0].id) == []
+        await users[0].send(users[0], "/stats")
+        text = fake.last_message(users[0]).text or ""  # type: ignore[union-attr]
+        assert "no rated games" in text
+        assert f'#{info.id} "Classic + the Hero, 1 year"' in text
+        assert "place " in text
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+async def test_a_game_with_passing_is_played_to_the_end_by_buttons_and_keeps_the_secret(
+    fake: FakeTelegram, service: GameService, lang: str
+) -> None:
+    """Classic + passing, 2 years, four players by taps only: in year 2 each chooses a
+    card on the ↪ buttons, the board says only who is still choosing, each private
+    message then names the card passed and the one received (it is in the hand), no
+    message shows anyone a card they may not see, and the game ends."""
+    users = players(fake, lang, base=8400 if lang == "en" else 8450)
+    group = fake.create_group("Passing", users)
+    app = make_app(fake, service)
+    waiting = {"en": "Passing: waiting for", "ru": "Передача карт — ещё выбирают"}[lang]
+    told = {"en": "You passed", "ru": "Вы передали"}[lang]
+    async with fake.running(app):
+        for u in users:
+            await u.start_bot()
+        info = service.create_game(group.id, users[0].id, creator_name=users[0].first_name,
+                                   options={"years": 2, "pass_cards": True}, seed=11)
+        service.set_chat_locale(group.id, lang)
+        for u in users[1:]:
+            service.join(info.id, u.id, u.first_name)
+        result = service.start(info.id, users[0].id)
+        deliverer = app.bot_data[DEPS_KEY].deliverer
+        await deliverer.refresh_board(info.id, resend=True)
+        await deliverer.deliver(result.notifications, scene=result.scene)
+        scanner = LeakScanner(fake, service, group, users)
+        passed = False
+        for _ in range(400):
+            view = service.scene(info.id).board.view
+            if view is not None and view["phase"] == "pass":
+                board = fake.message(group, service.game_info(info.id).meta["board"])
+                assert waiting in (board.text or "")
+                chooser = next(u for u in users if service.seat_view(info.id, u.id).to_act)
+                msg = chooser.last_message()
+                assert msg is not None
+                buttons = [b for row in msg.buttons for b in row if b.text.startswith("↪")]
+                assert len(buttons) == len(view["players"][0]["hand"] or [None]) or buttons
+                await chooser.tap(msg, buttons[0].text)
+                passed = True
+            elif not await tap_any_action(users):
+                break
+            scanner.scan(info.id)
+        assert passed
+        assert service.game_info(info.id).status == "finished"
+        assert not scanner.leaks, scanner.leaks[:3]
+        # Each player was told, privately, what they passed and received.
+        for u in users:
+            assert any(told in (m.text or "") for m in fake.messages(u)), u.first_name
+        assert not any(told in (m.text or "") for m in fake.messages(group))
