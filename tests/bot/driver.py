@@ -191,15 +191,16 @@ async def open_game(
 async def start_with_bots(
     app: Any, service: GameService, humans: list[FakeUser], group: FakeChat,
     bots: int = 2, level: str = "normal", seed: int | None = None,
+    options: dict[str, Any] | None = None,
 ) -> int:
-    """A game of ``humans`` and ``bots`` bots of ``level`` in ``group``, set up through the
-    service and shown by the running ``app`` (board pinned, everyone's first message).
-    Returns the game id."""
+    """A game of ``humans`` and ``bots`` bots of ``level`` in ``group`` (rule ``options``
+    changed: house rules), set up through the service and shown by the running ``app``
+    (board pinned, everyone's first message). Returns the game id."""
     d = app.bot_data[DEPS_KEY]
     for u in humans:
         await u.start_bot()
     info = service.create_game(group.id, humans[0].id, creator_name=humans[0].first_name,
-                               seed=seed)
+                               seed=seed, options=options)
     for u in humans[1:]:
         service.join(info.id, u.id, u.first_name)
     for _ in range(bots):

@@ -8,10 +8,15 @@ from __future__ import annotations
 import pytest
 
 from engine import preset
-from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
-from tests.bot.driver import LeakScanner, open_lobby, players, tap_any_action
+from tests.bot.driver import (
+    LeakScanner,
+    open_lobby,
+    players,
+    start_with_bots,
+    tap_any_action,
+)
 from tests.faketg import FakeTelegram
 
 WORDS = {
@@ -98,16 +103,9 @@ async def test_a_house_rule_game_is_kept_out_of_the_ratings_and_listed_in_stats_
     group = fake.create_group("Short plan", users)
     app = make_app(fake, service)
     async with fake.running(app):
-        for u in users:
-            await u.start_bot()
-        info = service.create_game(group.id, users[0].id, creator_name="Anna",
-                                   options={"years": 1, "hero": True})
-        for u in users[1:]:
-            service.join(info.id, u.id, u.first_name)
-        result = service.start(info.id, users[0].id)
-        deliverer = app.bot_data[DEPS_KEY].deliverer
-        await deliverer.refresh_board(info.id, resend=True)
-        await deliverer.deliver(result.notifications, scene=result.scene)
+        game_id = await start_with_bots(app, service, users, group, bots=0,
+                                        options={"years": 1, "hero": True})
+        info = service.game_info(game_id)
         for _ in range(200):
             if not await tap_any_action(users):
                 break
@@ -133,18 +131,11 @@ async def test_a_game_with_passing_is_played_to_the_end_by_buttons_and_keeps_the
     app = make_app(fake, service)
     waiting = {"en": "Passing: waiting for", "ru": "Передача карт — ещё выбирают"}[lang]
     told = {"en": "You passed", "ru": "Вы передали"}[lang]
+    service.set_chat_locale(group.id, lang)
     async with fake.running(app):
-        for u in users:
-            await u.start_bot()
-        info = service.create_game(group.id, users[0].id, creator_name=users[0].first_name,
-                                   options={"years": 2, "pass_cards": True}, seed=11)
-        service.set_chat_locale(group.id, lang)
-        for u in users[1:]:
-            service.join(info.id, u.id, u.first_name)
-        result = service.start(info.id, users[0].id)
-        deliverer = app.bot_data[DEPS_KEY].deliverer
-        await deliverer.refresh_board(info.id, resend=True)
-        await deliverer.deliver(result.notifications, scene=result.scene)
+        game_id = await start_with_bots(app, service, users, group, bots=0, seed=11,
+                                        options={"years": 2, "pass_cards": True})
+        info = service.game_info(game_id)
         scanner = LeakScanner(fake, service, group, users)
         passed = False
         for _ in range(400):
@@ -156,7 +147,8 @@ async def test_a_game_with_passing_is_played_to_the_end_by_buttons_and_keeps_the
                 msg = chooser.last_message()
                 assert msg is not None
                 buttons = [b for row in msg.buttons for b in row if b.text.startswith("↪")]
-                assert len(buttons) == len(view["players"][0]["hand"] or [None]) or buttons
+                hand = service.seat_view(info.id, chooser.id).view["players"]
+                assert len(buttons) == len(hand[info.seat_of(chooser.id)]["hand"])
                 await chooser.tap(msg, buttons[0].text)
                 passed = True
             elif not await tap_any_action(users):
