@@ -7,9 +7,12 @@ the game and /stats in private speak of the right game and to the right person."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kolkhoz_tg.bot.app import startup
+from kolkhoz_tg.bot.render import PRESET_ORDER, full_rules
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
@@ -230,6 +233,43 @@ async def test_the_players_button_skips_counts_that_would_drop_a_player(
         assert service.game_info(game_id).players == 5
 
 
+# ---------------------------------------------------------------------- preset names
+
+
+@pytest.mark.parametrize("lang", LANGS)
+async def test_a_preset_has_one_name_on_buttons_titles_and_in_the_rules(
+    fake: FakeTelegram, service: GameService, lang: str
+) -> None:
+    """Each preset is called the same on the lobby's buttons, in the lobby's rules line, in
+    the list of presets /practice offers and in the players' rules (once «Колхоз+»,
+    «Колхоз (расширенный)» and «Колхоз» for one preset)."""
+    anna = fake.user(8350 if lang == "en" else 8360, "Anna", language_code=lang)
+    group = fake.create_group("Names", [anna])
+    rules = "\n".join(full_rules(lang) or [])
+    in_rules = {m[2]: m[1].strip("«»")
+                for m in re.finditer(r"^▪️ (.+) — (\w+)$", rules, re.MULTILINE)}
+    async with fake.running(make_app(fake, service)):
+        await anna.start_bot()
+        await anna.send(None, "/practice nonsense")
+        listed = dict(line.removeprefix("• ").split(" — ", 1)
+                      for line in text_of(anna.last_message()).splitlines()
+                      if line.startswith("• "))
+        lobby, _game_id = await open_lobby(fake, service, anna, group)
+        for preset in PRESET_ORDER:
+            await anna.tap(fake.message(group, lobby.message_id),
+                           data_of(fake.message(group, lobby.message_id), ":rules"))
+            menu = fake.message(group, lobby.message_id)
+            button = label_of(menu, f":set.{preset}").removeprefix("✅ ").split(" · ")[0]
+            await anna.tap(menu, data_of(menu, f":set.{preset}"))
+            rules_line = text_of(fake.message(group, lobby.message_id)).splitlines()[1]
+            found = re.search(r'["«]([^"»]+)["»]', rules_line)
+            assert found is not None, rules_line
+            title = found[1]
+            names = {button, title.split(" (")[0], listed[preset].split(" (")[0],
+                     in_rules[preset]}
+            assert len(names) == 1, (preset, names)
+
+
 # ---------------------------------------------------------------------- the time per move
 
 
@@ -271,18 +311,22 @@ async def test_the_time_per_move_is_a_menu(
 # ---------------------------------------------------------------------- /kick
 
 
+@pytest.mark.parametrize("lang", LANGS)
 async def test_kick_never_offers_the_senders_own_seat(
-    fake: FakeTelegram, service: GameService
+    fake: FakeTelegram, service: GameService, lang: str
 ) -> None:
-    users = players(fake, base=8600)
+    users = players(fake, lang=lang, base=8600 if lang == "en" else 8650)
     group = fake.create_group("Kick", users, admins=[users[3]])
+    whose = translator(lang).gettext("Whose seat? Tap a name:")
     async with fake.running(make_app(fake, service)):
         await open_game(fake, users, group)
         await users[0].send(group, "/kick")  # the creator
         names = fake.last_message(group)
+        assert text_of(names).startswith(whose), names
         assert names is not None and names.button_texts == ["2. Boris", "3. Vera", "4. Gleb"]
         await users[3].send(group, "/kick")  # an admin who plays
         names = fake.last_message(group)
+        assert text_of(names).startswith(whose), names
         assert names is not None and names.button_texts == ["1. Anna", "2. Boris", "3. Vera"]
 
 

@@ -1,32 +1,45 @@
 """What new players met in their first games (issue: Telegram's pace), through the real
-application on the fake Telegram: the pinned board that froze after /board, a forced card
-played in silence, the tapper's own message waiting behind the group's budget."""
+application on the fake Telegram, in both languages: the pinned board that froze after
+/board (text and picture), a forced card played in silence, missed turns told more than
+once, the board's order of play and points in sight, a game with bots to its end at
+Telegram's pace, the 💡 hint's wording, the Russian wording a native reader asked for; and
+the tapper's own message waiting behind the group's budget."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 
+from engine.views import View
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.bot.pace import URGENT
+from kolkhoz_tg.hints import move_words
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
+from kolkhoz_tg.service import practice as practice_service
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app, quick_pace
 from tests.bot.driver import (
+    NAMES,
     action_buttons,
+    move_without_the_bot,
     open_game,
+    open_lobby,
     players,
     start_with_bots,
     tap_any_action,
     until,
 )
+from tests.bot.test_discoverable import text_of
 from tests.bot.test_rough_edges import every_group_text
-from tests.faketg import FakeTelegram
+from tests.bot.test_time_zones import tap_op
+from tests.faketg import FakeTelegram, FakeUser, StoredMessage
 
 
 def board_text(fake: FakeTelegram, group: object, service: GameService, game_id: int) -> str:
@@ -34,18 +47,40 @@ def board_text(fake: FakeTelegram, group: object, service: GameService, game_id:
     return board.text or ""
 
 
+def board_shown(fake: FakeTelegram, group: object, board_id: int) -> tuple[str, bytes]:
+    """What a board message shows now: its text or caption, and its picture (if any)."""
+    board = fake.message(group, board_id)  # type: ignore[arg-type]
+    if "photo" in board.extra:
+        return str(board.extra.get("caption", "")), fake.photo_bytes(board)
+    return board.text or "", b""
+
+
+def boards_in(fake: FakeTelegram, group: object) -> list[int]:
+    """The boards the group can see: the bot's photos and its messages that open with the
+    board's 🌾 (a lobby's too: counted alike before and after)."""
+    return [m.message_id for m in fake.bot_messages(group)  # type: ignore[arg-type]
+            if "photo" in m.extra or (m.text or "").startswith("🌾")]
+
+
+@pytest.mark.parametrize("style", ["text", "picture"])
+@pytest.mark.parametrize("lang", ["en", "ru"])
 async def test_board_sent_anew_while_a_move_is_delivered_stays_the_live_pinned_one(
-    fake: FakeTelegram, service: GameService
+    fake: FakeTelegram, service: GameService, lang: str, style: str
 ) -> None:
     """A move's delivery prepared before /board sent the board anew (its scene names the old
     message, now deleted): the move is shown on the new, pinned board, and no third board
-    appears."""
-    users = players(fake, base=7000)
+    appears; text and picture boards alike."""
+    base = {("en", "text"): 7000, ("ru", "text"): 7010, ("en", "picture"): 7020,
+            ("ru", "picture"): 7030}[lang, style]
+    users = players(fake, lang, base=base)
     group = fake.create_group("Pinned", users)
+    service.set_board_style(group.id, style)
     app = make_app(fake, service)
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
         d = app.bot_data[DEPS_KEY]
+        old_board = int(service.game_info(game_id).meta["board"])
+        assert ("photo" in fake.message(group, old_board).extra) == (style == "picture")
         actor = next(u for u in users if service.seat_view(game_id, u.id).to_act)
         sv = service.seat_view(game_id, actor.id)
         move = sv.legal[0]
@@ -55,21 +90,25 @@ async def test_board_sent_anew_while_a_move_is_delivered_stays_the_live_pinned_o
         # Someone sends /board before the move's messages go out.
         await users[1].send(group, "/board")
         new_board = int(service.game_info(game_id).meta["board"])
+        assert new_board != old_board and fake.message(group, old_board).deleted
         assert group.pinned[0] == new_board
-        boards_before = [m for m in fake.messages(group) if "📋" in (m.text or "")
-                         or "Trick" in (m.text or "")]
+        boards_before = boards_in(fake, group)
+        shown_before = board_shown(fake, group, new_board)
+        title = translator(lang).gettext("Kolkhoz · year {year} of {years} · Planner: {name}",
+                                         year=1, years=5, name="")
+        assert shown_before[0].startswith("🌾 " + title), shown_before[0]  # the reader's
         await d.deliverer.deliver(result.notifications, scene=result.scene)
         await fake.wait_idle()
         assert int(service.game_info(game_id).meta["board"]) == new_board
         assert group.pinned[0] == new_board
-        boards_after = [m for m in fake.messages(group) if "📋" in (m.text or "")
-                        or "Trick" in (m.text or "")]
-        assert len(boards_after) == len(boards_before), "a third board was posted"
+        assert boards_in(fake, group) == boards_before, "a third board was posted"
         assert fake.message(group, new_board).edits
         # And it goes on following the game.
-        text = board_text(fake, group, service, game_id)
+        shown = board_shown(fake, group, new_board)
         assert await tap_any_action(users)
-        assert board_text(fake, group, service, game_id) != text
+        assert board_shown(fake, group, new_board) != shown
+        assert boards_in(fake, group) == boards_before
+        assert int(service.game_info(game_id).meta["board"]) == new_board
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
@@ -79,9 +118,8 @@ async def test_a_forced_card_is_told_to_its_player_and_on_the_board(
     base = 7100 if lang == "en" else 7200
     users = players(fake, lang, base=base)
     group = fake.create_group("Forced", users)
-    private = ("was your only possible card" if lang == "en"
-               else "ваша единственная возможная карта")
-    public = "(played automatically)" if lang == "en" else "(автоматически)"
+    tr = translator(lang)
+    public = tr.gettext("(played automatically)")
     async with fake.running(make_app(fake, service)):
         game_id = await open_game(fake, users, group)
         seen = len(service.action_log(game_id))
@@ -97,9 +135,14 @@ async def test_a_forced_card_is_told_to_its_player_and_on_the_board(
             pytest.fail("no forced card in 400 moves")
         info = service.game_info(game_id)
         player = next(u for u in users if info.seat_of(u.id) == forced[-1]["seat"])
+        card = texts.card(tr, forced[-1]["action"].removeprefix("play:"))
+        private = tr.gettext("{card} was your only possible card: I played it for you.",
+                             card=card)
         assert any(private in (m.text or "") for m in fake.messages(player)), [
             m.text for m in fake.messages(player)][-2:]
-        assert public in board_text(fake, group, service, game_id)
+        # On the board the card's move says so ("Boris plays 9♥. (played automatically)").
+        board = board_text(fake, group, service, game_id)
+        assert re.search(re.escape(card) + r"\W{0,2}" + re.escape(public), board), board
 
 
 async def test_the_tapper_is_answered_before_the_group_budget_is_spent(
@@ -166,16 +209,34 @@ async def test_missed_turns_are_told_once_and_truly(
             pytest.fail("no stand-in after 200 moves")
         assert len(told) == 2
         first, second = told
+        tr = translator(lang)
+        ran_out = tr.gettext("Time ran out, so this was played for you: {actions}.",
+                             actions="{actions}").split("{actions}")[0]
+        more = tr.ngettext("After {n} more missed turn a bot will stand in for you.",
+                           "After {n} more missed turns a bot will stand in for you.", 1)
+        # How to take the seat back: in the note of the miss, or (when the miss ended a
+        # year) on the new hand's message, which comes instead.
+        seat_back = {
+            tr.gettext("A bot plays for you from now on. To take your seat back, tap any "
+                       "button of your game message or send /back."),
+            tr.gettext("A bot is playing for you. Tap any button here or send /back to take "
+                       "your seat back."),
+        }
         assert len(first) == 1 and back not in first[0], first
-        assert ("1 more missed turn" in first[0]) if lang == "en" else ("1" in first[0])
+        assert ran_out in first[0] and more in first[0], first
         assert len(second) == 1 and second[0].count(back) == 1, second
+        assert any(w in second[0] for w in seat_back) and more not in second[0], second
 
 
+@pytest.mark.parametrize("lang", ["en", "ru"])
 async def test_the_board_shows_the_order_of_play_and_a_called_off_game_waits_for_nobody(
-    fake: FakeTelegram, service: GameService
+    fake: FakeTelegram, service: GameService, lang: str
 ) -> None:
-    users = players(fake, "ru", base=7600)
-    group = fake.create_group("Порядок", users)
+    """The board says in which order the trick is played («Vera → Gleb → Anna → Boris») and
+    each player's points in sight; once called off, it waits for nobody."""
+    users = players(fake, lang, base=7600 if lang == "en" else 7650)
+    group = fake.create_group("Order", users)
+    tr = translator(lang)
     async with fake.running(make_app(fake, service)):
         game_id = await open_game(fake, users, group)
         while service.board(game_id).view["phase"] != "play":  # type: ignore[index]
@@ -186,25 +247,45 @@ async def test_the_board_shows_the_order_of_play_and_a_called_off_game_waits_for
         lead = view["lead"]
         order = " → ".join(names[(lead + i) % 4] for i in range(4))
         assert "🔄 " + order in board_text(fake, group, service, game_id)
+        # Points in sight, once someone has some (face-up cards in a plot).
+        for _ in range(200):
+            now = service.board(game_id).view
+            assert now is not None
+            in_sight = [p.points_in_sight for p in View.from_dict(now).players]
+            if any(in_sight):
+                break
+            assert await tap_any_action(users)
+        else:
+            pytest.fail("no points in sight in 200 moves")
+        line = "📊 " + tr.gettext("Points in sight: {points}", points=" · ".join(
+            f"{name} {points}" for name, points in zip(names, in_sight, strict=True)))
+        assert line in board_text(fake, group, service, game_id).splitlines()
+        # Called off: the board waits for nobody.
+        view = service.board(game_id).view
+        assert view is not None
+        waiting = texts.waiting_text(tr, view, names)
+        assert waiting and waiting in board_text(fake, group, service, game_id)
         await users[0].send(group, "/abort")
         confirm = fake.last_message(group)
         assert confirm is not None
         await users[0].tap(confirm, confirm.button_texts[0])
         assert service.game_info(game_id).status == "aborted"
         text = board_text(fake, group, service, game_id)
-        assert "Игра отменена" in text or "отмен" in text
-        assert "ходит" not in text.lower() and "🔄" not in text, text
+        assert tr.gettext("The game was called off.") in text, text
+        assert waiting not in text and "🔄" not in text, text
 
 
+@pytest.mark.parametrize("lang", ["en", "ru"])
 async def test_a_game_with_two_bots_at_telegrams_pace_shows_every_trick_and_its_end(
-    fake: FakeTelegram, service: GameService
+    fake: FakeTelegram, service: GameService, lang: str
 ) -> None:
     """Two players and two bots, taps only, the group's budget kept (over a short window):
     every trick is shown in the group (on the board, or in its year's summary when the
     board skipped it), the game ends with the final board, the year's summary and the
     table, and no private message offers a card."""
-    humans = players(fake, base=7700)[:2]
+    humans = players(fake, lang, base=7700 if lang == "en" else 7750)[:2]
     group = fake.create_group("Two bots", humans)
+    service.set_chat_locale(group.id, lang)  # (as /newgame does; the game is set up directly)
     app = make_app(fake, service, rate_limiter=True)
     quick_pace(app)
     async with fake.running(app):
@@ -219,7 +300,7 @@ async def test_a_game_with_two_bots_at_telegrams_pace_shows_every_trick_and_its_
         assert final.status == "finished"
         shown = every_group_text(fake, group)
         lines = [line for text in shown for line in text.splitlines()]
-        tr = translator("en")
+        tr = translator(lang)
         moves = service.history(game_id)
         tricks = [e for m in moves for e in m["events"] if e["type"] == "TrickWon"]
         assert len(tricks) >= 12
@@ -227,10 +308,11 @@ async def test_a_game_with_two_bots_at_telegrams_pace_shows_every_trick_and_its_
             cards = [texts.card(tr, c) for c in trick["cards"]]
             assert any(all(c in line for c in cards) for line in lines), cards
         board = fake.message(group, final.meta["board"]).text or ""
-        assert "the five-year plan is over" in board
+        assert tr.gettext("Kolkhoz · the five-year plan is over") in board, board
         posts = [m.text or "" for m in fake.messages(group)]
-        assert any("the plan's results" in p for p in posts)
-        assert any("The five-year plan is complete" in p for p in posts)
+        last_year = tr.gettext("Year {year}: the plan's results", year=final.rules["years"])
+        assert any(p.startswith(last_year) for p in posts), posts[-3:]
+        assert any(p.startswith(tr.gettext("🏁 The five-year plan is complete")) for p in posts)
         for u in humans:
             offering = [m.text for m in fake.messages(u) if any(
                 b.data and b.data[:2] in ("a:", "x:") for row in m.buttons for b in row)]
@@ -248,6 +330,7 @@ async def test_the_end_of_the_game_is_not_held_behind_a_board_waiting_for_its_sl
     after that wait."""
     users = players(fake, lang, base=7900 if lang == "en" else 7950)
     group = fake.create_group("The end", users)
+    service.set_chat_locale(group.id, lang)  # (as /newgame does; the game is set up directly)
     app = make_app(fake, service, rate_limiter=True)
     pace = app.bot_data[DEPS_KEY].deliverer.pace
     assert pace is not None
@@ -277,7 +360,7 @@ async def test_the_end_of_the_game_is_not_held_behind_a_board_waiting_for_its_sl
         while pace.board_wait(group.id) < 5:
             await pace.slot(group.id, URGENT)
         tr = translator(lang)
-        over = tr.gettext("The five-year plan is complete")
+        over = tr.gettext("🏁 The five-year plan is complete")
         while service.game_info(info.id).status == "active":
             brigadier = next(u for u in users if service.seat_view(info.id, u.id).to_act)
             await until(lambda b=brigadier: bool(action_buttons(b.last_message())))
@@ -294,5 +377,170 @@ async def test_the_end_of_the_game_is_not_held_behind_a_board_waiting_for_its_sl
         await fake.wait_idle()
         # The board edit that waited shows the end too (never an older state after it).
         board = board_text(fake, group, service, info.id)
-        assert tr.gettext("the five-year plan is over") in board
+        assert tr.gettext("Kolkhoz · the five-year plan is over") in board, board
         assert time.monotonic() - started < 2, "the end waited for a board's slot"
+
+
+def move_message(user: FakeUser) -> StoredMessage | None:
+    """The newest bot message in the private chat that offers a move."""
+    return next((m for m in reversed(user.private_messages()) if action_buttons(m)), None)
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+async def test_a_practice_hint_says_what_its_figure_is_and_names_jobs_as_buttons_do(
+    fake: FakeTelegram, service: GameService, lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 💡 hint of a practice game against strong bots: its figure is the chance to win
+    (not a bare «расчёт: 35 %»), two close figures are "little difference", not a
+    comparison; the reason is not the tautology "the job where this worker pays off"; an
+    assignment names the job as its button does (``J♠ → ♠ Grain``, not ``J♠→♠``)."""
+    tr = translator(lang)
+    boris = fake.user(7800 if lang == "en" else 7850, "Boris", language_code=lang)
+    hint_button = "💡 " + tr.gettext("Hint: what would a bot play?")
+    chance = tr.gettext("chance to win: {value}", value="")
+    close = tr.gettext("chance to win: {value}, little difference from {move}",
+                       value="{value}", move="{move}").split("{value}")[1].split("{move}")[0]
+    tautology = tr.gettext("the job where this worker pays off")
+    # The same deal every run (a practice game's seed is random): a position where the
+    # player places a trick on one of several jobs comes within a few moves.
+    monkeypatch.setattr(practice_service, "secrets", SimpleNamespace(randbelow=lambda _n: 1))
+    async with fake.running(make_app(fake, service)):
+        await boris.send(None, "/practice")
+        menu = boris.last_message()
+        assert menu is not None
+        await boris.tap(menu, "✅ " + tr.gettext("Strong"))
+        await fake.wait_idle()
+        game = service.practice_game(boris.id)
+        assert game is not None
+        assert {s.level for s in game.seats if s.is_bot} == {"strong"}
+        hints = figures = assignments = 0
+        while service.game_info(game.id).status == "active":
+            if hints >= 6 and figures and assignments:
+                break
+            msg = move_message(boris)
+            assert msg is not None
+            seat_view = service.seat_view(game.id, boris.id)
+            legal = seat_view.legal
+            if len(legal) > 1:
+                answer = await boris.tap(msg, hint_button)
+                assert answer is not None and answer.show_alert and answer.text, answer
+                text = answer.text
+                hints += 1
+                assert text.startswith("💡 "), text
+                move = text.removeprefix("💡 ").split(": ", 1)[0]
+                view = View.from_dict(seat_view.view, legal)
+                assert move in {move_words(tr, a, view) for a in legal} | {
+                    tr.gettext("no swap")}, (move, legal)
+                assert not re.search(r"[♥♦♣♠]→[♥♦♣♠]", text), text  # jobs by name
+                assert tautology not in text, text
+                if len({a.split(">")[-1] for a in legal if a.startswith("assign:")}) > 1:
+                    assignments += 1
+                    assert " → " in move, text
+                percents = [int(p) for p in re.findall(r"(\d+)\s?%", text)]
+                if percents:
+                    figures += 1
+                    assert chance in text, text
+                    assert "search" not in text and "расчёт" not in text and " vs " not in text
+                    if len(percents) == 2:
+                        assert abs(percents[0] - percents[1]) >= 3, text
+                    if close in text:
+                        assert len(percents) == 1, text
+            # The last card (the highest) takes tricks: the player soon places one.
+            await boris.tap(msg, action_buttons(msg)[-1 if seat_view.view["phase"] == "play"
+                                                      else 0])
+            await fake.wait_idle()
+        assert hints >= 6 and figures and assignments, (hints, figures, assignments)
+
+
+#: The wording a native Russian reader asked for (the issue's table), and its English.
+WORDING = {
+    "en": {
+        "stand-in button": "🤖 Stand-in: strong",
+        "hard": "Hard",
+        "not your turn": "It is not your turn.",
+        "stale": "The game has moved on; look again.",
+        "usage": "Usage: /lang ru or /lang en",
+        "stood in": "🤖 A bot stands in for Vera until they are back.",
+        "taker": " — won by {name}",
+        "rating": "The rating starts at 1000 and grows with sure results",
+        "log": '📜 Game {id}: "Classic"',
+    },
+    "ru": {
+        "stand-in button": "🤖 Бот на замену: сильный",
+        "hard": "Мастер",
+        "not your turn": "Сейчас не ваш ход.",
+        "stale": "Кнопка устарела: игра ушла вперёд. Смотрите новое сообщение ниже.",
+        "usage": "Использование: /lang ru или /lang en",
+        "stood in": "🤖 Вместо игрока Vera пока ходит бот.",
+        "taker": " — Бригадир: {name}",
+        "rating": "Рейтинг у всех начинается с 1000 и уточняется с каждой партией",
+        "log": "📜 Партия № {id}: «Классика»",
+    },
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+async def test_the_wording_a_native_reader_asked_for(
+    fake: FakeTelegram, service: GameService, lang: str
+) -> None:
+    """The issue's table of Russian wording, as players meet it (and its English): the
+    stand-in's button and board line, the strongest level «Мастер», a stale button, one
+    «Сейчас не ваш ход», «Использование:», «Бригадир: …» for a trick's taker, the rating
+    note, «№ 12». (The reader's own «Вы» on a board is the terminal's: Telegram's boards
+    are the group's.)"""
+    words = WORDING[lang]
+    users = players(fake, lang, base=8900 if lang == "en" else 8950)
+    group = fake.create_group("Wording", users)
+    # A game played to its end in another group (through the service alone: quick), for
+    # the rating note and the game's number.
+    elsewhere = fake.create_group("Wording 2", users)
+    service.set_chat_locale(elsewhere.id, lang)
+    done = service.create_game(elsewhere.id, users[0].id, creator_name="Anna", seed=3).id
+    for u in users[1:]:
+        service.join(done, u.id, u.first_name)
+    service.start(done, users[0].id)
+    while service.game_info(done).status != "finished":
+        move_without_the_bot(service, done, users)
+    stranger = fake.user(8999 if lang == "en" else 8998, "Dasha", language_code=lang)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        for u in users:
+            await u.start_bot()
+        lobby, first = await open_lobby(fake, service, users[0], group)
+        assert words["stand-in button"] in lobby.button_texts, lobby.button_texts
+        await tap_op(users[0], fake, lobby, "bot")
+        assert words["hard"] in fake.message(group, lobby.message_id).button_texts
+        service.abort(first, users[0].id)
+        game_id = await open_game(fake, users, group)
+        # Someone else types the Planner's move; the Planner taps a button gone stale.
+        planner = next(u for u in users if service.seat_view(game_id, u.id).to_act)
+        other = next(u for u in users if u is not planner)
+        await other.send(group, "/trump ♠")
+        assert text_of(fake.last_message(group)) == words["not your turn"]
+        msg = planner.last_message()
+        assert msg is not None
+        stale = action_buttons(msg)[1]
+        await planner.tap(msg, action_buttons(msg)[0])
+        answer = await planner.tap(msg, stale, force=True)
+        assert answer is not None and answer.text == words["stale"], answer
+        await stranger.send(None, "/lang xx")
+        assert text_of(stranger.last_message()) == words["usage"]
+        # A trick's taker on the board; a stand-in.
+        while service.board(game_id).view["tricks_played"] < 1:  # type: ignore[index]
+            assert await tap_any_action(users)
+        view = service.board(game_id).view
+        assert view is not None
+        taker = words["taker"].format(name=NAMES[view["last_trick_winner"]])
+        assert taker in board_text(fake, group, service, game_id)
+        await users[0].send(group, "/kick")
+        names = fake.last_message(group)
+        assert names is not None
+        await users[0].tap(names, next(t for t in names.button_texts if "Vera" in t))
+        assert words["stood in"] in board_text(fake, group, service, game_id).splitlines()
+        await users[2].send(group, "/back")
+        assert not any(s.standin for s in service.game_info(game_id).seats)
+        await users[1].send(elsewhere, "/stats")
+        assert words["rating"] in text_of(fake.last_message(elsewhere))
+        await users[1].send(elsewhere, "/log")
+        log = text_of(fake.last_message(elsewhere))
+        assert log.startswith(words["log"].format(id=done)), log

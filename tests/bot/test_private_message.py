@@ -8,11 +8,14 @@ import asyncio
 import re
 from datetime import timedelta
 
+import pytest
+
+from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.texts import BUTTON_WIDTH, TRUMP_MARKS
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
-from tests.bot.driver import NAMES, action_buttons, open_game, tap_any_action
+from tests.bot.driver import NAMES, action_buttons, open_game, players, tap_any_action
 from tests.faketg import FakeTelegram
 
 JOBS_LINE = re.compile(r"^♥ (\d+/\d+|✅).* · ♦ .* · ♣ .* · ♠ ", re.M)
@@ -62,41 +65,55 @@ async def test_a_whole_game_of_private_messages_phone_sized_and_telling(
     assert marks and hints  # the trump Jack, Queen or King was dealt to someone
 
 
+@pytest.mark.parametrize("lang", ["en", "ru"])
 async def test_deadlines_on_the_readers_clock_and_refreshed_by_reminders(
-    fake: FakeTelegram, service: GameService, clock: FakeClock
+    fake: FakeTelegram, service: GameService, clock: FakeClock, lang: str
 ) -> None:
     """Players with a time zone see the deadline on their clock next to the relative time;
     the board does too when every seated player set a zone and all read the same clock
     (Moscow and UTC+3 do). A reminder rewrites both, so "in 24 hours" does not stay on the
     board for a day."""
-    users = [fake.user(7800 + i, n, language_code="en") for i, n in enumerate(NAMES)]
+    tr = translator(lang)
+    users = players(fake, lang, base=7800 if lang == "en" else 7850)
     group = fake.create_group("Clocks", users)
     async with fake.running(make_app(fake, service)):
         for u in users:
-            service.ensure_user(u.id, u.first_name, "en")
+            service.ensure_user(u.id, u.first_name, lang)
             # 09:00 UTC is 12:00 in Moscow, and at UTC+3 ("/settings tz +3").
             service.set_time_zone(u.id, "Etc/GMT-3" if u is users[3] else "Europe/Moscow")
         game_id = await open_game(fake, users, group)
         board_id = service.game_info(game_id).meta["board"]
         board = fake.message(group, board_id)
-        assert re.search(r"\(ends tomorrow at 12:00, in 24 hours\)", board.text or ""), board.text
+        noon = tr.gettext("tomorrow at {time}", time="12:00")
+        in_24 = tr.relative(clock.now() + timedelta(hours=24), clock.now())
+        ends = tr.gettext("(ends {time}, {left})", time=noon, left=in_24)
+        assert ends in (board.text or ""), board.text
         mover = next(u for u in users if action_buttons(u.last_message()))
         private = mover.last_message()
         assert private is not None
-        assert "Time runs out tomorrow at 12:00 (in 24 hours)." in (private.text or "")
-        # Half the time later the reminder goes out and both say "in 12 hours".
+        runs_out = tr.gettext("Time runs out {time} ({when}).", time=noon, when=in_24)
+        assert runs_out in (private.text or ""), private.text
+        # Half the time later the reminder goes out and both say "in 12 hours" (or 11).
         clock.advance(timedelta(hours=12, minutes=1))
         notes = await asyncio.to_thread(service.process_due, game_id)
         assert any(n.kind.value == "reminder" for n in notes)
         app_deliverer = fake._apps[0].bot_data["kolkhoz"].deliverer
         await app_deliverer.deliver(notes)
         await fake.wait_idle()
+        deadline = service.game_info(game_id).deadline
+        assert deadline is not None
+        left = tr.relative(deadline, clock.now())
+        assert left != in_24
+        noon = tr.gettext("at {time}", time="12:00")  # (past midnight in Moscow now)
         board = fake.message(group, board_id)
-        assert "in 11 hours" in (board.text or "") or "in 12 hours" in (board.text or ""), (
+        assert tr.gettext("(ends {time}, {left})", time=noon, left=left) in (board.text or ""), (
             board.text)
         private = fake.message(mover, private.message_id)
-        assert "hours" in (private.text or "") and "24 hours" not in (private.text or "")
+        assert tr.gettext("Time runs out {time} ({when}).", time=noon, when=left) in (
+            private.text or ""), private.text
+        assert in_24 not in (private.text or "")
         # Another zone at the table: the board keeps to relative times.
         service.set_time_zone(users[2].id, "Asia/Tokyo")
         await app_deliverer.refresh_board(game_id)
-        assert "(ends" not in (fake.message(group, board_id).text or "")
+        text = fake.message(group, board_id).text or ""
+        assert tr.gettext("({left})", left=left) in text and "12:00" not in text, text

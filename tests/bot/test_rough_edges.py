@@ -9,14 +9,16 @@ import asyncio
 import itertools
 from datetime import timedelta
 
+import pytest
+
 from kolkhoz_tg import texts
 from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.bot.context import DEPS_KEY
-from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
-from tests.bot.driver import NAMES, action_buttons, open_game, players, tap_any_action
+from tests.bot.driver import action_buttons, open_game, players, tap_any_action
 from tests.faketg import FakeChat, FakeTelegram, FakeUser
 
 
@@ -47,11 +49,20 @@ def stale_buttons(fake: FakeTelegram, service: GameService, game_id: int,
     return problems
 
 
+def template_parts(tr: Translator, msgid: str, *fields: str) -> list[str]:
+    """A catalog message cut at its fields, in the order given: the words around them
+    (``"Last trick ({number}): …"`` → ``["Last trick (", "): ", …]``)."""
+    text = tr.gettext(msgid, **{f: "\x00" for f in fields})
+    return text.split("\x00")
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
 async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
-    fake: FakeTelegram, service: GameService
+    fake: FakeTelegram, service: GameService, lang: str
 ) -> None:
-    users = players(fake, base=2000)
+    users = players(fake, lang, base=2000 if lang == "en" else 2050)
     group = fake.create_group("Every trick", users)
+    tr = translator(lang)
     async with fake.running(make_app(fake, service)):
         game_id = await open_game(fake, users, group)
         taps = 0
@@ -61,12 +72,13 @@ async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
             assert not stale_buttons(fake, service, game_id, users)
         info = service.game_info(game_id)
         assert info.status == "finished"
-        tr = translator("en")
         shown = every_group_text(fake, group)
         lines = [line for text in shown for line in text.splitlines()]
         years = 0
         moves = service.history(game_id)
         tricks = [e for m in moves for e in m["events"] if e["type"] in ("TrickWon", "YearEnded")]
+        year_last, won_by, _end = template_parts(
+            tr, "The year's last trick: {cards} — won by {name}", "cards", "name")
         for trick, after in itertools.pairwise(tricks):
             if trick["type"] != "TrickWon":
                 continue
@@ -77,7 +89,7 @@ async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
                 # everyone saw them on the table, though the new deal may have put one in
                 # somebody's hand since.
                 years += 1
-                assert any("The year's last trick" in line and f"won by {winner}" in line
+                assert any(line.startswith(year_last) and line.endswith(won_by + winner)
                            and all(c in line for c in cards) and "?" not in line
                            for line in lines), (trick, cards)
                 continue
@@ -87,17 +99,22 @@ async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
         # The final board: no planner of a year that never comes, no unknown cards, the
         # winner named; /score and /last still answer.
         board = fake.message(group, info.meta["board"]).text or ""
-        assert "the five-year plan is over" in board and "planner" not in board
+        assert tr.gettext("Kolkhoz · the five-year plan is over") in board, board
+        assert tr.gettext("Planner: {name}", name="") not in board
         assert "? ? ?" not in board and "🏆" in board
         # The last trick still says where each of its cards went (the jobs were cleared).
-        (last_trick,) = [line for line in board.splitlines() if line.startswith("Last trick")]
+        last_head = template_parts(tr, "Last trick ({number}): {cards} — won by {name}",
+                                   "number", "cards", "name")[0]
+        (last_trick,) = [line for line in board.splitlines() if line.startswith(last_head)]
         assert last_trick.count("→") == 4, last_trick
         await users[1].send(group, "/score")
         score = fake.last_message(group)
-        assert score is not None and "Final score" in (score.text or "")
+        assert score is not None and tr.gettext("Final score:") in (score.text or "")
         await users[1].send(group, "/last")
-        last = fake.last_message(group)
-        assert last is not None and "no game" not in (last.text or "").lower()
+        last_reply = fake.last_message(group)
+        assert last_reply is not None
+        assert (last_reply.text or "").startswith(
+            tr.gettext("Last trick: {cards}", cards="")), last_reply.text
         # Nobody's private message still offers a move, or a card at all: each superseded
         # message lost its buttons when the next one came, the last one at the end.
         assert not stale_buttons(fake, service, game_id, users)
@@ -107,19 +124,29 @@ async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
             assert not offering, (u.first_name, offering)
         # Each player's own message ends with their place, points and rating change.
         scores = info.result["scores"]  # type: ignore[index]
+        over = tr.gettext("The five-year plan is over.")
+        rating = template_parts(tr, "Your rating here: {before} → {after} ({change}).",
+                                "before", "after", "change")
         for u in users:
             seat = info.seat_of(u.id)
             assert seat is not None
             place = 1 + sum(1 for x in scores if x > scores[seat])
-            last = [m.text or "" for m in fake.messages(u) if "plan is over" in (m.text or "")]
-            assert last and f"Your place: {place} of 4, {scores[seat]} point" in last[-1]
-            assert "Your rating here: 1000 → " in last[-1], last[-1]
+            last = [m.text or "" for m in fake.messages(u) if over in (m.text or "")]
+            assert last, [m.text for m in fake.messages(u)][-2:]
+            assert "📋 " + tr.ngettext("Your place: {place} of {players}, {n} point.",
+                                      "Your place: {place} of {players}, {n} points.",
+                                      scores[seat], place=place, players=4) in last[-1]
+            assert "📈 " + rating[0] + "1000" + rating[1] in last[-1], last[-1]
+        if lang == "en":  # English text never uses «guillemets»
+            private = [m.text or "" for u in users for m in fake.messages(u)]
+            assert not [t for t in shown + private if "«" in t or "»" in t]
 
 
+@pytest.mark.parametrize("lang", ["en", "ru"])
 async def test_no_private_message_keeps_buttons_after_a_forced_move_or_a_pause(
-    fake: FakeTelegram, service: GameService, clock: FakeClock
+    fake: FakeTelegram, service: GameService, clock: FakeClock, lang: str
 ) -> None:
-    users = players(fake, base=2100)
+    users = players(fake, lang, base=2100 if lang == "en" else 2150)
     group = fake.create_group("No stale", users)
     app = make_app(fake, service)
     async with fake.running(app):
@@ -137,7 +164,8 @@ async def test_no_private_message_keeps_buttons_after_a_forced_move_or_a_pause(
         assert service.game_info(game_id).status == "paused"
         assert not stale_buttons(fake, service, game_id, users)
         paused = [u.last_message() for u in users]
-        assert any("paused" in (m.text or "") for m in paused if m is not None)
+        said = translator(lang).gettext("The game is paused; the clock has stopped.")
+        assert any(said in (m.text or "") for m in paused if m is not None), paused
         await users[0].send(group, "/resume")
         assert service.game_info(game_id).status == "active"
         assert await tap_any_action(users)
@@ -184,11 +212,13 @@ async def test_someone_elses_back_or_pause_does_not_break_the_current_buttons(
         assert service.action_log(game_id)[len(log)]["user_id"] == mover.id
 
 
+@pytest.mark.parametrize("lang", ["en", "ru"])
 async def test_any_tap_takes_the_seat_back_from_a_stand_in(
-    fake: FakeTelegram, service: GameService
+    fake: FakeTelegram, service: GameService, lang: str
 ) -> None:
-    users = [fake.user(2300 + i, n, language_code="ru") for i, n in enumerate(NAMES)]
-    group = fake.create_group("Замена", users)
+    users = players(fake, lang, base=2300 if lang == "en" else 2350)
+    group = fake.create_group("Stand-in", users)
+    tr = translator(lang)
     app = make_app(fake, service)
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
@@ -201,10 +231,12 @@ async def test_any_tap_takes_the_seat_back_from_a_stand_in(
         assert service.game_info(game_id).seats[seat].standin
         # They are told in the second person, and their game message has the button.
         told = [m.text or "" for m in fake.messages(sleeper)]
-        assert any("за вас играет бот" in t for t in told), told[-3:]
+        said = tr.gettext("A bot plays for you from now on. To take your seat back, tap any "
+                          "button of your game message or send /back.")
+        assert any(said in t for t in told), told[-3:]
         game_msgs = [m for m in fake.messages(sleeper) if m.buttons]
         msg = game_msgs[-1]
-        assert any(b.data and b.data.endswith(":back") and "Вернуться" in b.text
+        assert any(b.data and b.data.endswith(":back") and tr.gettext("I am back") in b.text
                    for row in msg.buttons for b in row), msg.buttons
         # A tap on any button of it gives the seat back.
         board_button = next(b.text for row in msg.buttons for b in row
