@@ -35,8 +35,10 @@ case "${KOLKHOZ_DATABASE_URL:-}" in
         ;;
 esac
 
+# Everything but the final command writes to stderr, so that an operator command's stdout is
+# its output alone (`... games export 42 > game.json` is valid JSON).
 log "applying migrations"
-if ! kolkhoz db upgrade; then
+if ! kolkhoz db upgrade >&2; then
     log "migrations failed"
     exit 1
 fi

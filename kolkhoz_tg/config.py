@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     #: fraction of a second of moves, never corrupt a game: the durability SQLite's WAL
     #: with ``synchronous=NORMAL`` gives the default set-up, at about half the cost of a move.
     pg_durable_commits: bool = False
+    #: Webhook mode's public URL, for ``kolkhoz bot --webhook`` given without one (the
+    #: compose file's webhook replicas); polling ignores it.
+    webhook_url: str | None = None
     #: Webhook mode: the secret Telegram sends with every update (default: derived from the
     #: token, so every replica agrees), and where this process listens.
     webhook_secret: SecretStr | None = None
@@ -57,8 +60,15 @@ class Settings(BaseSettings):
     #: Logs: ``text`` for people, ``json`` (one object a line) for log collectors.
     log_format: str = Field(default="text", pattern="^(text|json)$")
     log_level: str = "INFO"
+    #: Where ``kolkhoz bot`` writes its heartbeat and ``kolkhoz health`` reads it (none:
+    #: no heartbeat; the Docker image sets ``/tmp/kolkhoz-health.json``).
+    health_file: str | None = None
+    #: How old the heartbeat, the last database check and the last ``getUpdates`` may be
+    #: for ``kolkhoz health`` to say the bot is healthy.
+    health_max_age: timedelta = timedelta(seconds=60)
 
-    @field_validator("turn_timeout", "sweep_interval", "relay_interval", mode="before")
+    @field_validator("turn_timeout", "sweep_interval", "relay_interval", "health_max_age",
+                     mode="before")
     @classmethod
     def _duration(cls, value: Any) -> timedelta:
         return parse_duration(value)

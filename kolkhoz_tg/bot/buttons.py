@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 
+from sqlalchemy.exc import DBAPIError
 from telegram import (
     CallbackQuery,
     ChatMember,
@@ -643,6 +644,11 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         # Flood control refused a reply or an answer in a busy chat (the limiter does not
         # hold the whole process for it); moves and boards go through the outbox.
         log.warning("flood control while handling an update: %s", context.error)
+    elif isinstance(context.error, DBAPIError):
+        # An outage of the database, not a fault of this update: one line, no traceback
+        # (the health check says when it starts and ends).
+        first = str(context.error.orig or context.error).splitlines()[0]
+        log.error("the database is unreachable (update not handled): %s", first)
     else:
         log.error("error while handling an update", exc_info=context.error)
     if isinstance(update, Update) and update.callback_query is not None:

@@ -17,16 +17,17 @@ import hmac
 import json
 import logging
 import signal
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-import sqlalchemy as sa
 import tornado.httpserver
 import tornado.netutil
 import tornado.web
 from telegram import Update
 from telegram.ext import Application
 
+from kolkhoz_tg.bot.heartbeat import ping_database
 from kolkhoz_tg.service import GameService
 
 log = logging.getLogger(__name__)
@@ -42,9 +43,13 @@ def default_secret(token: str) -> str:
 
 
 class _UpdateHandler(tornado.web.RequestHandler):
-    def initialize(self, app: Application[Any, Any, Any, Any, Any, Any], secret: str) -> None:
+    def initialize(
+        self, app: Application[Any, Any, Any, Any, Any, Any], secret: str,
+        on_update: Callable[[], None] | None,
+    ) -> None:
         self.app = app
         self.secret = secret
+        self.on_update = on_update
 
     async def post(self) -> None:
         given = self.request.headers.get(SECRET_HEADER, "")
@@ -63,6 +68,8 @@ class _UpdateHandler(tornado.web.RequestHandler):
             return
         await self.app.update_queue.put(update)
         self.set_status(200)
+        if self.on_update is not None:  # the heartbeat: Telegram reaches us
+            self.on_update()
 
     def check_xsrf_cookie(self) -> None:  # Telegram sends no cookies
         return
@@ -79,18 +86,13 @@ class _HealthHandler(tornado.web.RequestHandler):
             self.write({"status": "stopping"})
             return
         try:
-            await asyncio.to_thread(_ping, self.service)
+            await asyncio.to_thread(ping_database, self.service)
         except Exception as e:  # any database trouble means "not healthy"
-            log.warning("health check: database unavailable: %s", e)
+            log.warning("health check: the database is unreachable: %s", e)
             self.set_status(503)
             self.write({"status": "database unavailable"})
             return
         self.write({"status": "ok"})
-
-
-def _ping(service: GameService) -> None:
-    with service.db.engine.connect() as conn:
-        conn.execute(sa.text("SELECT 1"))
 
 
 class WebhookServer:
@@ -102,10 +104,11 @@ class WebhookServer:
         service: GameService,
         secret: str,
         path: str = DEFAULT_PATH,
+        on_update: Callable[[], None] | None = None,
     ) -> None:
         self.stopping = False
         routes: list[Any] = [
-            (path, _UpdateHandler, {"app": app, "secret": secret}),
+            (path, _UpdateHandler, {"app": app, "secret": secret, "on_update": on_update}),
             (HEALTH_PATH, _HealthHandler, {"service": service, "server": self}),
         ]
         self._server = tornado.httpserver.HTTPServer(tornado.web.Application(routes))
@@ -143,10 +146,12 @@ async def serve(
     listen: str = "0.0.0.0",
     port: int = 8080,
     stop: asyncio.Event | None = None,
+    on_update: Callable[[], None] | None = None,
 ) -> None:
     """Run the bot in webhook mode until ``stop`` is set (or SIGTERM / SIGINT): register the
     webhook, take updates, then shut down gracefully (no new updates, the queued ones
-    handled, jobs detached, connections closed).
+    handled, jobs detached, connections closed). ``on_update`` is told of every update
+    taken (the heartbeat of ``kolkhoz health``).
 
     The application's own ``post_init``, ``post_stop`` and ``post_shutdown`` hooks (those PTB's
     ``run_polling`` runs) start and stop what the bot needs around the updates, so this
@@ -157,7 +162,7 @@ async def serve(
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread
             loop.add_signal_handler(sig, stop.set)
     url, path = webhook_target(webhook_url)
-    server = WebhookServer(app, service, secret, path)
+    server = WebhookServer(app, service, secret, path, on_update)
     async with app:
         await app.start()
         if app.post_init is not None:

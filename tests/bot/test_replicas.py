@@ -62,6 +62,8 @@ async def test_two_replicas_play_50_games_on_one_postgres(
             "KOLKHOZ_TURN_TIMEOUT": "1m",
             "KOLKHOZ_LOCALE": "en",
             "KOLKHOZ_LOG_FORMAT": "json",
+            # The scheduler's "Running job" lines, which show the sweeps ran, are DEBUG now.
+            "KOLKHOZ_LOG_LEVEL": "DEBUG",
         }
         replicas = [Replica(f"replica {i}", tmp_path / f"replica{i}", balancer.url, env)
                     for i in range(2)]

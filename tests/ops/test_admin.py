@@ -301,6 +301,29 @@ def test_export_running_game_warns_and_writes_a_file(
     assert d["seed"] == "spring" and _replay(d) == service.snapshot(other.id)
 
 
+def test_export_to_a_read_only_place_is_one_line(
+    capsys: pytest.CaptureFixture[str], service: GameService, sqlite_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the image's read-only /app answers to ``-o game.json``: one line that says
+    where to write instead, exit status 1, no traceback, nothing on stdout."""
+    import errno
+
+    game, _ = new_game(service, preset="zone", seed=21, humans=2)
+    play_out(service, game.id)
+
+    def read_only(self: Path, *args: object, **kwargs: object) -> int:
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "write_text", read_only)
+    code, out, err = run_cli(capsys, "games", "export", str(game.id), "-o", "game.json",
+                             "--database-url", sqlite_url)
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        "kolkhoz: cannot write game.json: Read-only file system (in the container, write to "
+        "stdout or into a mounted directory)"]
+
+
 def test_export_refuses_lobby_and_missing(
     capsys: pytest.CaptureFixture[str], service: GameService, sqlite_url: str
 ) -> None:

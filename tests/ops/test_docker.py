@@ -1,6 +1,8 @@
-"""The Docker files, checked without a Docker engine: compose.yaml's structure, the
-Dockerfile's instructions, .dockerignore, and docker/entrypoint.sh run for real (SQLite, and
-PostgreSQL when ``KOLKHOZ_TEST_POSTGRES_URL`` is set) with a harmless final command.
+"""The Docker files, checked without a Docker engine: compose.yaml's structure (the default
+polling bot, the ``webhook`` profile's two replicas behind Caddy, log rotation everywhere),
+the Caddyfile, the Dockerfile's instructions (base image, health check, no anonymous
+volume), .dockerignore, and docker/entrypoint.sh run for real (SQLite, and PostgreSQL when
+``KOLKHOZ_TEST_POSTGRES_URL`` is set) with a harmless final command and operator commands.
 
 PyYAML is not a dependency of this project, so compose.yaml is read by :func:`load_yaml`, a
 parser for the small block-style subset the file is written in; when PyYAML happens to be
@@ -25,11 +27,15 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from kolkhoz_tg.bot.webhook import HEALTH_PATH
+from kolkhoz_tg.config import Settings
 from tests.conftest import POSTGRES_ENV
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKER = REPO / "docker"
 ENTRYPOINT = DOCKER / "entrypoint.sh"
+BOT_SERVICES = ("bot", "webhook-1", "webhook-2")
+WEBHOOK_REPLICAS = ("webhook-1", "webhook-2")
 
 
 # ---------------------------------------------------------------------- a YAML subset
@@ -129,8 +135,11 @@ def test_compose_database_service(compose: dict[str, Any]) -> None:
     assert "ports" not in db, "the database needs no published port"
 
 
-def test_compose_bot_service(compose: dict[str, Any]) -> None:
-    bot = compose["services"]["bot"]
+@pytest.mark.parametrize("name", BOT_SERVICES)
+def test_compose_bot_services(compose: dict[str, Any], name: str) -> None:
+    """The polling bot and both webhook replicas: the image from docker/Dockerfile, the
+    repository's .env (token, webhook URL and secret), the compose database."""
+    bot = compose["services"][name]
     assert bot["build"] == {"context": "..", "dockerfile": "docker/Dockerfile"}
     assert (DOCKER / bot["build"]["context"] / bot["build"]["dockerfile"]).resolve() == (
         DOCKER / "Dockerfile"
@@ -138,12 +147,99 @@ def test_compose_bot_service(compose: dict[str, Any]) -> None:
     assert bot["env_file"] == ["../.env"]
     assert bot["depends_on"] == {"db": {"condition": "service_healthy"}}
     assert bot["restart"] == "unless-stopped"
+    assert "volumes" not in bot, "the bots keep nothing in /data with PostgreSQL"
     db_env = compose["services"]["db"]["environment"]
     url = sa.engine.make_url(bot["environment"]["KOLKHOZ_DATABASE_URL"])
     assert url.get_backend_name() == "postgresql"
     assert (url.host, url.port) == ("db", 5432)
     assert url.username == db_env["POSTGRES_USER"] and url.database == db_env["POSTGRES_DB"]
     assert url.password == db_env["POSTGRES_PASSWORD"]
+
+
+def test_compose_default_profile_is_polling(compose: dict[str, Any]) -> None:
+    """``docker compose up`` starts the database and the polling bot, nothing else."""
+    default = {name for name, svc in compose["services"].items() if "profiles" not in svc}
+    assert default == {"db", "bot"}
+    assert "command" not in compose["services"]["bot"]  # the entrypoint's default: polling
+    assert "ports" not in compose["services"]["bot"]
+
+
+def test_compose_webhook_profile(compose: dict[str, Any]) -> None:
+    """Two webhook replicas and a Caddy proxy (an official image) in the ``webhook``
+    profile; the replicas take their URL and secret from .env (``--webhook`` alone) and
+    listen on the image's webhook port, which only the proxy publishes."""
+    services = compose["services"]
+    webhook = {name for name, svc in services.items() if "webhook" in svc.get("profiles", [])}
+    assert webhook == {*WEBHOOK_REPLICAS, "proxy"}
+    for name in WEBHOOK_REPLICAS:
+        replica = services[name]
+        assert replica["profiles"] == ["webhook"]
+        assert replica["command"] == ["--webhook"]
+        assert "ports" not in replica, "Telegram reaches the replicas through the proxy"
+    proxy = services["proxy"]
+    assert proxy["image"] == "caddy:2"
+    assert proxy["restart"] == "unless-stopped"
+    assert set(proxy["depends_on"]) == set(WEBHOOK_REPLICAS)
+    assert "env_file" not in proxy, "the proxy has no business with the bot's token"
+    assert {p.split(":")[-1] for p in proxy["ports"]} == {"80", "443"}
+    mounts = dict(v.split(":", 1) for v in proxy["volumes"])
+    assert mounts["./Caddyfile"] == "/etc/caddy/Caddyfile:ro"
+    assert (DOCKER / "Caddyfile").is_file()
+    assert mounts["caddy-data"] == "/data" and "caddy-data" in compose["volumes"]
+    site = proxy["environment"]["KOLKHOZ_PROXY_SITE"]
+    assert site.startswith("${KOLKHOZ_PROXY_SITE:-") and site.endswith(":80}")
+
+
+def caddy_directives(text: str) -> list[tuple[int, list[str]]]:
+    """(depth, words) of each Caddyfile line, comments dropped (braces count depth)."""
+    result = []
+    depth = 0
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line == "}":
+            depth -= 1
+            continue
+        words = line.removesuffix("{").split()
+        result.append((depth, words))
+        if line.endswith("{"):
+            depth += 1
+    assert depth == 0, "unbalanced braces"
+    return result
+
+
+def test_caddyfile_routes_to_both_replicas_and_checks_their_health(
+    compose: dict[str, Any],
+) -> None:
+    lines = caddy_directives((DOCKER / "Caddyfile").read_text(encoding="utf-8"))
+    sites = [words for depth, words in lines if depth == 0]
+    assert sites == [["{$KOLKHOZ_PROXY_SITE}"]], "one site, named by compose.yaml"
+    proxies = [words for _, words in lines if words[0] == "reverse_proxy"]
+    assert len(proxies) == 1
+    port = Settings(_env_file=None).webhook_port  # type: ignore[call-arg]
+    upstreams = proxies[0][1:]
+    assert sorted(upstreams) == sorted(f"{name}:{port}" for name in WEBHOOK_REPLICAS)
+    options = {words[0]: words[1:] for depth, words in lines if depth == 2}
+    assert options["health_uri"] == [HEALTH_PATH]
+    assert options["lb_policy"] == ["round_robin"]
+    assert "health_interval" in options
+
+
+@pytest.mark.parametrize("name", ["db", *BOT_SERVICES, "proxy"])
+def test_compose_rotates_every_log(compose: dict[str, Any], name: str) -> None:
+    logging_ = compose["services"][name]["logging"]
+    assert logging_["driver"] == "json-file"
+    assert re.fullmatch(r"\d+[km]", logging_["options"]["max-size"])
+    assert int(logging_["options"]["max-file"]) >= 2
+
+
+def test_compose_named_volumes_only(compose: dict[str, Any]) -> None:
+    """Every volume a service mounts is declared (no anonymous volume), or a bind mount."""
+    for name, svc in compose["services"].items():
+        for volume in svc.get("volumes", []):
+            source = volume.split(":", 1)[0]
+            assert source.startswith(".") or source in compose["volumes"], (name, volume)
 
 
 # ---------------------------------------------------------------------- Dockerfile
@@ -171,7 +267,8 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
 def test_dockerfile_instructions() -> None:
     steps = dockerfile_instructions()
     kinds = [k for k, _ in steps]
-    assert steps[0] == ("FROM", "python:3.11-slim")
+    # A Debian release, not whatever "slim" means on the day of the build.
+    assert steps[0] == ("FROM", "python:3.11-slim-bookworm")
     assert ("WORKDIR", "/app") in steps
     # The dependency layer: the lock files alone, then pip install from them, before the source.
     copies = [i for i, (k, _) in enumerate(steps) if k == "COPY"]
@@ -198,6 +295,20 @@ def test_dockerfile_instructions() -> None:
     entry = [a for k, a in steps if k == "ENTRYPOINT"]
     assert len(entry) == 1 and json.loads(entry[0]) == ["docker/entrypoint.sh"]
     assert "CMD" not in kinds
+
+
+def test_dockerfile_health_check_and_no_anonymous_volume() -> None:
+    steps = dockerfile_instructions()
+    # No VOLUME: every container (each `docker compose run` too) would leave one behind.
+    assert "VOLUME" not in [k for k, _ in steps]
+    checks = [a for k, a in steps if k == "HEALTHCHECK"]
+    assert len(checks) == 1
+    options, _, command = checks[0].partition(" CMD ")
+    assert json.loads(command) == ["python", "-m", "kolkhoz_tg.cli", "health"]
+    flags = dict(o.lstrip("-").split("=", 1) for o in options.split())
+    assert {"interval", "timeout", "start-period", "retries"} <= set(flags)
+    env = " ".join(a for k, a in steps if k == "ENV")
+    assert "KOLKHOZ_HEALTH_FILE=/tmp/" in env, "the heartbeat goes where the bot may write"
 
 
 def test_dockerignore_keeps_secrets_out_and_the_build_inputs_in() -> None:
@@ -281,13 +392,15 @@ def test_entrypoint_sqlite_migrates_then_runs_the_command(tmp_path: Path) -> Non
     done = run_entrypoint(["sh", "-c", "echo final command: $0 $1", "a", "b"],
                           entrypoint_env(url), tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Schema upgraded to revision" in done.stdout
-    assert done.stdout.endswith("final command: a b\n")
+    # The migration's chatter goes to stderr: stdout is the final command's alone.
+    assert "Schema upgraded to revision" in done.stderr
+    assert done.stdout == "final command: a b\n"
     assert "waiting for PostgreSQL" not in done.stderr
     assert "kolkhoz-entrypoint: applying migrations" in done.stderr
     assert {"games", "alembic_version"} <= tables(url)
     again = run_entrypoint(["true"], entrypoint_env(url), tmp_path)
-    assert again.returncode == 0 and "Schema is up to date" in again.stdout
+    assert again.returncode == 0 and "Schema is up to date" in again.stderr
+    assert again.stdout == ""
 
 
 def test_entrypoint_runs_the_bot_by_default(tmp_path: Path) -> None:
@@ -297,7 +410,70 @@ def test_entrypoint_runs_the_bot_by_default(tmp_path: Path) -> None:
     assert "starting: kolkhoz bot" in done.stderr
     assert "KOLKHOZ_BOT_TOKEN is not set" in done.stderr
     listed = run_entrypoint(["games", "list"], entrypoint_env(url), tmp_path)
-    assert listed.returncode == 0 and listed.stdout.endswith("No games.\n")
+    assert listed.returncode == 0 and listed.stdout == "No games.\n"
+
+
+def finished_game(url: str) -> int:
+    """A finished game in the (migrated) database at ``url``; its id."""
+    from kolkhoz_tg.service import GameService
+    from kolkhoz_tg.storage.database import Database
+    from tests.conftest import make_settings
+    from tests.service.helpers import new_game, play_out
+
+    db = Database(url)
+    try:
+        service = GameService(db, settings=make_settings())
+        game, _ = new_game(service, preset="zone", seed=5, humans=2)
+        play_out(service, game.id)
+        return game.id
+    finally:
+        db.dispose()
+
+
+def test_games_export_through_the_entrypoint_is_json(tmp_path: Path) -> None:
+    """``docker run … games export ID > game.json`` gives valid JSON: the wait and the
+    migrations before the command say what they do on stderr only."""
+    url = f"sqlite:///{tmp_path / 'bot.sqlite3'}"
+    game_id = finished_game(url)
+    done = run_entrypoint(["games", "export", str(game_id)], entrypoint_env(url), tmp_path)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["format"] == "kolkhoz-game-export" and data["game_id"] == game_id
+    assert "applying migrations" in done.stderr and "Schema is up to date" in done.stderr
+    # Into a mounted directory (here: any writable one) with -o.
+    mounted = tmp_path / "exports"
+    mounted.mkdir()
+    done = run_entrypoint(["games", "export", str(game_id), "-o", str(mounted / "g.json")],
+                          entrypoint_env(url), tmp_path)
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+    written = json.loads((mounted / "g.json").read_text(encoding="utf-8"))
+    assert (written["game_id"], written["log"]) == (game_id, data["log"])
+
+
+def test_games_export_to_an_unwritable_path_says_so_in_one_line(tmp_path: Path) -> None:
+    """The image's /app is read-only: ``-o game.json`` there is one line on stderr and exit
+    status 1, no traceback, nothing on stdout. (As root, a read-only directory is simulated
+    by one that does not exist.)"""
+    url = f"sqlite:///{tmp_path / 'bot.sqlite3'}"
+    game_id = finished_game(url)
+    readonly = tmp_path / "app"
+    readonly.mkdir()
+    targets = [tmp_path / "missing" / "game.json", readonly]  # a directory is no file either
+    if os.geteuid() != 0:
+        readonly.chmod(0o555)
+        targets.append(readonly / "game.json")
+    try:
+        for target in targets:
+            done = run_entrypoint(["games", "export", str(game_id), "-o", str(target)],
+                                  entrypoint_env(url), tmp_path)
+            assert done.returncode == 1, done.stderr
+            assert done.stdout == ""
+            assert "Traceback" not in done.stderr
+            ours = [line for line in done.stderr.splitlines()
+                    if line.startswith("kolkhoz:")]
+            assert ours == [ours[0]] and ours[0].startswith(f"kolkhoz: cannot write {target}:")
+    finally:
+        readonly.chmod(0o755)
 
 
 def test_entrypoint_gives_up_on_an_absent_database(tmp_path: Path) -> None:
@@ -363,8 +539,8 @@ def test_entrypoint_waits_for_postgres_then_migrates(tmp_path: Path) -> None:
         assert code == 0, log
         assert f'database "{name}" does not exist' in log
         assert f"Database {url} answers." in log
-        assert "Schema upgraded to revision" in stdout
-        assert stdout.endswith("bot would start: ok\n")
+        assert "Schema upgraded to revision" in log
+        assert stdout == "bot would start: ok\n"
         assert {"games", "seats", "actions", "alembic_version"} <= tables(url)
     finally:
         if proc.poll() is None:
