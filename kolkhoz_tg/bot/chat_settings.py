@@ -31,7 +31,9 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if c.in_group:
         games = await call(d.service.games_in_chat, chat.id, all_topics=True)
         creators = {g.creator_id for g in games}
-        if not (await is_admin(update, context) or user.id in creators or not games):
+        # The whole chat's language: its admins', or the creator's whose games are the only
+        # ones open (never while other people's games are, in their topics or here).
+        if not (await is_admin(update, context) or creators <= {user.id}):
             await c.reply(c.tr.gettext("Only the chat's admins may change its language."))
             return
         await call(d.service.set_chat_locale, chat.id, locale)

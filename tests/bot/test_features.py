@@ -447,3 +447,24 @@ async def test_stats_in_private_in_russian(fake: FakeTelegram, service: GameServ
         mine = fake.messages(users[0])[-1].text or ""
         assert "Ваш рейтинг" in mine and "Все чаты: рейтинг " in mine
         assert "1 партия" in mine and "среднее место" in mine
+
+
+async def test_lang_in_a_group_is_not_the_creators_while_other_peoples_games_are_open(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """/lang changes the whole chat: the creator of one open game may not switch it while
+    someone else's game is open in another topic; an admin may."""
+    users = players(fake, base=1500)
+    anna, boris = users[0], users[1]
+    forum = fake.create_group("Two games", users, supergroup=True, forum=True,
+                              creator=users[3])
+    async with fake.running(make_app(fake, service)):
+        general_topic, other_topic = fake.create_topic(forum, "One"), fake.create_topic(
+            forum, "Two")
+        await anna.send(forum, "/newgame", topic=general_topic)
+        await boris.send(forum, "/newgame", topic=other_topic)
+        assert len(service.games_in_chat(forum.id, all_topics=True)) == 2
+        await anna.send(forum, "/lang ru", topic=general_topic)
+        assert service.chat(forum.id).locale != "ru"  # type: ignore[union-attr]
+        await users[3].send(forum, "/lang ru", topic=general_topic)  # an admin may
+        assert service.chat(forum.id).locale == "ru"  # type: ignore[union-attr]
