@@ -309,7 +309,16 @@ async def start_thinker(app: App) -> None:
     if thinker is None:
         return
     thinker.bind(asyncio.get_running_loop())
-    await thinker.look()
+    if app.running or app.job_queue is None:
+        await thinker.look()
+    else:
+        # Under run_polling / run_webhook this runs as post_init, before the application
+        # counts as running: a wake-up now would be dropped. The job queue starts with the
+        # application, so its first run is the look.
+        async def first_look(context: object) -> None:
+            await thinker.look(context)
+
+        app.job_queue.run_once(first_look, when=0, name=LOOK_JOB + ":first")
     if app.job_queue is not None and thinker.job is None:
         every = thinker.service.settings.sweep_interval.total_seconds()
 

@@ -386,3 +386,39 @@ async def test_a_hung_worker_is_given_up_and_the_pool_replaced(
 
 async def _no_delivery(result: object) -> None:
     return None
+
+
+async def test_a_search_bot_left_waiting_thinks_when_polling_starts(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """A restart in polling mode: PTB runs the start-up (``post_init``) before the
+    application counts as running, so the wake-up of the games waiting for a search bot
+    must not be dropped then; the bot thinks as soon as the application runs, not at the
+    next look a sweep interval later."""
+    users = players(fake, base=5900)[:3]
+    group = fake.create_group("Woken", users)
+    app = make_app(fake, service)  # search bots left to the application's thinker
+    info = service.create_game(group.id, users[0].id, creator_name="Anna", seed=4)
+    for u in users[1:]:
+        service.join(info.id, u.id, u.first_name)
+    service.add_bot(info.id, users[0].id, level="strong")
+    service.start(info.id, users[0].id)
+    for _ in range(60):  # humans move (through the service) until the bot is to think
+        if service.games_waiting_for_bots(10, None) == [info.id]:
+            break
+        who = next(u for u in users if service.seat_view(info.id, u.id).to_act)
+        sv = service.seat_view(info.id, who.id)
+        assert service.act(info.id, who.id, sv.legal[0], sv.game.version).ok
+    assert service.games_waiting_for_bots(10, None) == [info.id]
+    version = service.game_info(info.id).version
+    async with fake.running(app, mode="manual"):
+        await startup(app)  # as run_polling does: before the application runs
+        await app.start()
+        try:
+            for _ in range(500):
+                if service.game_info(info.id).version > version:
+                    break
+                await asyncio.sleep(0.01)
+            assert service.game_info(info.id).version > version, "the bot was not woken"
+        finally:
+            await app.stop()
