@@ -31,6 +31,8 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -81,7 +83,22 @@ def process_pool(workers: int) -> Executor:
     if workers <= 0:
         return ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-think")
     return ProcessPoolExecutor(max_workers=workers,
-                               mp_context=multiprocessing.get_context("spawn"))
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=die_with_parent, initargs=(os.getpid(),))
+
+
+def die_with_parent(parent: int, every: float = 0.5) -> None:
+    """In a search worker: end the process once ``parent`` (the bot) is gone, killed with
+    no chance to stop its pool (``kill -9``, the OOM killer), instead of living on as an
+    orphan holding its memory. A daemon thread watches the parent's id: a process whose
+    parent dies is given another one."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 class Thinker:
