@@ -20,7 +20,12 @@ twice:
   ``ReadError``, ``RemoteProtocolError``, a read timeout) with the same ``NetworkError``
   (or ``TimedOut``) as a refused connection: :func:`never_arrived` reads the httpx error
   behind it. Those, a 500 and a 504 are not repeated here; the outbox relay sends a message
-  whose send failed again later on (at most once more).
+  whose send failed again later on (at most once more);
+- an answer to a button tap, whose button spins until it is answered, is also repeated
+  when Telegram answered the call with an error status (500, 504: it reports the answer
+  as not made), and after flood control (429) when the wait is short enough for the tap
+  to still be waiting (:data:`ANSWER_FLOOD_WAIT`). Not after a connection that broke once
+  the request went out: then it most likely arrived, and a second answer would be refused.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 import httpx
-from telegram.error import BadRequest, NetworkError, TimedOut
+from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import AIORateLimiter, BaseRateLimiter
 
 from kolkhoz_tg.bot.pace import BOARD, URGENT, GroupPace
@@ -53,6 +58,12 @@ IDEMPOTENT = frozenset({
 ANSWERS_KEPT = 10_000
 #: Pauses before the 1st, 2nd, … retry, in seconds.
 DELAYS = (0.5, 1.5, 4.0)
+#: The longest flood-control wait after which a button tap is still answered (seconds):
+#: Telegram drops a query's answer after about 15 s.
+ANSWER_FLOOD_WAIT = 5.0
+#: Calls repeated whenever Telegram answered them with an error status (see the module
+#: docstring).
+REPEATED_ON_STATUS = frozenset({"answerCallbackQuery"})
 
 
 #: ``rate_limit_args`` of a call to a group whose slot of the group's budget was taken
@@ -99,6 +110,17 @@ def never_arrived(error: NetworkError) -> bool:
     # No httpx error behind it: the Bot API's front answered with a status.
     text = error.message.lower()
     return any(mark in text for mark in _NOT_FORWARDED)
+
+
+def answered_with_status(error: NetworkError) -> bool:
+    """Whether Telegram answered the failed call with an error status (a 5xx), rather than
+    the connection failing: then it reports the call as not carried out."""
+    cause: BaseException | None = error.__cause__
+    while cause is not None:
+        if isinstance(cause, httpx.HTTPError):
+            return False
+        cause = cause.__cause__
+    return not isinstance(error, TimedOut)
 
 
 class FloodControlFilter(logging.Filter):
@@ -180,9 +202,19 @@ class RetryingLimiter(BaseRateLimiter[int]):
                 return await callback(*args, **kwargs)
             except BadRequest:
                 raise
+            except RetryAfter as e:
+                wait = e.retry_after
+                seconds = wait.total_seconds() if not isinstance(wait, int) else float(wait)
+                if (endpoint not in REPEATED_ON_STATUS or attempt == len(self.delays)
+                        or seconds > ANSWER_FLOOD_WAIT):
+                    raise
+                self._note(endpoint, f"flood control, {seconds:g} s", attempt)
+                await asyncio.sleep(seconds)
+                continue
             except NetworkError as e:  # TimedOut too
                 if attempt == len(self.delays) or not (
-                        endpoint in IDEMPOTENT or never_arrived(e)):
+                        endpoint in IDEMPOTENT or never_arrived(e)
+                        or (endpoint in REPEATED_ON_STATUS and answered_with_status(e))):
                     raise
                 self._note(endpoint, str(e) or type(e).__name__, attempt)
             await asyncio.sleep(self.delays[attempt])

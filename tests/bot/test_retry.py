@@ -7,6 +7,7 @@ answer a tap twice or open two topics."""
 from __future__ import annotations
 
 import httpx
+import pytest
 from telegram.error import NetworkError, TelegramError, TimedOut
 
 from kolkhoz_tg.bot.retry import never_arrived
@@ -107,3 +108,24 @@ def test_what_counts_as_never_arrived() -> None:
     ]
     assert all(never_arrived(e) for e in sure)
     assert not any(never_arrived(e) for e in unsure)
+
+
+@pytest.mark.parametrize("fault", ["500", "504", "429"])
+async def test_a_tap_whose_answer_failed_is_answered_again(
+    fake: FakeTelegram, service: GameService, fault: str
+) -> None:
+    """An answer to a tap that Telegram refused with 500 or 504, or with a short flood
+    control wait, is made again: the button stops spinning (answered exactly once)."""
+    users = players(fake, base=8300 + int(fault))
+    group = fake.create_group(f"Spinning {fault}", users)
+    async with fake.running(make_app(fake, service)):
+        await users[0].send(group, "/newgame")
+        lobby = fake.last_message(group)
+        assert lobby is not None
+        if fault == "429":
+            fake.flood("answerCallbackQuery", retry_after=1)
+        else:
+            fake.fail("answerCallbackQuery", int(fault))
+        assert await users[1].tap(lobby, "Join") is not None
+    assert list(fake.answers_per_callback().values()) == [1]
+    fake.assert_all_callbacks_answered()
