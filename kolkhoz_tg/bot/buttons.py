@@ -278,7 +278,10 @@ async def _view_tap(tap: Tap) -> None:
         return
     if tap.in_private and tap.message is not None:
         msg = render.board(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
-        await tap.context.bot.send_message(tap.message.chat.id, msg.text)
+        try:
+            await tap.context.bot.send_message(tap.message.chat.id, msg.text)
+        except TelegramError as e:  # blocked since, Telegram's trouble: the tap is answered
+            log.info("could not send user %s the board: %s", tap.user_id, e)
 
 
 async def _hand_picture(tap: Tap) -> None:

@@ -13,7 +13,7 @@ from telegram.error import NetworkError, TelegramError, TimedOut
 from kolkhoz_tg.bot.retry import never_arrived
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
-from tests.bot.driver import players
+from tests.bot.driver import open_game, players
 from tests.faketg import FakeChat, FakeTelegram
 
 
@@ -128,4 +128,28 @@ async def test_a_tap_whose_answer_failed_is_answered_again(
             fake.fail("answerCallbackQuery", int(fault))
         assert await users[1].tap(lobby, "Join") is not None
     assert list(fake.answers_per_callback().values()) == [1]
+    fake.assert_all_callbacks_answered()
+
+
+@pytest.mark.parametrize("fault", ["403", "500", "timeout"])
+async def test_the_board_asked_for_in_private_fails_quietly(
+    fake: FakeTelegram, service: GameService, fault: str
+) -> None:
+    """📋 Board in the private message: when Telegram refuses to send it (the user blocked
+    the bot since, a 5xx, a timeout) the tap is answered all the same and no handler
+    fails."""
+    users = players(fake, base=8400 + len(fault) * 10 + int(fault == "500"))
+    group = fake.create_group(f"Board {fault}", users)
+    async with fake.running(make_app(fake, service)):  # (check: no handler raised)
+        await open_game(fake, users, group)
+        msg = users[0].last_message()
+        assert msg is not None
+        board = next(b.text for row in msg.buttons for b in row if b.text.startswith("📋"))
+        if fault == "timeout":
+            fake.time_out("sendMessage", times=4, after=False)  # every retry too
+        else:
+            fake.fail("sendMessage", int(fault),
+                      description="Forbidden: bot was blocked by the user"
+                      if fault == "403" else None, times=4)  # every retry too
+        assert await users[0].tap(msg, board) is not None
     fake.assert_all_callbacks_answered()
