@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
+from sqlalchemy.exc import DBAPIError
 from telegram import CallbackQuery, Chat, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, TelegramError
@@ -55,7 +56,19 @@ def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:
 
 
 async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run a (synchronous) service call off the event loop."""
+    """Run a (synchronous) service call off the event loop; once more, on a fresh
+    connection, when the database dropped the one it was using (PostgreSQL restarted, the
+    connection killed): the player need not tap again. Every service call may be repeated:
+    a move carries the version it was made at (a second one is a duplicate), a lobby's
+    place takes one game."""
+    try:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+    except DBAPIError as e:
+        if not e.connection_invalidated:
+            raise
+        log.warning("the database dropped a connection (%s): trying %s once more",
+                    str(e.orig).splitlines()[0] if e.orig else type(e).__name__,
+                    getattr(fn, "__name__", "the call"))
     return await asyncio.to_thread(fn, *args, **kwargs)
 
 

@@ -153,3 +153,58 @@ async def test_the_board_asked_for_in_private_fails_quietly(
                       if fault == "403" else None, times=4)  # every retry too
         assert await users[0].tap(msg, board) is not None
     fake.assert_all_callbacks_answered()
+
+
+async def test_a_service_call_is_made_again_once_when_the_database_dropped_its_connection(
+) -> None:
+    """A connection the database killed mid-call (PostgreSQL restarted): the call is made
+    once more on a fresh connection, so the player need not tap again; a second failure,
+    or any other database error, is not hidden."""
+    from sqlalchemy.exc import OperationalError
+
+    from kolkhoz_tg.bot.context import call
+
+    calls: list[int] = []
+
+    def flaky(n: int, *, fail: int, invalidated: bool = True) -> int:
+        calls.append(n)
+        if len(calls) <= fail:
+            raise OperationalError("SELECT 1", {}, Exception("server closed the connection"),
+                                   connection_invalidated=invalidated)
+        return n
+
+    assert await call(flaky, 7, fail=1) == 7 and calls == [7, 7]
+    calls.clear()
+    with pytest.raises(OperationalError):
+        await call(flaky, 7, fail=2)
+    calls.clear()
+    with pytest.raises(OperationalError):  # not a dropped connection: not repeated
+        await call(flaky, 7, fail=1, invalidated=False)
+    assert calls == [7]
+
+
+async def test_a_connection_killed_mid_call_on_postgresql_is_replaced(
+    pg_service: GameService,
+) -> None:
+    """On PostgreSQL: the server ends the backend of the connection a service call is
+    using (an administrator's pg_terminate_backend, a failover): the call is made again on
+    a fresh connection and answers."""
+    import sqlalchemy as sa
+
+    from kolkhoz_tg.bot.context import call
+
+    game = pg_service.create_game(-500, 1, creator_name="Anna")
+    killed: list[int] = []
+
+    def read_after_a_kill() -> int:
+        with pg_service.db.read() as s:
+            pid = s.execute(sa.text("SELECT pg_backend_pid()")).scalar_one()
+            if not killed:
+                with pg_service.db.engine.connect() as other:
+                    other.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+                killed.append(pid)
+            s.execute(sa.text("SELECT 1")).scalar_one()
+        return pg_service.game_info(game.id).id
+
+    assert await call(read_after_a_kill) == game.id
+    assert len(killed) == 1
