@@ -59,8 +59,8 @@ from kolkhoz_tg.bot.commands import (
     creator_command,
     group_game_command,
 )
-from kolkhoz_tg.bot.context import DEPS_KEY, Deps
-from kolkhoz_tg.bot.delivery import Deliverer, Relay, relay_name, spawn_task
+from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call
+from kolkhoz_tg.bot.delivery import Deliverer, Relay, dead_here, relay_name, spawn_task
 from kolkhoz_tg.bot.history import cmd_log, cmd_stats
 from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
@@ -161,6 +161,12 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         d.scheduler = DeadlineScheduler(d.service, app.job_queue.scheduler, sink,
                                         d.settings.sweep_interval)
         d.scheduler.start()
+    # The claims of this host's relay that died (kill -9, a crash) without giving them
+    # back are taken over now, not after their lease: what it owed goes out at once.
+    for owner in await call(d.service.claim_holders):
+        if dead_here(owner, d.relay.owner):
+            taken = await call(d.service.release_claims, owner)
+            log.info("took over %d outbox claims of %s, which is gone", taken, owner)
     if app.job_queue is not None and d.relay_job is None:
         # (The deadline jobs share the scheduler as plain APScheduler jobs, which PTB's
         # get_jobs_by_name cannot read: the relay's job is kept here instead.)

@@ -31,6 +31,7 @@ import dataclasses
 import logging
 import os
 import socket
+import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -1251,9 +1252,37 @@ def _lost_text(tr: Translator, game_id: int, status: str, paused_now: bool,
         "in another topic with /resume there.", id=game_id)
 
 
+#: When this process started (seconds): part of its name on the outbox claims, so that a
+#: process restarted with the same id (a container's process 1) is not taken for the old.
+_STARTED = int(time.time())
+
+
 def relay_name() -> str:
-    """This process's name on the outbox claims: host and process id."""
-    return f"{socket.gethostname()[:40]}:{os.getpid()}"
+    """This process's name on the outbox claims: host, process id and start time."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{_STARTED}"
+
+
+def dead_here(owner: str, me: str | None = None) -> bool:
+    """Whether the relay named ``owner`` was a process of this host that is gone: the
+    same host (a container restarted keeps its host name) and either this process's own id
+    with another start (an earlier life of this process id) or an id no process has now.
+    A relay of another host is never judged here: its claims lapse with their lease."""
+    me = me or relay_name()
+    parts = owner.split(":")  # host:pid:start (host:pid before start times were named)
+    if owner == me or len(parts) not in (2, 3) or parts[0] != me.split(":")[0]:
+        return False
+    if not parts[1].isdecimal():
+        return False
+    pid = int(parts[1])
+    if pid == os.getpid():
+        return True  # our id, another start: the process before us
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # (another user's process: alive)
+        return False
+    return False
 
 
 class Relay:

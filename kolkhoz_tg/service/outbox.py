@@ -193,8 +193,21 @@ class OutboxMixin(ServiceBase):
                 s.execute(sa.update(UserRow).where(
                     UserRow.id.in_(mute)).values(can_pm=False))  # type: ignore[attr-defined]
 
+    def claim_holders(self) -> list[str]:
+        """The relays that hold a claim on an undelivered notification now (their leases
+        not yet lapsed), by name."""
+        t = NotificationRow.__table__  # type: ignore[attr-defined]
+        now = self.clock.now()
+        with self.db.read() as s:
+            return sorted(s.execute(
+                sa.select(t.c.claimed_by).distinct().where(
+                    t.c.delivered_at.is_(None), t.c.claimed_by.is_not(None),
+                    t.c.claimed_until >= now)
+            ).scalars())
+
     def release_claims(self, owner: str) -> int:
-        """Give back what ``owner`` holds (a relay shutting down): due again at once."""
+        """Give back what ``owner`` holds (a relay shutting down, or one found dead by the
+        process that replaced it): due again at once."""
         t = NotificationRow.__table__  # type: ignore[attr-defined]
         with self._write() as s:
             result = s.execute(

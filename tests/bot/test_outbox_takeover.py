@@ -124,3 +124,52 @@ async def test_a_final_table_is_posted_once_when_its_delivery_outlives_the_lease
     check = GameService(Database(url), clock=clock, settings=make_settings(database_url=url))
     assert check.outbox_backlog() == 0
     check.db.dispose()
+
+
+def test_a_relay_of_this_host_that_is_gone_is_known_as_dead() -> None:
+    """Claims name their relay by host, process id and start: a process of this host whose
+    id no process has now, or this process's own id with another start (a container's
+    process 1 restarted), is gone; a live process or another host is never judged so."""
+    import os
+    import subprocess
+    import sys
+
+    from kolkhoz_tg.bot.delivery import dead_here, relay_name
+
+    me = relay_name()
+    host = me.split(":")[0]
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert dead_here(f"{host}:{gone.pid}:1", me)
+    assert dead_here(f"{host}:{gone.pid}", me)  # named before start times were
+    assert dead_here(f"{host}:{os.getpid()}:1", me)  # our id, an earlier start
+    assert not dead_here(me, me)
+    assert not dead_here(f"{host}:{os.getppid()}:1", me)  # alive
+    assert not dead_here(f"other-host:{gone.pid}:1", me)
+    assert not dead_here("nonsense", me)
+
+
+async def test_a_restarted_process_takes_over_the_claims_of_the_one_that_died(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    """kill -9 during a delivery: the dead process's claims still had most of their lease
+    to run. The process started in its place takes them over at start-up, so what was owed
+    goes out at once, not after the lease."""
+    from kolkhoz_tg.bot.app import startup
+    from kolkhoz_tg.bot.delivery import relay_name
+
+    users = players(fake, base=9700)
+    group = fake.create_group("Killed", users)
+    result = last_move(service, group, [u.id for u in users])
+    host, pid, _start = relay_name().split(":")
+    dead = f"{host}:{pid}:1"  # this process id, an earlier life
+    claimed = service.claim_notifications(dead, 1000)
+    assert {n.id for n in claimed} >= {n.id for n in result.notifications}
+    app = make_app(fake, service, schedule=False)
+    async with fake.running(app):
+        await startup(app)  # the start-up takes the claims over; the relay delivers
+        await deps(app).relay.drain()
+        await fake.wait_idle()
+        assert any(FINAL in (m.text or "") for m in fake.messages(group)), (
+            "what the dead process owed waited for its lease")
+        await shutdown(app)
