@@ -255,13 +255,14 @@ async def test_a_polling_bots_heartbeat(
             raise OSError("connection refused")
 
         heartbeat.ping = refused
-        with caplog.at_level(logging.WARNING, "kolkhoz_tg.bot.heartbeat"):
+        with caplog.at_level(logging.INFO, "kolkhoz_tg.bot.heartbeat"):
             await until(lambda: cli_check(path, "--max-age", "0.2s")[0] == 1, "unhealthy")
             beats = heartbeat.beats
             await until(lambda: heartbeat.beats >= beats + 3, "three more beats")
         code, said = cli_check(path, "--max-age", "0.2s")
         assert code == 1 and "the database is unreachable" in said
-        assert "connection refused" in said
+        # (the refusal, or on a loaded machine the check's own time limit)
+        assert "connection refused" in said or "no answer for" in said
         # Once an outage, not every beat: a warning, and another only after the database
         # answered again (a check started before the outage may still end well after
         # the first failure on a loaded machine).
