@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     #: How old the heartbeat, the last database check and the last ``getUpdates`` may be
     #: for ``kolkhoz health`` to say the bot is healthy.
     health_max_age: timedelta = timedelta(seconds=60)
+    #: Port of the Prometheus metrics (``GET /metrics``, :mod:`kolkhoz_tg.metrics`); none:
+    #: no metrics.
+    metrics_port: int | None = Field(default=None, ge=0, le=65535)
 
     @field_validator("turn_timeout", "sweep_interval", "relay_interval", "health_max_age",
                      mode="before")

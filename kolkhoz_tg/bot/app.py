@@ -34,6 +34,7 @@ from telegram.ext import (
     filters,
 )
 
+from kolkhoz_tg import metrics
 from kolkhoz_tg.bot.buttons import (
     on_callback,
     on_chosen_inline,
@@ -161,6 +162,9 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         d.scheduler = DeadlineScheduler(d.service, app.job_queue.scheduler, sink,
                                         d.settings.sweep_interval)
         d.scheduler.start()
+    if d.settings.metrics_port is not None:
+        metrics.serve(d.settings.metrics_port, d.service.operator_figures)
+        d.service.move_listener = count_moves
     # The claims of this host's relay that died (kill -9, a crash) without giving them
     # back are taken over now, not after their lease: what it owed goes out at once.
     for owner in await call(d.service.claim_holders):
@@ -178,6 +182,12 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await restore_away_ends(app)
     # Games left waiting for a search bot (a restart, a lost wake-up) think again.
     await start_thinker(app)
+
+
+def count_moves(actors: list[str]) -> None:
+    """The service's moves, counted for the operator's metrics by who made them."""
+    for actor in actors:
+        metrics.MOVES.labels(actor).inc()
 
 
 async def stopped(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -201,6 +211,8 @@ async def shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     claims, so the next process delivers them at once."""
     await stopped(app)  # done already under run_polling and run_webhook; not by every embedding
     d: Deps = app.bot_data[DEPS_KEY]
+    if d.settings.metrics_port is not None:
+        metrics.stop()
     if d.relay_job is not None:
         with contextlib.suppress(Exception):  # the job queue may have stopped already
             d.relay_job.schedule_removal()

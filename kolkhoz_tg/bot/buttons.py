@@ -26,7 +26,7 @@ from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.ext import ContextTypes
 
 from engine import Action, ActionKind
-from kolkhoz_tg import texts
+from kolkhoz_tg import metrics, texts
 from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.callbacks import Callback, action_button, view_button
 from kolkhoz_tg.bot.context import (
@@ -94,7 +94,12 @@ class Tap:
 async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Check a tap (this bot's data, a game that exists, the right chat and player), then
     hand it to the handler of its kind: :data:`TAP_HANDLERS` (a move goes straight to
-    :func:`_action_tap`)."""
+    :func:`_action_tap`). Timed for the operator's metrics."""
+    with metrics.TAPS.time():
+        await _on_callback(update, context)
+
+
+async def _on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     d = deps(context)
     query = update.callback_query
     assert query is not None

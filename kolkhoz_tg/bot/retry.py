@@ -41,6 +41,7 @@ import httpx
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import AIORateLimiter, BaseRateLimiter
 
+from kolkhoz_tg import metrics
 from kolkhoz_tg.bot.pace import BOARD, URGENT, GroupPace
 
 log = logging.getLogger(__name__)
@@ -200,11 +201,16 @@ class RetryingLimiter(BaseRateLimiter[int]):
                     return await self._inner.process_request(
                         callback, args, kwargs, endpoint, data, None)
                 return await callback(*args, **kwargs)
-            except BadRequest:
+            except BadRequest as e:
+                if "not modified" not in e.message:  # (an edit that changed nothing)
+                    metrics.SEND_FAILURES.labels(endpoint, "BadRequest").inc()
                 raise
             except RetryAfter as e:
                 wait = e.retry_after
                 seconds = wait.total_seconds() if not isinstance(wait, int) else float(wait)
+                chat = str(data.get("chat_id", "?"))
+                metrics.FLOOD_WAITS.labels(chat).inc()
+                metrics.FLOOD_SECONDS.labels(chat).inc(seconds)
                 if (endpoint not in REPEATED_ON_STATUS or attempt == len(self.delays)
                         or seconds > ANSWER_FLOOD_WAIT):
                     raise
@@ -215,6 +221,7 @@ class RetryingLimiter(BaseRateLimiter[int]):
                 if attempt == len(self.delays) or not (
                         endpoint in IDEMPOTENT or never_arrived(e)
                         or (endpoint in REPEATED_ON_STATUS and answered_with_status(e))):
+                    metrics.SEND_FAILURES.labels(endpoint, type(e).__name__).inc()
                     raise
                 self._note(endpoint, str(e) or type(e).__name__, attempt)
             await asyncio.sleep(self.delays[attempt])

@@ -44,6 +44,7 @@ from typing import Any
 from telegram.ext import Application, Job
 
 from engine.ai import LEVELS, Bot
+from kolkhoz_tg import metrics
 from kolkhoz_tg.bot.delivery import Deliverer
 from kolkhoz_tg.botplay import BotPolicy, advise, think
 from kolkhoz_tg.config import Settings
@@ -213,6 +214,7 @@ class Thinker:
                 start = time.monotonic()
                 try:
                     action = await self._think(turn.level, turn.seed, turn.view, seconds)
+                    metrics.BOT_DECISIONS.labels(turn.level).observe(time.monotonic() - start)
                 except BrokenExecutor:
                     # A worker died (killed, out of memory): a fresh pool for the next try.
                     log.exception("game %s: the bot workers broke down", game_id)

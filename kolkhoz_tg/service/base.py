@@ -137,6 +137,9 @@ class ServiceBase:
         #: born claimed by it for ``outbox_lease``, so another process's relay leaves them
         #: alone unless this one dies before it has delivered them.
         self.outbox_owner: str | None = None
+        #: Told, after each commit that applied moves, who made them (``Actor`` values):
+        #: the operator's metrics count them.
+        self.move_listener: Callable[[list[str]], None] | None = None
         self.outbox_lease = timedelta(seconds=30)
         # Engine states of recently committed versions: saves a JSON decode per act().
         self._cache: dict[int, tuple[int, Game]] = {}
@@ -454,6 +457,8 @@ class ServiceBase:
         if row.status in (_ACTIVE, _PAUSED):
             self._remember(row.id, row.version, game)
         self._fire_listeners([row])
+        if turn.moves and self.move_listener is not None:
+            self.move_listener([m.actor.value for m in turn.moves])
 
     def _result(
         self, turn: Turn, status: ActStatus, seat: int | None, reason: str | None = None,

@@ -24,6 +24,7 @@ from kolkhoz_tg.service.records import (
     BoardView,
     GameInfo,
     Notification,
+    OperatorFigures,
     SeatView,
 )
 from kolkhoz_tg.storage.models import (
@@ -186,6 +187,30 @@ class ReadingMixin(ServiceBase):
         """The stored engine state (None in the lobby)."""
         with self.db.read() as s:
             return self._read_game(s, game_id)[1]
+
+    def operator_figures(self, late_after: timedelta = timedelta(minutes=1)) -> OperatorFigures:
+        """The outbox's debt and its oldest message, the games being played, and the
+        deadlines passed (and those late by more than ``late_after``): a few counting
+        queries on indexed columns, for a metrics scrape."""
+        now = self.clock.now()
+        n = NotificationRow.__table__  # type: ignore[attr-defined]
+        g = GameRow.__table__  # type: ignore[attr-defined]
+        with self.db.read() as s:
+            owed, oldest = s.execute(
+                sa.select(sa.func.count(), sa.func.min(n.c.created_at))
+                .where(n.c.delivered_at.is_(None))).one()
+            active = s.execute(sa.select(sa.func.count()).where(
+                g.c.status == _ACTIVE)).scalar_one()
+            due, late = s.execute(sa.select(
+                sa.func.count(),
+                sa.func.count().filter(g.c.deadline < now - late_after),
+            ).where(g.c.status == _ACTIVE, g.c.deadline <= now)).one()
+        age = 0.0
+        if oldest is not None:
+            if oldest.tzinfo is None:  # (SQLite hands back naive UTC)
+                oldest = oldest.replace(tzinfo=now.tzinfo)
+            age = max(0.0, (now - oldest).total_seconds())
+        return OperatorFigures(int(owed), age, int(active), int(due), int(late))
 
     def pending_notifications(
         self, limit: int = 100, game_id: int | None = None

@@ -309,3 +309,15 @@ class RatingLine:
     games: int
     wins: int
     average_place: float
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorFigures:
+    """What an operator watches, read from the database
+    (:meth:`GameService.operator_figures`; :mod:`kolkhoz_tg.metrics` exports them)."""
+
+    outbox_owed: int
+    outbox_oldest_seconds: float  # 0: nothing owed
+    games_active: int
+    deadlines_due: int  # running games whose deadline has passed
+    deadlines_late: int  # of them, more than a minute past it
