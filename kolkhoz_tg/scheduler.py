@@ -1,11 +1,14 @@
 """APScheduler 3 jobs that follow the database's deadlines.
 
-The database is the source of truth: every game with a pending timeout or reminder has one
-``date`` job per kind, named ``game:<id>:timeout`` / ``game:<id>:reminder``; the jobs call
-:meth:`GameService.process_due`, the same path a sweep uses. On start the jobs are rebuilt
-from the database (a restart loses nothing: jobs already late run at once), and an interval
-job ``sweep`` catches anything missed. Works with ``BackgroundScheduler`` and with
-``AsyncIOScheduler`` (sync job functions run in its thread pool).
+The database is the source of truth: every game with a timeout or reminder due within
+:data:`ARM_AHEAD` has one ``date`` job per kind, named ``game:<id>:timeout`` /
+``game:<id>:reminder``; the jobs call :meth:`GameService.process_due`, the same path a sweep
+uses. Later ones are armed by the ``sweep`` interval job as they come within reach, so the
+jobs held (and the work of a start) follow the deadlines of the next hour, not the number of
+games. On start the jobs are rebuilt from the database (a restart loses nothing: jobs
+already late run at once), and the sweep catches anything missed. Works with
+``BackgroundScheduler`` and with ``AsyncIOScheduler`` (sync job functions run in its thread
+pool).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ log = logging.getLogger(__name__)
 #: the scheduler's worker thread: an asyncio front end hops to its loop from here.
 NotificationSink = Callable[[list[Notification]], None]
 SWEEP_JOB_ID = "sweep"
+#: How far ahead of a deadline or reminder its job is armed (the sweep arms the rest).
+ARM_AHEAD = timedelta(hours=1)
 PURGE_JOB_ID = "purge-outbox"
 _KINDS = ("timeout", "reminder")
 
@@ -48,6 +53,8 @@ class DeadlineScheduler:
         self.scheduler = scheduler
         self.sink = sink
         self.sweep_interval = sweep_interval or service.settings.sweep_interval
+        #: Jobs are armed this long ahead; never less than two sweeps.
+        self.ahead = max(ARM_AHEAD, 2 * self.sweep_interval)
         service.add_schedule_listener(self.on_change)
 
     def start(self, paused: bool = False) -> None:
@@ -90,21 +97,30 @@ class DeadlineScheduler:
                     job.remove()
 
     def rebuild(self) -> int:
-        """Replace every game job with what the database says; returns how many."""
+        """Replace every game job with what the database says is due within
+        :attr:`ahead`; returns how many."""
         for job in self.scheduler.get_jobs():
             if job.id.startswith("game:"):
                 job.remove()
-        jobs = self.service.scheduled_jobs()
+        return self.arm_soon()
+
+    def arm_soon(self) -> int:
+        """Arm the jobs due within :attr:`ahead` that are not armed yet (one query on an
+        indexed column); returns how many are due within it."""
+        jobs = self.service.scheduled_jobs(until=self.service.clock.now() + self.ahead)
         for due in jobs:
-            self._put(due.game_id, due.kind, due.at)
+            job = self.scheduler.get_job(job_id(due.game_id, due.kind))
+            if job is None or job.next_run_time != due.at:
+                self._put(due.game_id, due.kind, due.at)
         return len(jobs)
 
     def on_change(
         self, game_id: int, deadline: datetime | None, reminder: datetime | None
     ) -> None:
         """Schedule listener: move, add or drop the game's two jobs."""
+        reach = self.service.clock.now() + self.ahead
         for kind, at in zip(_KINDS, (deadline, reminder), strict=True):
-            if at is None:
+            if at is None or at > reach:  # (a later one: the sweep arms it in time)
                 with contextlib.suppress(JobLookupError):
                     self.scheduler.remove_job(job_id(game_id, kind))
             else:
@@ -135,6 +151,7 @@ class DeadlineScheduler:
     def sweep(self) -> list[Notification]:
         try:
             result = self.service.sweep()
+            self.arm_soon()
         except Exception:
             log.exception("sweep failed")
             return []

@@ -241,19 +241,21 @@ class ClockMixin(ServiceBase):
                     notes.extend(got)
         return SweepResult(len(ids), processed, notes)
 
-    def scheduled_jobs(self) -> list[DueJob]:
-        """Every timeout and reminder the database expects, for rebuilding a scheduler."""
+    def scheduled_jobs(self, until: datetime | None = None) -> list[DueJob]:
+        """Every timeout and reminder the database expects (``until``: only those due by
+        then), for rebuilding a scheduler."""
+        stmt = select(GameRow.id, GameRow.deadline, GameRow.next_reminder).where(
+            GameRow.next_due.is_not(None)  # type: ignore[union-attr]
+        )
+        if until is not None:
+            stmt = stmt.where(GameRow.next_due <= until)  # type: ignore[operator]
         with self.db.read() as s:
-            rows = s.exec(
-                select(GameRow.id, GameRow.deadline, GameRow.next_reminder).where(
-                    GameRow.next_due.is_not(None)  # type: ignore[union-attr]
-                )
-            ).all()
+            rows = s.exec(stmt).all()
         jobs: list[DueJob] = []
         for game_id, deadline, reminder in rows:
             assert game_id is not None
-            if deadline is not None:
+            if deadline is not None and (until is None or deadline <= until):
                 jobs.append(DueJob(game_id, "timeout", deadline))
-            if reminder is not None:
+            if reminder is not None and (until is None or reminder <= until):
                 jobs.append(DueJob(game_id, "reminder", reminder))
         return jobs

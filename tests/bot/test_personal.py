@@ -186,6 +186,7 @@ async def test_a_timed_absence_survives_restarts_with_the_deadline_jobs(
     app = make_app(fake, service, schedule=True)
     async with fake.running(app):
         await startup(app)
+        app.bot_data[DEPS_KEY].scheduler.ahead = timedelta(days=2)  # the game's jobs at once
         game_id = await open_game(fake, users, group)
         assert app.job_queue is not None
         assert any(j.id == f"game:{game_id}:timeout" for j in app.job_queue.scheduler.get_jobs())

@@ -339,8 +339,9 @@ async def test_player_who_never_opened_the_private_chat_gets_a_group_mention(
 async def test_deadline_jobs_run_on_ptb_job_queue(
     fake: FakeTelegram, service: GameService, clock: FakeClock
 ) -> None:
-    """At start the bot rebuilds one job per deadline on PTB's job queue; a job that fires
-    plays the timeout and its notifications reach Telegram."""
+    """At start the bot rebuilds one job per deadline (within reach: here a day, so at
+    once) on PTB's job queue; a job that fires plays the timeout and its notifications
+    reach Telegram."""
     users = players(fake, base=900)
     group = fake.create_group("Clockwork", users)
     # The service's clock ahead of the real one, so that the jobs wait for us to fire them.
@@ -348,9 +349,10 @@ async def test_deadline_jobs_run_on_ptb_job_queue(
     app = make_app(fake, service, schedule=True)
     async with fake.running(app):
         await startup(app)
-        game_id = await open_game(fake, users, group)
         d: Deps = app.bot_data[DEPS_KEY]
         assert d.scheduler is not None
+        d.scheduler.ahead = timedelta(days=2)
+        game_id = await open_game(fake, users, group)
         assert app.job_queue is not None
         jobs = {job.id for job in app.job_queue.scheduler.get_jobs()}
         assert f"game:{game_id}:timeout" in jobs and f"game:{game_id}:reminder" in jobs
@@ -506,9 +508,10 @@ async def test_deliveries_after_a_deadline_are_logged_when_they_fail_and_awaited
     app = make_app(fake, service, schedule=True)
     async with fake.running(app):
         await startup(app)
-        game_id = await open_game(fake, users, group)
         d: Deps = app.bot_data[DEPS_KEY]
         assert d.scheduler is not None
+        d.scheduler.ahead = timedelta(days=2)
+        game_id = await open_game(fake, users, group)
         real = d.deliverer.deliver
         finished: list[str] = []
 

@@ -284,6 +284,7 @@ def test_restart_between_scheduling_and_firing(sqlite_url: str, clock: FakeClock
     db = Database(sqlite_url, run_migrations=False)
     service = GameService(db, clock=clock, settings=make_settings())
     sched = DeadlineScheduler(service, BackgroundScheduler(timezone=UTC))
+    sched.ahead = 2 * DAY  # (armed at once: this test is about the jobs, not their arming)
     sched.start(paused=True)
     game, _ = new_game(service, seed=3)
     job = sched.scheduler.get_job(job_id(game.id, "timeout"))
@@ -312,6 +313,7 @@ def test_restart_between_scheduling_and_firing(sqlite_url: str, clock: FakeClock
 
 def test_scheduler_follows_changes(service: GameService, clock: FakeClock) -> None:
     sched = DeadlineScheduler(service, BackgroundScheduler(timezone=UTC))
+    sched.ahead = 2 * DAY  # (armed at once: this test is about following the changes)
     sched.start(paused=True)
     game, _ = new_game(service, seed=3)
     first = sched.scheduler.get_job(job_id(game.id, "timeout"))
@@ -326,10 +328,32 @@ def test_scheduler_follows_changes(service: GameService, clock: FakeClock) -> No
     sched.shutdown()
 
 
+def test_jobs_are_armed_an_hour_ahead_by_the_sweep_not_for_every_game_at_start(
+    service: GameService, clock: FakeClock
+) -> None:
+    """The jobs held follow the deadlines of the next hour, not the number of games: a
+    day's deadline gets its job only once the sweep finds it within reach, in time."""
+    sched = DeadlineScheduler(service, BackgroundScheduler(timezone=UTC))
+    sched.start(paused=True)
+    games = [new_game(service, seed=s, chat_id=-200 - s)[0] for s in range(5)]
+    assert sched.scheduler.get_job(job_id(games[0].id, "timeout")) is None
+    assert sched.rebuild() == 0  # a restart now arms nothing
+    deadline = service.game_info(games[0].id).deadline
+    assert deadline is not None
+    clock.set(deadline - timedelta(minutes=30))
+    sched.sweep()
+    for game in games:
+        job = sched.scheduler.get_job(job_id(game.id, "timeout"))
+        assert job is not None and job.next_run_time == service.game_info(game.id).deadline
+    assert sched.rebuild() == len(games)  # and a restart arms them again
+    sched.shutdown()
+
+
 def test_detach_leaves_a_shared_scheduler_running(service: GameService) -> None:
     scheduler = BackgroundScheduler(timezone=UTC)
     scheduler.start(paused=True)
     sched = DeadlineScheduler(service, scheduler)
+    sched.ahead = 2 * DAY
     sched.start()
     game, _ = new_game(service, seed=3)
     assert scheduler.get_job(job_id(game.id, "timeout")) is not None
