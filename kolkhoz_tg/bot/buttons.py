@@ -8,6 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from sqlalchemy.exc import DBAPIError
 from telegram import (
@@ -48,7 +49,6 @@ from kolkhoz_tg.bot.lobby import lobby_tap
 from kolkhoz_tg.bot.practice import hint_tap, practice_tap, show_game
 from kolkhoz_tg.bot.retry import RetryingLimiter
 from kolkhoz_tg.i18n import Translator, translator
-from kolkhoz_tg.picture import hand_png
 from kolkhoz_tg.service import (
     ActResult,
     ActStatus,
@@ -287,6 +287,14 @@ async def _view_tap(tap: Tap) -> None:
             await tap.context.bot.send_message(tap.message.chat.id, msg.text)
         except TelegramError as e:  # blocked since, Telegram's trouble: the tap is answered
             log.info("could not send user %s the board: %s", tap.user_id, e)
+
+
+def hand_png(*args: Any, **kwargs: Any) -> bytes:
+    """:func:`kolkhoz_tg.picture.hand_png`, imported when first wanted (see
+    :func:`kolkhoz_tg.bot.delivery.cached_board_png`)."""
+    from kolkhoz_tg.picture import hand_png as draw
+
+    return draw(*args, **kwargs)
 
 
 async def _hand_picture(tap: Tap) -> None:

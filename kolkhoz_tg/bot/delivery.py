@@ -67,7 +67,6 @@ from kolkhoz_tg.bot.plan import (
 )
 from kolkhoz_tg.bot.retry import PREPAID
 from kolkhoz_tg.i18n import Translator, translator
-from kolkhoz_tg.picture import cached_board_png
 from kolkhoz_tg.service import (
     Busy,
     GameService,
@@ -83,6 +82,15 @@ log = logging.getLogger(__name__)
 #: Where board pictures are drawn: one thread, off the event loop (the fonts Pillow
 #: loaded once are shared by every drawing, and one thread needs no lock around them).
 PICTURES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
+
+
+def cached_board_png(*args: Any, **kwargs: Any) -> bytes:
+    """:func:`kolkhoz_tg.picture.cached_board_png`, imported when a group first wants a
+    picture (Pillow and the drawing code are some 17 MB a bot without pictures never
+    needs)."""
+    from kolkhoz_tg.picture import cached_board_png as draw
+
+    return draw(*args, **kwargs)
 T = TypeVar("T")
 
 #: Set on a game paused because the bot was removed from its group; the game goes on by

@@ -80,3 +80,30 @@ def test_postgres_processes_starting_together_migrate_once(pg_url: str) -> None:
     db = Database(pg_url)
     assert _drift(db) == []
     db.dispose()
+
+
+def test_a_start_with_nothing_to_migrate_does_not_load_alembic(tmp_path: Path) -> None:
+    """The newest migration is read from the scripts as Alembic reads it, and a start on a
+    schema already there asks one query instead of loading Alembic (memory at start)."""
+    import subprocess
+    import sys
+
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from kolkhoz_tg.storage.database import head_revision, migrations_dir
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    assert head_revision() == ScriptDirectory.from_config(cfg).get_current_head()
+    url = f"sqlite:///{tmp_path / 'kolkhoz.sqlite3'}"
+    Database(url).dispose()  # the first start migrates
+    code = (
+        "import sys\n"
+        "from kolkhoz_tg.storage.database import Database\n"
+        f"Database({url!r}).dispose()\n"
+        "print('alembic' in sys.modules)\n"
+    )
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, timeout=60)
+    assert again.stdout.strip() == "False"
