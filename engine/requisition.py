@@ -54,8 +54,7 @@ def year_rule(g: GameData, all_failed: bool) -> YearRule:
 def year_hero(g: GameData) -> int | None:
     """``hero`` (house rule, with Brigadiers searched and reward cards): the seat that won
     every trick of this year, at least one, if any."""
-    rules = g.rules
-    if not rules.hero or rules.requisition is _EVERYONE or rules.reward is not Reward.BRIGADIER:
+    if not g.rules.hero_applies:
         return None
     winners = {seat for _trick, seat in g.tricks}
     return winners.pop() if len(winners) == 1 else None

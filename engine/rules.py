@@ -109,6 +109,13 @@ class Rules:
             raise ValueError(f"years must be a whole number from 1 to 20, not {self.years!r}")
 
     @property
+    def hero_applies(self) -> bool:
+        """Whether ``hero`` can name a Hero under these rules: only with Brigadiers searched
+        and reward cards (RULES.md, "Requisition"); otherwise it is on but inert."""
+        return (self.hero and self.requisition is not Requisition.EVERYONE
+                and self.reward is Reward.BRIGADIER)
+
+    @property
     def has_rewards(self) -> bool:
         """Whether the game uses reward piles (the 52-card deck)."""
         return self.deck == 52

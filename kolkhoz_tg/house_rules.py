@@ -15,8 +15,7 @@ Telegram-neutral: the bot and the terminal both use it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any, Final
 
 from engine import Rules, preset
@@ -96,12 +95,6 @@ def rated_rules(rules: dict[str, Any]) -> bool:
         return False
 
 
-def with_option(rules: dict[str, Any], field: str, value: Any) -> dict[str, Any]:
-    """``rules`` with ``field`` set (raises :class:`ValueError` for a value the rules
-    refuse)."""
-    return replace(Rules.from_dict(rules), **{field: value}).to_dict()
-
-
 def value_label(tr: Translator, field: str, value: Any) -> str:
     """An option's value in a few words, as a title lists it ("passing", "4 years")."""
     _ = tr.gettext
@@ -111,50 +104,67 @@ def value_label(tr: Translator, field: str, value: Any) -> str:
         return _("jobs of {n} hours", n=value)
     if field == "deck":
         return tr.ngettext("{n} card", "{n} cards", int(value))
-    words: dict[tuple[str, Any], Callable[[], str]] = {
-        ("pass_cards", True): lambda: _("passing"),
-        ("pass_cards", False): lambda: _("no passing"),
-        ("hero", True): lambda: _("the Hero"),
-        ("hero", False): lambda: _("no Hero"),
-        ("medals_score", True): lambda: _("medals"),
-        ("medals_score", False): lambda: _("no medal points"),
-        ("swap", True): lambda: _("swap"),
-        ("swap", False): lambda: _("no swap"),
-        ("first_lead", "planner"): lambda: _("the Planner leads"),
-        ("first_lead", "left_of_planner"): lambda: _("left of the Planner leads"),
-        ("trump_lead_restricted", True): lambda: _("no early trump lead"),
-        ("trump_lead_restricted", False): lambda: _("trump led any time"),
-        ("trump_wins", True): lambda: _("trump wins tricks"),
-        ("trump_wins", False): lambda: _("trump never wins a trick"),
-        ("final_year_short", True): lambda: _("short last year"),
-        ("final_year_short", False): lambda: _("full last year"),
-        ("assignment", "suit"): lambda: _("cards to their own suit's job"),
-        ("assignment", "present"): lambda: _("cards to any suit in the trick"),
-        ("reward", "brigadier"): lambda: _("rewards to the Brigadier"),
-        ("reward", "none"): lambda: _("no rewards"),
-        ("reward", "stack"): lambda: _("workers as rewards"),
-        ("accumulate_rewards", True): lambda: _("rewards pile up"),
-        ("accumulate_rewards", False): lambda: _("rewards discarded yearly"),
-        ("requisition", "brigadiers"): lambda: _("Brigadiers searched"),
-        ("requisition", "everyone"): lambda: _("everyone searched"),
-        ("losers", "each"): lambda: _("each searched loses a card"),
-        ("losers", "highest"): lambda: _("only the highest card goes"),
-        ("reveal", "matching"): lambda: _("matching cards shown"),
-        ("reveal", "highest"): lambda: _("the highest card shown"),
-        ("reveal", "plot"): lambda: _("the whole plot shown"),
-        ("nomenklatura", True): lambda: _("trump J, Q, K have roles"),
-        ("nomenklatura", False): lambda: _("no Drunkard, Queen or King"),
-        ("drunkard", "cancels"): lambda: _("the Drunkard stops the search"),
-        ("drunkard", "replaces"): lambda: _("the Drunkard replaces a card"),
-        ("famine", True): lambda: _("famine years"),
-        ("famine", False): lambda: _("no famine"),
-        ("mice_fallback", True): lambda: _("the mice rule as a fallback"),
-        ("mice_fallback", False): lambda: _("no mice fallback"),
-        ("theme", "jobs"): lambda: _("jobs: Plowing, Harvest…"),
-        ("theme", "fields"): lambda: _("fields: Wheat, Beets…"),
+    words: dict[tuple[str, Any], str] = {
+        ("pass_cards", True): _("passing"),
+        ("pass_cards", False): _("no passing"),
+        ("hero", True): _("the Hero"),
+        ("hero", False): _("no Hero"),
+        ("medals_score", True): _("medals"),
+        ("medals_score", False): _("no medal points"),
+        ("swap", True): _("swap"),
+        ("swap", False): _("no swap"),
+        ("first_lead", "planner"): _("the Planner leads"),
+        ("first_lead", "left_of_planner"): _("left of the Planner leads"),
+        ("trump_lead_restricted", True): _("no early trump lead"),
+        ("trump_lead_restricted", False): _("trump led any time"),
+        ("trump_wins", True): _("trump wins tricks"),
+        ("trump_wins", False): _("trump never wins a trick"),
+        ("final_year_short", True): _("short last year"),
+        ("final_year_short", False): _("full last year"),
+        ("assignment", "suit"): _("cards to their own suit's job"),
+        ("assignment", "present"): _("cards to any suit in the trick"),
+        ("reward", "brigadier"): _("rewards to the Brigadier"),
+        ("reward", "none"): _("no rewards"),
+        ("reward", "stack"): _("workers as rewards"),
+        ("accumulate_rewards", True): _("rewards pile up"),
+        ("accumulate_rewards", False): _("rewards discarded yearly"),
+        ("requisition", "brigadiers"): _("Brigadiers searched"),
+        ("requisition", "everyone"): _("everyone searched"),
+        ("losers", "each"): _("each searched loses a card"),
+        ("losers", "highest"): _("only the highest card goes"),
+        ("reveal", "matching"): _("matching cards shown"),
+        ("reveal", "highest"): _("the highest card shown"),
+        ("reveal", "plot"): _("the whole plot shown"),
+        ("nomenklatura", True): _("trump J, Q, K have roles"),
+        ("nomenklatura", False): _("no Drunkard, Queen or King"),
+        ("drunkard", "cancels"): _("the Drunkard stops the search"),
+        ("drunkard", "replaces"): _("the Drunkard replaces a card"),
+        ("famine", True): _("famine years"),
+        ("famine", False): _("no famine"),
+        ("mice_fallback", True): _("the mice rule as a fallback"),
+        ("mice_fallback", False): _("no mice fallback"),
+        ("theme", "jobs"): _("jobs: Plowing, Harvest…"),
+        ("theme", "fields"): _("fields: Wheat, Beets…"),
     }
-    found = words.get((field, value))
-    return found() if found is not None else f"{field}={value}"
+    return words.get((field, value), f"{field}={value}")
+
+
+def inert(field: str, rules: dict[str, Any]) -> bool:
+    """Whether an option switched on has no effect under the rest of ``rules`` (RULES.md:
+    such combinations are allowed and shown as such): the Hero without Brigadiers searched
+    for reward cards, passing or the swap in a plan of one year, famine without the reward
+    piles that turn up the Ace of Clubs."""
+    try:
+        r = Rules.from_dict(rules)
+    except (TypeError, ValueError):
+        return False
+    checks = {
+        "hero": r.hero and not r.hero_applies,
+        "pass_cards": r.pass_cards and r.years < 2,
+        "swap": r.swap and r.years < 2,
+        "famine": r.famine and not r.has_rewards,
+    }
+    return checks.get(field, False)
 
 
 def option_button(tr: Translator, option: Option, rules: dict[str, Any], changed: bool) -> str:
@@ -194,8 +204,3 @@ def parse_option(word: str) -> tuple[str, Any] | None:
                 or (value is False and text in ("no", "off", "0")):
             return name, value
     return None
-
-
-def known_fields() -> set[str]:
-    """Every field of :class:`engine.Rules` (the screen offers them all)."""
-    return {f.name for f in fields(Rules)}

@@ -67,8 +67,13 @@ def rules_title(
     changed = house_rules.changes(preset, rules or {})
     if not changed:
         return title
-    return tr.gettext("{preset} + {changes}", preset=title, changes=", ".join(
-        house_rules.value_label(tr, field, value) for field, value in changed))
+    labels = []
+    for field, value in changed:
+        label = house_rules.value_label(tr, field, value)
+        if house_rules.inert(field, rules or {}):
+            label = tr.gettext("{option} (no effect with these rules)", option=label)
+        labels.append(label)
+    return tr.gettext("{preset} + {changes}", preset=title, changes=", ".join(labels))
 
 
 def house_rules_text(tr: Translator, game: GameInfo) -> str:
@@ -455,16 +460,17 @@ def trump_hints(tr: Translator, view: View, shown: Sequence[str]) -> list[str]:
     return lines
 
 
-def phase_prompt(tr: Translator, view: dict[str, Any], names: Sequence[str] = ()) -> str:
+def phase_prompt(tr: Translator, view: dict[str, Any], names: Sequence[str]) -> str:
+    """What the reader is asked to do now (``names``: the seats' names, for the pass)."""
     _ = tr.gettext
     phase = view["phase"]
     if phase == "trump":
         return _("You are the Planner: choose the trump suit.")
     if phase == "pass":
-        to = View.from_dict(view).pass_to
-        assert to is not None
-        name = names[to] if len(names) > to else seat_name(tr, {"seats": []}, to)
-        if view["year"] % 2 == 0:
+        typed = View.from_dict(view)
+        assert typed.pass_to is not None
+        name = names[typed.pass_to]
+        if typed.pass_left:
             return _("Choose a card to pass to your left neighbour, {name} (face-down; "
                      "everyone passes one at the same time).", name=name)
         return _("Choose a card to pass to your right neighbour, {name} (face-down; "

@@ -220,40 +220,38 @@ def years_menu(tr: Translator, game: GameInfo) -> render.Keyboard:
     return rows
 
 
+def _house_change(op: str, game: GameInfo) -> dict[str, Any] | None:
+    """What a tap on the *House rules* screen asks :meth:`configure_lobby` for, or None for
+    data no button of this bot carries."""
+    if op == "preset_as_is":
+        return {"preset": game.preset, "options": {}}
+    kind, _dot, choice = op.partition(".")
+    number = int(choice) if choice.isdecimal() else -1
+    if kind == "yr" and number in house_rules.YEARS:
+        return {"options": {"years": number}}
+    if kind == "opt" and 0 <= number < len(house_rules.OPTIONS):
+        option = house_rules.OPTIONS[number]
+        return {"options": {option.field: option.next_value(game.rules.get(option.field))}}
+    return None
+
+
 async def _house_rule(tap: Tap, op: str) -> None:
     """An option of the *House rules* screen tapped (``opt.<index>``: its next value;
-    ``yr.<n>``: the years; ``preset_as_is``: every option back to the preset's): set by
-    the creator while the lobby is open, the lobby's text redrawn and the screen shown
-    again for the next change. A tap on an older screen is refused (its version), so two
-    quick taps never cycle an option twice."""
+    ``yr.<n>``: the years; ``preset_as_is``: every option back to the preset's): set while
+    the lobby is open (the service lets only the creator), the lobby's text redrawn and the
+    screen shown again for the next change. A tap on an older screen is refused (its
+    version), so two quick taps never cycle an option twice."""
     game = await _lobby_game(tap)
     if game is None:
         return
-    if game.creator_id != tap.user_id:
-        await answer_quietly(tap.query, tap.tr.gettext(
-            "Only the game's creator may change the rules."), show_alert=True)
+    change = _house_change(op, game)
+    if change is None:
+        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+                             show_alert=True)
         return
-    kwargs: dict[str, Any] = {}
-    if op == "preset_as_is":
-        kwargs = {"preset": game.preset, "options": {}}
-    else:
-        choice = op.partition(".")[2]
-        index = int(choice) if choice.isdecimal() else -1
-        if op.startswith("yr."):
-            if index not in house_rules.YEARS:
-                index = -1
-            kwargs = {"options": {"years": index}}
-        elif 0 <= index < len(house_rules.OPTIONS):
-            option = house_rules.OPTIONS[index]
-            kwargs = {"options": {option.field: option.next_value(
-                game.rules.get(option.field))}}
-        if index < 0 or not kwargs:
-            await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
-                                 show_alert=True)
-            return
     try:
-        game = await call(tap.d.service.configure_lobby, game.id, tap.user_id,
-                          version=tap.cb.version, **kwargs)
+        await call(tap.d.service.configure_lobby, game.id, tap.user_id,
+                   version=tap.cb.version, **change)
     except ServiceError as e:
         await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
         return

@@ -28,6 +28,7 @@ from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.rules_doc import plain_rules
 from kolkhoz_tg.service import BoardView, GameInfo, RatingLine, SeatView
+from kolkhoz_tg.service.ratings import places
 
 #: Telegram's limit on a photo's caption.
 MAX_CAPTION = 1024
@@ -414,7 +415,7 @@ def own_result(
     if not result or not result.get("scores"):
         return []
     scores = result["scores"]
-    place = 1 + sum(1 for s in scores if s > scores[seat])
+    place = places(scores)[seat]
     lines = ["📋 " + tr.ngettext("Your place: {place} of {players}, {n} point.",
                                  "Your place: {place} of {players}, {n} points.",
                                  scores[seat], place=place, players=len(scores))]
@@ -608,7 +609,7 @@ def house_rule_games(tr: Translator, games: list[GameInfo], user_id: int) -> str
         line = _('#{id} "{rules}"', id=game.id,
                  rules=texts.rules_title(tr, game.preset, game.rules))
         if seat is not None and seat < len(scores):
-            place = 1 + sum(1 for v in scores if v > scores[seat])
+            place = places(scores)[seat]
             line += " — " + _("place {place} of {n}, {points}", place=place,
                               n=len(scores), points=tr.ngettext(
                                   "{n} point", "{n} points", scores[seat]))

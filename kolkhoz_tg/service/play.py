@@ -76,7 +76,7 @@ class PlayMixin(ServiceBase):
                     return ActResult(ActStatus.NOT_SEATED, game_id, row.version,
                                      locale=answer)
                 if expected_version != row.version and not self._no_move_since(
-                        s, row, expected_version) and not self._swap_stands(
+                        s, row, expected_version) and not self._decision_stands(
                         s, row, seat.seat, action, expected_version, len(seats)):
                     stale = self._stale(s, row, seat, action, expected_version)
                     scene = (self._unchanged_scene(s, row, seats)
@@ -126,9 +126,8 @@ class PlayMixin(ServiceBase):
         ).first()
         return moved is None
 
-    def _swaps_since(
-        self, s: Session, row: GameRow, version: int, seats: int,
-        kind: ActionKind = ActionKind.SWAP,
+    def _decisions_since(
+        self, s: Session, row: GameRow, version: int, seats: int, kind: ActionKind
     ) -> list[tuple[int, str]] | None:
         """The moves since ``version`` (seat, action) if they are all swaps (or all passes
         of a card, ``kind`` PASS), none of them made before the phase that ``version`` saw;
@@ -145,7 +144,7 @@ class PlayMixin(ServiceBase):
             return None
         return [(seat, a) for seat, a in moves]
 
-    def _swap_stands(
+    def _decision_stands(
         self, s: Session, row: GameRow, seat: int, action: Action, version: int, seats: int
     ) -> bool:
         """Whether a swap (or a card to pass) chosen at ``version`` is still good although
@@ -155,7 +154,7 @@ class PlayMixin(ServiceBase):
         duplicate)."""
         if action.kind not in _SIMULTANEOUS:
             return False
-        swaps = self._swaps_since(s, row, version, seats, action.kind)
+        swaps = self._decisions_since(s, row, version, seats, action.kind)
         return swaps is not None and all(other != seat for other, _ in swaps)
 
     def _unchanged_scene(self, s: Session, row: GameRow, seats: dict[int, SeatRow]) -> Scene:
@@ -180,9 +179,9 @@ class PlayMixin(ServiceBase):
         assert row.id is not None
         if not _possible_id(expected):
             return ActResult(ActStatus.STALE, row.id, row.version, seat.seat)
-        # A swap stands while others swap (see _swap_stands), so its record may come
-        # after the version it was chosen at.
-        swaps = (self._swaps_since(s, row, expected, row.players, action.kind)
+        # A swap (a card to pass) stands while others decide (see _decision_stands), so
+        # its record may come after the version it was chosen at.
+        swaps = (self._decisions_since(s, row, expected, row.players, action.kind)
                  if action.kind in _SIMULTANEOUS else None)
         dup = s.exec(
             select(ActionRow.seq).where(

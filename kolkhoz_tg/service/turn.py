@@ -279,12 +279,12 @@ class Turn:
         humans = [s for s in game.to_act if self.waits_for_human(s)]
         # A phase of independent decisions (the swap, the card to pass) keeps its one
         # deadline while the seats decide one by one.
-        continuing_swap = (
+        continuing_decisions = (
             game.phase in (Phase.SWAP, Phase.PASS)
             and self.before_phase is game.phase
             and self.before_year == game.year
         )
-        keep = row.deadline is not None and (not moved or continuing_swap)
+        keep = row.deadline is not None and (not moved or continuing_decisions)
         limit = timedelta(seconds=row.turn_timeout)
         if not keep:
             row.deadline = now + limit

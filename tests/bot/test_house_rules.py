@@ -25,7 +25,7 @@ WORDS = {
            "as_is": "↺ As in Classic", "rules_line": "Passing: from year 2"},
     "ru": {"house": "⚙ Домашние правила", "pass": "передача карт", "years": "Лет: 5",
            "title": "Классика + передача карт, 4 года", "back": "« Назад",
-           "as_is": "↺ Вернуть «Классика»", "rules_line": "Передача карт: со второго года"},
+           "as_is": "↺ Вернуть набор «Классика»", "rules_line": "Передача карт: со второго года"},
 }
 
 
@@ -161,3 +161,38 @@ async def test_a_game_with_passing_is_played_to_the_end_by_buttons_and_keeps_the
         for u in users:
             assert any(told in (m.text or "") for m in fake.messages(u)), u.first_name
         assert not any(told in (m.text or "") for m in fake.messages(group))
+
+
+def test_every_option_of_the_rules_is_offered_and_named_in_both_languages() -> None:
+    """The House rules screen offers every field of engine.Rules, and each value it offers
+    has words in both languages (a field added to the rules without them fails here)."""
+    import dataclasses
+
+    from engine import Rules
+    from kolkhoz_tg import house_rules
+    from kolkhoz_tg.i18n import translator
+
+    assert {o.field for o in house_rules.OPTIONS} == {f.name for f in dataclasses.fields(Rules)}
+    for lang in ("en", "ru"):
+        tr = translator(lang)
+        for option in house_rules.OPTIONS:
+            for value in option.values:
+                label = house_rules.value_label(tr, option.field, value)
+                assert "=" not in label and label, (lang, option.field, value)
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_an_option_with_no_effect_under_the_rest_is_shown_as_such(lang: str) -> None:
+    """RULES.md: combinations that make an option inert are allowed and shown as such, e.g.
+    the Hero where nobody wins reward cards (Zone searches everyone)."""
+    from kolkhoz_tg import texts
+    from kolkhoz_tg.i18n import translator
+
+    tr = translator(lang)
+    note = tr.gettext("{option} (no effect with these rules)", option="").strip()
+    zone = {**preset("zone").to_dict(), "hero": True}
+    classic = {**preset("classic").to_dict(), "hero": True}
+    one_year = {**preset("classic").to_dict(), "pass_cards": True, "years": 1}
+    assert note in texts.rules_title(tr, "zone", zone)
+    assert note not in texts.rules_title(tr, "classic", classic)
+    assert note in texts.rules_title(tr, "classic", one_year)
