@@ -31,7 +31,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import select
 
 from engine import Action, ActionKind, Game, InvalidAction, Rules
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameInfo, GameService, ServiceError
@@ -385,7 +385,7 @@ def show_game(service: GameService, game_id: int) -> str:
         tr = translator("en")
         now = datetime.now(UTC)
         lines += ["", "Board (public view):",
-                  texts.board_text(tr, info, view, now, board.deadline)]
+                  present.board_text(tr, info, view, now, board.deadline)]
         lines.append(f"Phase {view['phase']} · to act: {view['to_act'] or '-'} · deck "
                      f"{view['deck_count']} · hands "
                      f"{[p['hand_count'] for p in view['players']]}")

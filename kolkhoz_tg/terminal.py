@@ -150,7 +150,7 @@ def run(
 
 
 def _run(args: argparse.Namespace, input_fn: InputFn, output: OutputFn) -> int:
-    from kolkhoz_tg import texts
+    from kolkhoz_tg import present as texts
     from kolkhoz_tg.service import ServiceError, open_service
 
     db_path = Path(args.db or DEFAULT_DB)
@@ -235,7 +235,7 @@ def _ask_language(input_fn: InputFn, output: OutputFn) -> str:
 def _bots_only(
     service: GameService, tr: Translator, args: argparse.Namespace, output: OutputFn
 ) -> int:
-    from kolkhoz_tg import texts
+    from kolkhoz_tg import present as texts
     from kolkhoz_tg.service import Kind
 
     service.ensure_user(HOST_USER, tr.gettext("Host"))
@@ -261,7 +261,7 @@ def _play(
     input_fn: InputFn,
     output: OutputFn,
 ) -> int:
-    from kolkhoz_tg import texts
+    from kolkhoz_tg import present as texts
 
     _ = tr.gettext
     # A name, not a pronoun: it goes into third-person sentences ("Player takes the trick").
@@ -402,7 +402,7 @@ def _show(
     service: GameService, tr: Translator, notes: list[Notification], output: OutputFn,
     seat: int | None = None,
 ) -> None:
-    from kolkhoz_tg import texts
+    from kolkhoz_tg import present as texts
     from kolkhoz_tg.service import Kind
 
     now = service.clock.now()

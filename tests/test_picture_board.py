@@ -14,7 +14,7 @@ import pytest
 
 from engine import PRESETS, Card, Game, Phase, Suit, preset
 from engine.views import View
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.picture import PictureCache, board_png
 from kolkhoz_tg.picture import board as board_module
@@ -92,7 +92,7 @@ def test_the_final_picture_shows_every_plot_face_up(name: str,
     shown = [(rank, suit) for _x, _y, rank, suit in drawn.cards]
     for plot in plots:
         for text in plot:
-            assert (texts.card(tr, text)[:-1], Card.parse(text).suit) in shown, (text, shown)
+            assert (present.card(tr, text)[:-1], Card.parse(text).suit) in shown, (text, shown)
     # the picture differs from the one with face-down cards, and the cache keeps both apart
     assert board_png(tr, info(4), view, plots=plots) != board_png(tr, info(4), view)
     cache = PictureCache()
@@ -242,7 +242,7 @@ def test_a_trick_in_progress_shows_its_led_suit_and_the_card_taking_it(
             card = dict(v.trick)[seat]
             (ring,) = drawn.highlights
             ringed = [(rank, suit) for x, y, rank, suit in drawn.cards if (x, y) == ring]
-            assert ringed == [(texts.card(tr, str(card))[:-1], card.suit)], (ringed, card)
+            assert ringed == [(present.card(tr, str(card))[:-1], card.suit)], (ringed, card)
             assert any(t["text"] == tr.gettext("takes") for t in drawn.texts)
             seen += 1
     assert seen == 24

@@ -27,8 +27,7 @@ from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.ext import ContextTypes
 
 from engine import Action, ActionKind
-from kolkhoz_tg import metrics, texts
-from kolkhoz_tg.bot import render
+from kolkhoz_tg import metrics, present
 from kolkhoz_tg.bot.callbacks import Callback, action_button, view_button
 from kolkhoz_tg.bot.context import (
     Deps,
@@ -259,7 +258,7 @@ async def _explain_tap(tap: Tap) -> None:
     view = None
     if reason == "follow_suit":
         view = (await call(d.service.board, cb.game_id)).view
-    await answer_quietly(tap.query, texts.reason_text(tr, reason, view), show_alert=True)
+    await answer_quietly(tap.query, present.reason_text(tr, reason, view), show_alert=True)
 
 
 async def _view_tap(tap: Tap) -> None:
@@ -274,7 +273,7 @@ async def _view_tap(tap: Tap) -> None:
         return
     bv = await call(d.service.board, cb.game_id)
     if cb.payload == "last" and bv.view is not None:
-        text = render.last_trick(tap.tr, bv.game, bv.view)
+        text = present.last_trick(tap.tr, bv.game, bv.view)
         await answer_quietly(tap.query, text[:200], show_alert=True)
         return
     await answer_quietly(tap.query)
@@ -282,7 +281,7 @@ async def _view_tap(tap: Tap) -> None:
         await show_game(tap.context, cb.game_id, tap.user_id)  # the board lives here
         return
     if tap.in_private and tap.message is not None:
-        msg = render.board(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
+        msg = present.board(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
         try:
             await tap.context.bot.send_message(tap.message.chat.id, msg.text)
         except TelegramError as e:  # blocked since, Telegram's trouble: the tap is answered
@@ -416,15 +415,15 @@ def inline_results(tr: Translator, sv: SeatView, chat_title: str) -> list[Inline
     that Telegram gives the posted message an id the bot can edit once the move is played
     (the card then shows), or found unplayable."""
     game = sv.game
-    name = texts.seat_name(tr, game, sv.seat)
+    name = present.seat_name(tr, game, sv.seat)
     results = []
     for text in sv.legal:
         if Action.parse(text).kind in _SECRET_KINDS:
             continue
         results.append(InlineQueryResultArticle(
             id=action_button(game.id, game.version, text),
-            title=texts.action_label(tr, sv.view, text),
-            description=render.where(tr, game, chat_title),
+            title=present.action_label(tr, sv.view, text),
+            description=present.where(tr, game, chat_title),
             input_message_content=InputTextMessageContent(f"🃏 {name}: ⏳"),
             reply_markup=InlineKeyboardMarkup(
                 [[InlineKeyboardButton("⏳", callback_data=view_button(0, 0, WAIT))]]),
@@ -522,9 +521,9 @@ async def _show_chosen(
     if not posted.inline_message_id:
         return
     tr = posted.tr
-    name = texts.seat_name(tr, posted.info, posted.seat)
+    name = present.seat_name(tr, posted.info, posted.seat)
     if result is not None and result.ok:
-        text = f"🃏 {name}: {texts.card_action(tr, posted.action)} ✅"
+        text = f"🃏 {name}: {present.card_action(tr, posted.action)} ✅"
     else:
         text = f"🃏 {name}: ✖️ {why or _not_played(tr, result)}"
     try:
@@ -599,15 +598,15 @@ async def on_my_chat_member(update: Update, context: ContextTypes.DEFAULT_TYPE) 
     change = update.my_chat_member
     assert change is not None
     chat, by = change.chat, change.from_user
-    present = in_chat(change.new_chat_member)
+    is_present = in_chat(change.new_chat_member)
     if chat.type == ChatType.PRIVATE:
         await call(d.service.ensure_user, by.id, by.full_name, by.language_code)
-        await call(d.service.set_can_pm, by.id, present)
+        await call(d.service.set_can_pm, by.id, is_present)
         return
     if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
         return
     games = await call(d.service.games_in_chat, chat.id, all_topics=True)
-    if present:
+    if is_present:
         await _back_in_group(d, chat.id, chat.title, by.id, games)
         return
     for game in games:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from telegram import Update
 from telegram.ext import ContextTypes
 
-from kolkhoz_tg.bot import render
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import (
     Cmd,
     Deps,
@@ -64,9 +64,9 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     )
     if not args:
         level = await call(d.service.chat_bot_level, c.chat.id)
-        await c.reply(render.rules_line(tr, game) + "\n" + tr.gettext(
+        await c.reply(present.rules_line(tr, game) + "\n" + tr.gettext(
             "Stand-ins and the bots that fill empty seats play at the level: {level}.",
-            level=render.level_name(tr, level)) + "\n" + usage)
+            level=present.level_name(tr, level)) + "\n" + usage)
         return
     key, values = args[0], args[1:]
     if key == "bots":
@@ -97,7 +97,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     await d.deliverer.refresh_board(game.id)
     info = await call(d.service.game_info, game.id)
-    await c.reply(render.rules_line(tr, info))
+    await c.reply(present.rules_line(tr, info))
 
 
 async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
@@ -106,7 +106,7 @@ async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
     tr = c.tr
     if len(values) != 1 or values[0] not in PLAYER_LEVELS:
         await c.reply(tr.gettext("Usage: /settings bots normal|strong|hard") + "\n"
-                      + render.levels_help(tr))
+                      + present.levels_help(tr))
         return
     if not await _may_change_the_chat(c, game):
         return
@@ -115,7 +115,7 @@ async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
         await c.d.deliverer.refresh_board(game.id)
     await c.reply(tr.gettext(
         "Stand-ins and the bots that fill empty seats play at the level: {level}.",
-        level=render.level_name(tr, values[0])))
+        level=present.level_name(tr, values[0])))
 
 
 async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:

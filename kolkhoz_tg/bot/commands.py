@@ -12,8 +12,8 @@ from telegram.ext import ContextTypes
 from telegram.helpers import create_deep_linked_url
 
 from engine import PRESETS
-from kolkhoz_tg import house_rules, texts
-from kolkhoz_tg.bot import history, practice, render
+from kolkhoz_tg import house_rules, present
+from kolkhoz_tg.bot import history, practice
 from kolkhoz_tg.bot.callbacks import practice_button
 from kolkhoz_tg.bot.context import (
     Cmd,
@@ -95,7 +95,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await d.deliverer.refresh_private(game.id, user.id, new=True)
 
 
-def welcome(tr: Translator, bot_username: str) -> tuple[str, render.Keyboard]:
+def welcome(tr: Translator, bot_username: str) -> tuple[str, present.Keyboard]:
     """``/start`` in private for someone with no game: what the bot does, with the two ways
     to begin as buttons (a group, picked in Telegram's own list; a practice game here)."""
     _ = tr.gettext
@@ -103,9 +103,9 @@ def welcome(tr: Translator, bot_username: str) -> tuple[str, render.Keyboard]:
              "button below) and send /newgame there. Or play a practice game here, with "
              "bots and hints. /help lists the commands, /rules explains the game.")
     return text, [
-        [render.Button("👥 " + _("Add me to a group"),
+        [present.Button("👥 " + _("Add me to a group"),
                        url=create_deep_linked_url(bot_username, GROUP_PAYLOAD, group=True))],
-        [render.Button("🎓 " + _("Play a practice game"), practice_button(0, 0, "menu"))],
+        [present.Button("🎓 " + _("Play a practice game"), practice_button(0, 0, "menu"))],
     ]
 
 
@@ -133,7 +133,7 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         "/lang ru|en — " + _("language"),
         "/rules — " + _("the rules"),
         "",
-        render.levels_help(c.tr),
+        present.levels_help(c.tr),
     ]
     await c.reply("\n".join(lines))
 
@@ -170,10 +170,10 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     # Reading is one way to learn; playing is the other: a practice game, in private.
     username = context.bot.username
     if c.in_group:
-        try_it = render.Button("🎓 " + c.tr.gettext("Play a practice game"),
+        try_it = present.Button("🎓 " + c.tr.gettext("Play a practice game"),
                                url=create_deep_linked_url(username, PRACTICE_PAYLOAD))
     else:
-        try_it = render.Button("🎓 " + c.tr.gettext("Play a practice game"),
+        try_it = present.Button("🎓 " + c.tr.gettext("Play a practice game"),
                                practice_button(0, 0, "menu"))
         # The full rules are six long messages: one short one with the chapters as
         # buttons instead, each opening in that message.
@@ -187,10 +187,10 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         # played by, not only the preset's.
         games = await call(c.d.service.games_in_chat, c.place.chat_id, c.place.topic_id)
         if games and house_rules.changes(games[0].preset, games[0].rules):
-            summary.append(texts.house_rules_text(c.tr, games[0]))
+            summary.append(present.house_rules_text(c.tr, games[0]))
     buttons = [[try_it]]
     if c.in_group:
-        buttons.insert(0, [render.Button("📜 " + c.tr.gettext("The full rules"),
+        buttons.insert(0, [present.Button("📜 " + c.tr.gettext("The full rules"),
                                          url=create_deep_linked_url(username, RULES_PAYLOAD))])
     for i, part in enumerate(summary):
         await c.reply(part, buttons if i == len(summary) - 1 else None)
@@ -237,7 +237,7 @@ async def cmd_practice(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         await c.reply(
             c.tr.gettext("Practice games are played in our private chat, where nobody "
                          "waits for you and a 💡 hint is at hand."),
-            [[render.Button("🎓 " + c.tr.gettext("Practice in private"),
+            [[present.Button("🎓 " + c.tr.gettext("Practice in private"),
                             url=create_deep_linked_url(context.bot.username,
                                                        PRACTICE_PAYLOAD))]])
         return
@@ -323,7 +323,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         link = topic_link(game.chat_id, game.topic_id)
         await c.reply(tr.gettext("Game #{id} has a topic of its own: join it there.",
                                  id=game.id),
-                      [[render.Button("🧵 " + tr.gettext("Open the topic"), url=link)]]
+                      [[present.Button("🧵 " + tr.gettext("Open the topic"), url=link)]]
                       if link else None)
     elif general and not own_topic and not HERE.intersection(args):
         await c.reply(tr.gettext(
@@ -420,8 +420,8 @@ async def group_game_command(
         if user is None or not user.can_pm:  # as a tap on Join: the way to the cards
             await c.reply(c.tr.gettext(
                 "You are in. Open a private chat with me, or your cards cannot reach you:"),
-                [[render.Button("✉️ " + c.tr.gettext("Private chat"),
-                                url=render.deep_link(context.bot.username, game.id))]])
+                [[present.Button("✉️ " + c.tr.gettext("Private chat"),
+                                url=present.deep_link(context.bot.username, game.id))]])
 
 
 async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -434,7 +434,7 @@ async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         done = await _finished_here(c)
         if done is not None:
             bv = await call(d.service.board, done.id)
-            await c.reply(render.board(c.tr, bv, d.service.clock.now(),
+            await c.reply(present.board(c.tr, bv, d.service.clock.now(),
                                        context.bot.username).text)
             return
     game = await c.open_game(group_only=False)
@@ -448,7 +448,7 @@ async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await d.deliverer.refresh_board(game.id, resend=True)
     else:
         bv = await call(d.service.board, game.id)
-        msg = render.board(c.tr, bv, d.service.clock.now(), context.bot.username)
+        msg = present.board(c.tr, bv, d.service.clock.now(), context.bot.username)
         await c.reply(msg.text)
 
 
@@ -470,8 +470,8 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await c.reply(tr.gettext("I have sent your cards to our private chat."))
     elif c.in_group:
         await c.reply(tr.gettext("Open a private chat with me first:"),
-                      [[render.Button("✉️ " + tr.gettext("Open my cards"),
-                                      url=render.deep_link(context.bot.username, game.id))]])
+                      [[present.Button("✉️ " + tr.gettext("Open my cards"),
+                                      url=present.deep_link(context.bot.username, game.id))]])
 
 
 async def _public_reply(
@@ -490,11 +490,11 @@ async def _public_reply(
 
 
 async def cmd_last(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _public_reply(update, context, render.last_trick)
+    await _public_reply(update, context, present.last_trick)
 
 
 async def cmd_score(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _public_reply(update, context, render.visible_score)
+    await _public_reply(update, context, present.visible_score)
 
 
 async def cmd_back(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -644,7 +644,7 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     if not result.ok:
         text = result_text(c.tr, result)
-        if c.in_group and result.reason in texts.HAND_REASONS:
+        if c.in_group and result.reason in present.HAND_REASONS:
             # Why the move was refused would tell the group about the hand ("you must
             # follow the led suit" says it holds one): that goes to the player alone.
             told = await c.d.deliverer.say_privately(user.id, text)

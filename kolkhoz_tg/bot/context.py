@@ -17,8 +17,7 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes, Job
 
-from kolkhoz_tg import texts
-from kolkhoz_tg.bot import render
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.delivery import Acting, Deliverer, Relay, markup, topic_gone
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.i18n import Translator, reader_locale, translator
@@ -148,12 +147,12 @@ def is_group(update: Update) -> bool:
     return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
 
 
-async def reply(update: Update, text: str, keyboard: render.Keyboard | None = None) -> None:
+async def reply(update: Update, text: str, keyboard: present.Keyboard | None = None) -> None:
     message = update.effective_message
     if message is None:
         return
     try:
-        await message.reply_text(text[: render.MAX_TEXT], reply_markup=markup(keyboard or []))
+        await message.reply_text(text[: present.MAX_TEXT], reply_markup=markup(keyboard or []))
     except BadRequest as e:
         # (The reply goes into the command's forum topic: one closed to the bot, or deleted
         # meanwhile, takes nothing; a game there moves out when its own messages fail.)
@@ -194,7 +193,7 @@ async def current_game(update: Update, d: Deps) -> GameInfo | None:
 
 
 def service_error_text(tr: Translator, error: ServiceError) -> str:
-    return texts.error_text(tr, error.code)
+    return present.error_text(tr, error.code)
 
 
 # ---------------------------------------------------------------------- acting
@@ -310,7 +309,7 @@ def result_text(tr: Translator, result: ActResult) -> str:
         return _("You are not playing in this game.")
     if result.status is ActStatus.NOT_ACTIVE:
         return _("The game is not running.")
-    return texts.reason_text(tr, result.reason)
+    return present.reason_text(tr, result.reason)
 
 
 # ---------------------------------------------------------------------- commands
@@ -346,7 +345,7 @@ class Cmd:
         assert place is not None
         return place
 
-    async def reply(self, text: str, keyboard: render.Keyboard | None = None) -> None:
+    async def reply(self, text: str, keyboard: present.Keyboard | None = None) -> None:
         await reply(self.update, text, keyboard)
 
     async def open_game(self, *, group_only: bool = True) -> GameInfo | None:

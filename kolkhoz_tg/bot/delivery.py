@@ -45,9 +45,9 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 
-from kolkhoz_tg import texts
+from kolkhoz_tg import present as render
+from kolkhoz_tg import present as texts
 from kolkhoz_tg.bot import plan as planning
-from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.pace import BOARD, URGENT, GroupPace
 from kolkhoz_tg.bot.plan import (
     BOARD_KEY,

@@ -10,8 +10,7 @@ from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from kolkhoz_tg import texts
-from kolkhoz_tg.bot import render
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import OPEN_STATUSES, Cmd, call, command, service_error_text
 from kolkhoz_tg.service import GameInfo, ServiceError
 
@@ -24,19 +23,19 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     me = bool(c.args) and c.args[0].lower() in ("me", "я")
     if c.in_group and not me:
         table = await call(c.d.service.chat_ratings, c.chat.id)
-        await c.reply(render.chat_ratings(c.tr, table))
+        await c.reply(present.chat_ratings(c.tr, table))
         return
     lines = await call(c.d.service.user_ratings, c.user.id)
     games = await call(c.d.service.games_of_user, c.user.id, False)
     if c.in_group:
         # Other groups' names stay out of this one; the group reads of the sender by name.
         lines = [x for x in lines if x.chat_id in (None, c.chat.id)]
-        text = render.player_ratings(c.tr, lines, c.user.full_name)
+        text = present.player_ratings(c.tr, lines, c.user.full_name)
         games = [g for g in games if g.chat_id == c.chat.id]
     else:
-        text = render.player_ratings(c.tr, lines)
+        text = present.player_ratings(c.tr, lines)
     # Games played under house rules are not rated, but they are the player's: listed.
-    house = render.house_rule_games(c.tr, games, c.user.id)
+    house = present.house_rule_games(c.tr, games, c.user.id)
     await c.reply(text if house is None else f"{text}\n\n{house}")
 
 
@@ -72,11 +71,11 @@ async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     game = games[0]
     if game.status in OPEN_STATUSES:
-        await c.reply(texts.error_text(c.tr, "not_over"))
+        await c.reply(present.error_text(c.tr, "not_over"))
         return
     if c.in_group:
         bv = await call(c.d.service.board, game.id)
-        msg = render.log_summary(c.tr, game, bv.view, context.bot.username)
+        msg = present.log_summary(c.tr, game, bv.view, context.bot.username)
         await c.reply(msg.text, msg.keyboard)
         return
     await send_full_log(c, game)
@@ -93,7 +92,7 @@ async def send_full_log(c: Cmd, game: GameInfo) -> None:
     except ServiceError as e:
         await c.reply(service_error_text(c.tr, e))
         return
-    for part in render.game_log(c.tr, game, moves):
+    for part in present.game_log(c.tr, game, moves):
         await c.reply(part)
 
 
@@ -120,7 +119,7 @@ async def start_log(c: Cmd, payload: str) -> bool:
         await c.reply(c.tr.gettext("No finished game here yet."))
         return True
     if game.status in OPEN_STATUSES:
-        await c.reply(texts.error_text(c.tr, "not_over"))
+        await c.reply(present.error_text(c.tr, "not_over"))
         return True
     await send_full_log(c, game)
     return True

@@ -22,8 +22,7 @@ from telegram import Update
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
-from kolkhoz_tg import house_rules, texts
-from kolkhoz_tg.bot import render
+from kolkhoz_tg import house_rules, present
 from kolkhoz_tg.bot.callbacks import lobby_button
 from kolkhoz_tg.bot.chat_settings import chat_setting_refusal
 from kolkhoz_tg.bot.commands import lobby_op
@@ -62,14 +61,14 @@ async def lobby_tap(tap: Tap) -> None:
     """``l``: a lobby button, a confirmation of /abort, or a seat tapped after /kick."""
     op = tap.cb.payload
     if op in ("rules", "preset"):  # "preset": the cycling button of older lobby messages
-        await _open_menu(tap, render.lobby_rules_menu, who="creator")
+        await _open_menu(tap, present.lobby_rules_menu, who="creator")
     elif op == "timeout":
         await _open_menu(tap, timeout_menu, who="creator", refusal=tap.tr.gettext(
             "Only the game's creator may change the time per move."))
     elif op.startswith("time."):
         await _choose_timeout(tap, op.removeprefix("time."))
     elif op == "bot":
-        await _open_menu(tap, lambda tr, game: render.lobby_level_menu(tr, game, "bot"))
+        await _open_menu(tap, lambda tr, game: present.lobby_level_menu(tr, game, "bot"))
     elif op.startswith("bot."):
         await _add_bot(tap, op.removeprefix("bot."))
     elif op == "standin":
@@ -77,7 +76,7 @@ async def lobby_tap(tap: Tap) -> None:
         if game is None:
             return
         level = await call(tap.d.service.chat_bot_level, game.chat_id)
-        await _open_menu(tap, lambda tr, game: render.lobby_level_menu(
+        await _open_menu(tap, lambda tr, game: present.lobby_level_menu(
             tr, game, "standin", level), who="admin")
     elif op.startswith("standin."):
         await _set_standin_level(tap, op.removeprefix("standin."))
@@ -124,7 +123,7 @@ async def _lobby_game(tap: Tap) -> GameInfo | None:
     return game
 
 
-Menu = Callable[[Translator, GameInfo], render.Keyboard]
+Menu = Callable[[Translator, GameInfo], present.Keyboard]
 
 
 async def _open_menu(
@@ -152,7 +151,7 @@ async def _lobby_tr(tap: Tap) -> Translator:
     return await group_tr(tap.update, tap.d)
 
 
-async def _edit_keyboard(tap: Tap, keyboard: render.Keyboard) -> None:
+async def _edit_keyboard(tap: Tap, keyboard: present.Keyboard) -> None:
     message = tap.message
     if message is None:
         return
@@ -165,7 +164,7 @@ async def _edit_keyboard(tap: Tap, keyboard: render.Keyboard) -> None:
 
 
 async def _choose_preset(tap: Tap, name: str) -> None:
-    if name not in render.PRESET_ORDER:
+    if name not in present.PRESET_ORDER:
         await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
                              show_alert=True)
         return
@@ -182,7 +181,7 @@ async def _choose_preset(tap: Tap, name: str) -> None:
     await tap.d.deliverer.refresh_board(game.id)
 
 
-def house_menu(tr: Translator, game: GameInfo) -> render.Keyboard:
+def house_menu(tr: Translator, game: GameInfo) -> present.Keyboard:
     """The lobby's keyboard while *House rules* is open: every option of the rules, two a
     row (yes-or-no options as switches, the others showing their value; a tap sets the
     next value, "Years" opens the years), those changed from the preset marked, the way
@@ -190,32 +189,32 @@ def house_menu(tr: Translator, game: GameInfo) -> render.Keyboard:
     gid, ver = game.id, game.version
     changed = {field for field, _value in house_rules.changes(game.preset, game.rules)}
     buttons = [
-        render.Button(house_rules.option_button(tr, option, game.rules,
+        present.Button(house_rules.option_button(tr, option, game.rules,
                                                 option.field in changed),
                       lobby_button(gid, ver, "years" if option.field == "years"
                                    else f"opt.{i}"))
         for i, option in enumerate(house_rules.OPTIONS)
     ]
     rows = [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
-    last = [render.Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))]
+    last = [present.Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))]
     if changed and game.preset is not None:
-        last.insert(0, render.Button(
-            "↺ " + tr.gettext("As in {preset}", preset=texts.preset_title(tr, game.preset)),
+        last.insert(0, present.Button(
+            "↺ " + tr.gettext("As in {preset}", preset=present.preset_title(tr, game.preset)),
             lobby_button(gid, ver, "preset_as_is")))
     rows.append(last)
     return rows
 
 
-def years_menu(tr: Translator, game: GameInfo) -> render.Keyboard:
+def years_menu(tr: Translator, game: GameInfo) -> present.Keyboard:
     """The years a table may choose (the chosen one ticked), five a row, and the way back
     to the house rules."""
     gid, ver = game.id, game.version
     chosen = game.rules.get("years")
-    buttons = [render.Button(("✅ " if n == chosen else "") + str(n),
+    buttons = [present.Button(("✅ " if n == chosen else "") + str(n),
                              lobby_button(gid, ver, f"yr.{n}"))
                for n in house_rules.YEARS]
     rows = [buttons[i:i + 5] for i in range(0, len(buttons), 5)]
-    rows.append([render.Button("« " + tr.gettext("House rules"),
+    rows.append([present.Button("« " + tr.gettext("House rules"),
                                lobby_button(gid, ver, "house"))])
     return rows
 
@@ -261,17 +260,17 @@ async def _house_rule(tap: Tap, op: str) -> None:
     await _edit_keyboard(tap, house_menu(await _lobby_tr(tap), game))
 
 
-def timeout_menu(tr: Translator, game: GameInfo) -> render.Keyboard:
+def timeout_menu(tr: Translator, game: GameInfo) -> present.Keyboard:
     """The lobby's keyboard while *Turn* is open: the times per move (the chosen one
     ticked), three a row, and the way back."""
     gid, ver = game.id, game.version
     buttons = [
-        render.Button(("✅ " if seconds == game.turn_timeout else "") + tr.duration(seconds),
+        present.Button(("✅ " if seconds == game.turn_timeout else "") + tr.duration(seconds),
                       lobby_button(gid, ver, f"time.{seconds}"))
         for seconds in TIMEOUT_CHOICES
     ]
     rows = [buttons[i:i + 3] for i in range(0, len(buttons), 3)]
-    rows.append([render.Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))])
+    rows.append([present.Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))])
     return rows
 
 
@@ -359,7 +358,7 @@ async def _join(tap: Tap) -> None:
     if user is not None and user.can_pm:
         await answer_quietly(tap.query)
         return
-    url = render.deep_link(tap.context.bot.username, tap.cb.game_id)
+    url = present.deep_link(tap.context.bot.username, tap.cb.game_id)
     await answer_quietly(tap.query, url=url)
 
 
@@ -378,9 +377,9 @@ async def cmd_abort(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     kind = _LOBBY if game.status == "lobby" else _RUNNING
     await c.reply(tr.gettext("Call the game off for everyone? This cannot be undone."), [[
-        render.Button(tr.gettext("Yes, call it off"),
+        present.Button(tr.gettext("Yes, call it off"),
                       lobby_button(game.id, game.version, f"abort.{kind}")),
-        render.Button(tr.gettext("No, play on"), lobby_button(game.id, game.version, "abort.n")),
+        present.Button(tr.gettext("No, play on"), lobby_button(game.id, game.version, "abort.n")),
     ]])
 
 
@@ -471,7 +470,7 @@ async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await c.reply(error or kicked_text(tr, game, int(args[0]) - 1))
 
 
-def kick_keyboard(tr: Translator, game: GameInfo, by_user: int) -> render.Keyboard:
+def kick_keyboard(tr: Translator, game: GameInfo, by_user: int) -> present.Keyboard:
     """One button per seat that /kick (sent by ``by_user``) can act on: in the lobby every
     taken seat but the creator's, in a running game every player no bot stands in for yet;
     never the sender's own (see :func:`_spared`)."""
@@ -480,10 +479,10 @@ def kick_keyboard(tr: Translator, game: GameInfo, by_user: int) -> render.Keyboa
         if _spared(game, s.seat, by_user) or (
                 game.status != "lobby" and (s.is_bot or s.standin)):
             continue
-        name = texts.seat_name(tr, game, s.seat)
+        name = present.seat_name(tr, game, s.seat)
         if len(name) > _KICK_NAME:
             name = name[: _KICK_NAME - 1] + "…"
-        buttons.append(render.Button(f"{s.seat + 1}. {name}",
+        buttons.append(present.Button(f"{s.seat + 1}. {name}",
                                      lobby_button(game.id, game.version, f"kick.{s.seat}")))
     return [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
 
@@ -498,7 +497,7 @@ def _spared(game: GameInfo, seat: int, by_user: int) -> bool:
 
 
 def kicked_text(tr: Translator, game: GameInfo, seat: int) -> str:
-    name = texts.seat_name(tr, game, seat)
+    name = present.seat_name(tr, game, seat)
     if game.status == "lobby":
         return tr.gettext("Seat {n} is free again ({name} left it).", n=seat + 1, name=name)
     return tr.gettext("A bot now plays for {name} until they are back.", name=name)

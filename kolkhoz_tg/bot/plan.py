@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from kolkhoz_tg import texts
-from kolkhoz_tg.bot import render
+from kolkhoz_tg import present as render
+from kolkhoz_tg import present as texts
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import GameInfo, Kind, Notification, Scene
 from kolkhoz_tg.timeutil import utc

@@ -23,8 +23,7 @@ from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
 from engine import PRESETS
-from kolkhoz_tg import texts
-from kolkhoz_tg.bot import render
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.callbacks import Callback, practice_button
 from kolkhoz_tg.bot.context import (
     answer_quietly,
@@ -35,8 +34,8 @@ from kolkhoz_tg.bot.context import (
 )
 from kolkhoz_tg.bot.delivery import is_not_modified, markup
 from kolkhoz_tg.bot.thinking import THINKER_KEY, Thinker
-from kolkhoz_tg.hints import hint_line
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.present.hints import hint_line
 from kolkhoz_tg.rules_doc import Chapter, pages, rules_chapters
 from kolkhoz_tg.service import PRACTICE_LEVELS, GameInfo, ServiceError
 
@@ -74,7 +73,7 @@ def bad_args_text(tr: Translator, word: str, command: str = "practice") -> str:
         lines = [_("A game is for 3 to 5 players, not {n}.", n=word)]
     else:
         lines = [_("I do not know the rules «{name}». Choose one of these:", name=word)]
-        lines += [f"• {name} — {texts.preset_title(tr, name)}" for name in render.PRESET_ORDER]
+        lines += [f"• {name} — {present.preset_title(tr, name)}" for name in present.PRESET_ORDER]
     if command == "newgame":
         lines.append(_("For example: /newgame zone, or /newgame kolkhoz 3 (3 to 5 players)."))
     else:
@@ -106,22 +105,22 @@ async def offer(
     await reply(update, text, keyboard)
 
 
-def level_message(tr: Translator, preset: str, players: int) -> tuple[str, render.Keyboard]:
+def level_message(tr: Translator, preset: str, players: int) -> tuple[str, present.Keyboard]:
     """A new practice game's message: the rules, what practice is, and the level buttons
     (the default one ticked)."""
     _ = tr.gettext
     lines = [
         "🎓 " + _("Practice game: «{rules}» · {players}",
-                  rules=texts.preset_title(tr, preset),
+                  rules=present.preset_title(tr, preset),
                   players=tr.ngettext("{n} player", "{n} players", players)),
-        render.preset_description(tr, preset),
+        present.preset_description(tr, preset),
         _("You play against bots right here, with no time limit: the same board and buttons "
           "as in a group. The 💡 button on your move shows what a bot would play and why. "
           "Practice games are not rated."),
         _("How strong should the bots be?"),
     ]
     keyboard = [[
-        render.Button(("✅ " if level == DEFAULT_LEVEL else "") + render.level_name(tr, level),
+        present.Button(("✅ " if level == DEFAULT_LEVEL else "") + present.level_name(tr, level),
                       practice_button(0, 0, f"lvl.{preset}.{players}.{level}"))
         for level in PRACTICE_LEVELS
     ]]
@@ -130,15 +129,15 @@ def level_message(tr: Translator, preset: str, players: int) -> tuple[str, rende
 
 def open_game_message(
     tr: Translator, game: GameInfo, preset: str, players: int
-) -> tuple[str, render.Keyboard]:
+) -> tuple[str, present.Keyboard]:
     """The choice when a practice game is open: go on with it, or abandon it and start a new
     one (of ``preset`` and ``players``)."""
     _ = tr.gettext
     text = "🎓 " + _("You have a practice game going: «{rules}». Go on with it, or abandon it "
-                    "and start a new one?", rules=texts.rules_title(tr, game.preset, game.rules))
+                    "and start a new one?", rules=present.rules_title(tr, game.preset, game.rules))
     keyboard = [[
-        render.Button("▶ " + _("Go on"), practice_button(game.id, game.version, "go")),
-        render.Button("🆕 " + _("Start anew"),
+        present.Button("▶ " + _("Go on"), practice_button(game.id, game.version, "go")),
+        present.Button("🆕 " + _("Start anew"),
                       practice_button(game.id, game.version, f"new.{preset}.{players}")),
     ]]
     return text, keyboard
@@ -211,9 +210,9 @@ async def _start(
     with contextlib.suppress(TelegramError):  # the game goes on all the same
         await query.edit_message_text(
             "🎓 " + tr.gettext("Practice game: «{rules}» · {players} · bots: {level}",
-                               rules=texts.preset_title(tr, preset),
+                               rules=present.preset_title(tr, preset),
                                players=tr.ngettext("{n} player", "{n} players", players),
-                               level=render.level_name(tr, level).lower()))
+                               level=present.level_name(tr, level).lower()))
     await d.deliverer.deliver(result.notifications)
 
 
@@ -237,41 +236,41 @@ async def show_game(context: ContextTypes.DEFAULT_TYPE, game_id: int, user_id: i
 RULES_OP = "rules"
 
 
-def rules_contents(tr: Translator) -> tuple[str, render.Keyboard] | None:
+def rules_contents(tr: Translator) -> tuple[str, present.Keyboard] | None:
     """``/rules`` in private: one short message, the players' rules' chapters as buttons (two
     a row) and the way to a practice game; None where the docs are not installed."""
     chapters = rules_chapters(tr.locale)
     return _contents(tr, chapters) if chapters else None
 
 
-def _contents(tr: Translator, chapters: list[Chapter]) -> tuple[str, render.Keyboard]:
+def _contents(tr: Translator, chapters: list[Chapter]) -> tuple[str, present.Keyboard]:
     _ = tr.gettext
     text = "📜 " + chapters[0].title + "\n" + _(
         "Choose a chapter: it opens here, in this message.")
-    buttons = [render.Button(_("About the game") if i == 0 else chapter.title,
+    buttons = [present.Button(_("About the game") if i == 0 else chapter.title,
                              practice_button(0, 0, _page_op(i, 0)))
                for i, chapter in enumerate(chapters)]
     keyboard = [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
-    keyboard.append([render.Button("🎓 " + _("Play a practice game"),
+    keyboard.append([present.Button("🎓 " + _("Play a practice game"),
                                    practice_button(0, 0, "menu"))])
     return text, keyboard
 
 
 def rules_page(
     tr: Translator, chapters: list[Chapter], chapter: int, page: int
-) -> tuple[str, render.Keyboard]:
+) -> tuple[str, present.Keyboard]:
     """A page of a chapter of the rules (most chapters are one page), with the way back to
     the contents and to the page before and after (into the next chapter at its end).
     Raises ValueError for a page the rules do not have."""
-    texts_of = [pages(c.text, render.MAX_TEXT) for c in chapters]
+    texts_of = [pages(c.text, present.MAX_TEXT) for c in chapters]
     order = [(i, p) for i, parts in enumerate(texts_of) for p in range(len(parts))]
     at = order.index((chapter, page))
     row = []
     if at > 0:
-        row.append(render.Button("‹", practice_button(0, 0, _page_op(*order[at - 1]))))
-    row.append(render.Button("📜 " + tr.gettext("Contents"), practice_button(0, 0, RULES_OP)))
+        row.append(present.Button("‹", practice_button(0, 0, _page_op(*order[at - 1]))))
+    row.append(present.Button("📜 " + tr.gettext("Contents"), practice_button(0, 0, RULES_OP)))
     if at + 1 < len(order):
-        row.append(render.Button("›", practice_button(0, 0, _page_op(*order[at + 1]))))
+        row.append(present.Button("›", practice_button(0, 0, _page_op(*order[at + 1]))))
     return texts_of[chapter][page], [row]
 
 

@@ -24,7 +24,7 @@ from telegram.constants import ChatAction, ChatMemberStatus
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import Deps, Place, call, deps, place_of
 from kolkhoz_tg.bot.delivery import topic_gone
 from kolkhoz_tg.bot.plan import BOARD_KEY, TOPIC_LOST_KEY, TOPIC_OWN_KEY
@@ -58,7 +58,7 @@ async def may_open_topics(context: ContextTypes.DEFAULT_TYPE, chat: Chat) -> boo
 def topic_name(tr: Translator, game: GameInfo) -> str:
     """The name of a game's own topic: "Kolkhoz #12 — Classic" (in the chat's language)."""
     name = tr.gettext("Kolkhoz #{id} — {rules}", id=game.id,
-                      rules=texts.rules_title(tr, game.preset, game.rules))
+                      rules=present.rules_title(tr, game.preset, game.rules))
     return name[:MAX_TOPIC_NAME]
 
 

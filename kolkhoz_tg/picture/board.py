@@ -20,7 +20,7 @@ from typing import Any
 
 from engine import Card, Phase, Suit
 from engine.views import View
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.picture.draw import (
     CREAM,
@@ -68,7 +68,7 @@ class _Board:
     plots: tuple[tuple[Card, ...], ...] | None = None
 
     def card(self, card: Card | None) -> tuple[str | None, Suit | None]:
-        return card_parts(texts.card(self.tr, None if card is None else str(card)), card)
+        return card_parts(present.card(self.tr, None if card is None else str(card)), card)
 
 
 def public_only(view: dict[str, Any]) -> None:
@@ -104,7 +104,7 @@ def names_of(tr: Translator, game: GameInfo | dict[str, Any], n: int) -> list[st
     """The seats' names as the font can draw them (a name of emoji alone becomes the seat)."""
     out = []
     for s in range(n):
-        name = printable(texts.seat_name(tr, game, s))
+        name = printable(present.seat_name(tr, game, s))
         out.append(name or tr.gettext("Seat {number}", number=s + 1))
     return out
 
@@ -190,7 +190,7 @@ def _jobs(c: Canvas, b: _Board, y: float) -> None:
         top = y
         ink = SUIT_INK[job.suit]
         c.suit_badge(MARGIN, top + 6, job.suit, 26)
-        name = texts.job_name(b.tr, b.theme, job.suit.letter)
+        name = present.job_name(b.tr, b.theme, job.suit.letter)
         hours = f"{job.hours}/{job.threshold}"
         hours_w = c.length(hours, 14, True)
         c.text(44, top + 12, c.fit(name, 15, right - 44 - hours_w - 6, True), 15, INK, True)
@@ -461,7 +461,7 @@ def _footer_text(b: _Board) -> tuple[str, bool]:
                                  points, name=who), True
         return b.tr.ngettext("Shared win: {names}, {n} point each",
                              "Shared win: {names}, {n} points each", points, names=who), True
-    return texts.waiting_text(b.tr, b.raw, b.names), False
+    return present.waiting_text(b.tr, b.raw, b.names), False
 
 
 FOOTER_SIZE = 15

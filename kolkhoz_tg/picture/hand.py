@@ -12,7 +12,7 @@ from typing import Any
 
 from engine import Card, Phase, Suit
 from engine.views import View
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.picture.draw import (
     CREAM,
@@ -52,7 +52,7 @@ _NONE: Inline = (12, _dash)
 
 
 def _parts(tr: Translator, card: Card) -> tuple[str | None, Suit | None]:
-    return card_parts(texts.card(tr, str(card)), card)
+    return card_parts(present.card(tr, str(card)), card)
 
 
 def render(tr: Translator, view: dict[str, Any], legal: tuple[str, ...],

@@ -10,10 +10,10 @@ from typing import Any
 
 from engine import Game, Rules
 from engine.cards import CARD_TEXT
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import DEPS_KEY
-from kolkhoz_tg.bot.render import full_rules
 from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.present import full_rules
 from kolkhoz_tg.service import GameService
 from tests.faketg import FakeChat, FakeTelegram, FakeUser, StoredMessage
 
@@ -30,7 +30,8 @@ def action_buttons(msg: StoredMessage | None) -> list[str]:
 
 def shown(cards: set[int]) -> set[str]:
     """How cards look in messages: ``10♥``, ``Q♠`` in English and ``Д♠`` in Russian."""
-    return {texts.card(translator(locale), CARD_TEXT[c]) for c in cards for locale in ("en", "ru")}
+    return {present.card(translator(locale), CARD_TEXT[c])
+            for c in cards for locale in ("en", "ru")}
 
 
 def secret_for(game: Game, seat: int | None) -> set[int]:

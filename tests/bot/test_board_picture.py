@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from engine import Card
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.bot import delivery
 from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.i18n import translator
@@ -188,7 +188,7 @@ async def test_the_final_picture_shows_every_plot_face_up_under_a_whole_title(
     shown = [(rank, suit) for _x, _y, rank, suit in cards]
     for plot in plots:
         for card in plot:
-            assert (texts.card(tr, card)[:-1], Card.parse(card).suit) in shown, card
+            assert (present.card(tr, card)[:-1], Card.parse(card).suit) in shown, card
     drawn_texts = drawn.texts[texts_at]
     header = [t for t in drawn_texts if t["bold"] and t["fill"] == draw_module.CREAM]
     assert " ".join(t["text"] for t in header) == over, header

@@ -12,8 +12,8 @@ import re
 import pytest
 
 from kolkhoz_tg.bot.app import startup
-from kolkhoz_tg.bot.render import PRESET_ORDER, full_rules
 from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.present import PRESET_ORDER, full_rules
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
 from tests.bot.driver import move_without_the_bot, open_game, open_lobby, players

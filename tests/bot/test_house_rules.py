@@ -185,7 +185,7 @@ def test_every_option_of_the_rules_is_offered_and_named_in_both_languages() -> N
 def test_an_option_with_no_effect_under_the_rest_is_shown_as_such(lang: str) -> None:
     """RULES.md: combinations that make an option inert are allowed and shown as such, e.g.
     the Hero where nobody wins reward cards (Zone searches everyone)."""
-    from kolkhoz_tg import texts
+    from kolkhoz_tg import present
     from kolkhoz_tg.i18n import translator
 
     tr = translator(lang)
@@ -193,6 +193,6 @@ def test_an_option_with_no_effect_under_the_rest_is_shown_as_such(lang: str) -> 
     zone = {**preset("zone").to_dict(), "hero": True}
     classic = {**preset("classic").to_dict(), "hero": True}
     one_year = {**preset("classic").to_dict(), "pass_cards": True, "years": 1}
-    assert note in texts.rules_title(tr, "zone", zone)
-    assert note not in texts.rules_title(tr, "classic", classic)
-    assert note in texts.rules_title(tr, "classic", one_year)
+    assert note in present.rules_title(tr, "zone", zone)
+    assert note not in present.rules_title(tr, "classic", classic)
+    assert note in present.rules_title(tr, "classic", one_year)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import Busy, GameService
@@ -71,7 +71,7 @@ async def test_a_chosen_card_still_legal_after_the_game_moved_on_is_played(
         assert played["actor"] == "player"
         assert posted.inline_message_id is not None
         text = fake.inline_messages[posted.inline_message_id].text or ""
-        assert "✅" in text and texts.card_action(translator("en"), played["action"]) in text
+        assert "✅" in text and present.card_action(translator("en"), played["action"]) in text
 
 
 async def test_a_chosen_card_no_longer_legal_is_not_played_and_not_named(
@@ -99,14 +99,14 @@ async def test_a_chosen_card_no_longer_legal_is_not_played_and_not_named(
         version = service.game_info(game_id).version
         # What Telegram posts for a result names no card: it may yet be refused.
         for result in answer.results:
-            card = texts.card_action(translator("en"), Callback.decode(result["id"]).payload)
+            card = present.card_action(translator("en"), Callback.decode(result["id"]).payload)
             assert card not in result["input_message_content"]["message_text"]
         posted = await actor.choose_inline_result(answer, chosen, group)
         # The bot turns the posted message into a note that names no card.
         assert posted.inline_message_id is not None
         text = fake.inline_messages[posted.inline_message_id].text or ""
         assert "not played" in text and actor.first_name in text
-        assert texts.card_action(translator("en"), action) not in text
+        assert present.card_action(translator("en"), action) not in text
         assert service.game_info(game_id).version == version
         assert service.snapshot(game_id) == before
         scanner.scan(game_id)
@@ -170,7 +170,7 @@ async def test_a_card_chosen_while_the_database_is_locked_is_played_once_it_is_f
             if not freed:
                 other.execute("ROLLBACK")
             other.close()
-        card = texts.card_action(translator("en"), action)
+        card = present.card_action(translator("en"), action)
         if freed:
             assert "✅" in text() and card in text()
             played = service.action_log(game_id)[-1]

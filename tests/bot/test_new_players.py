@@ -16,11 +16,11 @@ from types import SimpleNamespace
 import pytest
 
 from engine.views import View
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.bot.pace import URGENT
-from kolkhoz_tg.hints import move_words
 from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.present.hints import move_words
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.service import practice as practice_service
 from kolkhoz_tg.timeutil import FakeClock
@@ -135,7 +135,7 @@ async def test_a_forced_card_is_told_to_its_player_and_on_the_board(
             pytest.fail("no forced card in 400 moves")
         info = service.game_info(game_id)
         player = next(u for u in users if info.seat_of(u.id) == forced[-1]["seat"])
-        card = texts.card(tr, forced[-1]["action"].removeprefix("play:"))
+        card = present.card(tr, forced[-1]["action"].removeprefix("play:"))
         private = tr.gettext("{card} was your only possible card: I played it for you.",
                              card=card)
         assert any(private in (m.text or "") for m in fake.messages(player)), [
@@ -263,7 +263,7 @@ async def test_the_board_shows_the_order_of_play_and_a_called_off_game_waits_for
         # Called off: the board waits for nobody.
         view = service.board(game_id).view
         assert view is not None
-        waiting = texts.waiting_text(tr, view, names)
+        waiting = present.waiting_text(tr, view, names)
         assert waiting and waiting in board_text(fake, group, service, game_id)
         await users[0].send(group, "/abort")
         confirm = fake.last_message(group)
@@ -305,7 +305,7 @@ async def test_a_game_with_two_bots_at_telegrams_pace_shows_every_trick_and_its_
         tricks = [e for m in moves for e in m["events"] if e["type"] == "TrickWon"]
         assert len(tricks) >= 12
         for trick in tricks:
-            cards = [texts.card(tr, c) for c in trick["cards"]]
+            cards = [present.card(tr, c) for c in trick["cards"]]
             assert any(all(c in line for c in cards) for line in lines), cards
         board = fake.message(group, final.meta["board"]).text or ""
         assert tr.gettext("Kolkhoz · the five-year plan is over") in board, board

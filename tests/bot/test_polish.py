@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
@@ -81,14 +81,14 @@ async def test_year_summary_says_a_failure_once_and_whose_cards_go_north(
             tr.gettext("Year {year}: the plan's results", year=ended[0])))
         lines = text.splitlines()
         for e in move["events"]:
-            job = texts.job_name(tr, "jobs", e.get("job") or "H")
+            job = present.job_name(tr, "jobs", e.get("job") or "H")
             if e["type"] == "JobFailed":
                 # Said once: one line names the job's failure.
                 told = [line for line in lines if line.startswith("❌ " + job)]
                 assert len(told) == 1, text
             if e["type"] == "CardSentNorth":
                 sent += 1
-                who, card = info.names[e["seat"]], texts.card(tr, e["card"])
+                who, card = info.names[e["seat"]], present.card(tr, e["card"])
                 owned = f"{who}'s {card}" if lang == "en" else f"{card} ({who})"
                 line = next(line for line in lines if line.startswith("❌ " + job))
                 assert owned in line and ("north" in line or "на Север" in line), text

@@ -13,12 +13,12 @@ import pytest
 
 from engine import Action
 from engine.views import View
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.app import startup
 from kolkhoz_tg.bot.callbacks import view_button
 from kolkhoz_tg.bot.thinking import THINKER_KEY, Thinker
-from kolkhoz_tg.hints import move_words
 from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.present.hints import move_words
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
 from tests.bot.driver import LeakScanner, action_buttons, open_game, players
@@ -49,7 +49,7 @@ def hint_names_a_legal_move(service: GameService, game_id: int, user: FakeUser,
     seat_view = service.seat_view(game_id, user.id)
     legal = seat_view.legal
     typed = View.from_dict(seat_view.view)
-    shorts = {texts.card_action(tr, a) for a in legal} | {tr.gettext("no swap")}
+    shorts = {present.card_action(tr, a) for a in legal} | {tr.gettext("no swap")}
     shorts |= {move_words(tr, a, typed) for a in legal}
     assert move in shorts, (move, legal)
 

@@ -11,8 +11,8 @@ from datetime import timedelta
 import pytest
 
 from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.present import BUTTON_WIDTH, TRUMP_MARKS
 from kolkhoz_tg.service import GameService
-from kolkhoz_tg.texts import BUTTON_WIDTH, TRUMP_MARKS
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
 from tests.bot.driver import NAMES, action_buttons, open_game, players, tap_any_action

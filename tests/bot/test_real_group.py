@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import pytest
 
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
@@ -102,7 +102,7 @@ async def test_a_real_group_plays_a_whole_game(
             if trick["type"] != "TrickWon" or after["type"] == "YearEnded":
                 continue
             winner = info.names[trick["seat"]]
-            cards = [texts.card(tr, c) for c in trick["cards"]]
+            cards = [present.card(tr, c) for c in trick["cards"]]
             assert any(all(c in line for c in cards) and winner in line for line in lines), (
                 trick, cards)
         # The final table: every player, in the order of the final scores, with them.

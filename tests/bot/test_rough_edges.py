@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.i18n import Translator, translator
@@ -83,7 +83,7 @@ async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
             if trick["type"] != "TrickWon":
                 continue
             winner = info.names[trick["seat"]]
-            cards = [texts.card(tr, c) for c in trick["cards"]]
+            cards = [present.card(tr, c) for c in trick["cards"]]
             if after["type"] == "YearEnded":
                 # The year's last trick is told in the year's summary, every card named:
                 # everyone saw them on the table, though the new deal may have put one in

@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 from engine import Game, Rules
-from kolkhoz_tg import admin, texts
+from kolkhoz_tg import admin, present
 from kolkhoz_tg.cli import main
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService, SeatView
@@ -192,7 +192,7 @@ def _hidden_cards(service: GameService, game_id: int) -> set[str]:
 
 
 def _mentions(text: str, card: str) -> bool:
-    forms = {card} | {texts.card(translator(locale), card) for locale in ("en", "ru")}
+    forms = {card} | {present.card(translator(locale), card) for locale in ("en", "ru")}
     either = "|".join(re.escape(f) for f in forms)
     pattern = rf"(?<![0-9A-Z])(?:{either})(?![0-9A-Z])"
     return re.search(pattern, text) is not None

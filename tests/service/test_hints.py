@@ -13,10 +13,10 @@ import pytest
 from engine import Action, ActionKind, Game, preset
 from engine.ai import default_action
 from engine.views import View
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.botplay import advise
-from kolkhoz_tg.hints import HINT_LIMIT, hint_line
 from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.present.hints import HINT_LIMIT, hint_line
 
 EN, RU = translator("en"), translator("ru")
 TAUTOLOGY = ("the job where this worker pays off",
@@ -110,14 +110,14 @@ def test_an_assignment_names_the_job_as_its_button_does() -> None:
         line = hint_line(tr, advice, view)
         assert first.card is not None and first.suit is not None
         assert other.card is not None and other.suit is not None
-        # The job as on its button (texts.assign_button: "♠ Grain 30→35"), not "J♠→♠".
-        name = texts.job_name(tr, theme, first.suit.letter)
-        assert line.startswith(f"💡 {texts.card(tr, str(first.card))} → "
+        # The job as on its button (present.assign_button: "♠ Grain 30→35"), not "J♠→♠".
+        name = present.job_name(tr, theme, first.suit.letter)
+        assert line.startswith(f"💡 {present.card(tr, str(first.card))} → "
                                f"{first.suit.symbol} {name}: "), line
-        assert texts.card_action(tr, first.text) not in line
-        assert f"{other.suit.symbol} {texts.job_name(tr, theme, other.suit.letter)}" in line
+        assert present.card_action(tr, first.text) not in line
+        assert f"{other.suit.symbol} {present.job_name(tr, theme, other.suit.letter)}" in line
     # Without the view there is no theme to name the job by: the short form stays.
-    assert hint_line(EN, advice).startswith("💡 " + texts.card_action(EN, first.text) + ":")
+    assert hint_line(EN, advice).startswith("💡 " + present.card_action(EN, first.text) + ":")
 
 
 def _first_assign(legal: list[str]) -> Action:
@@ -180,7 +180,7 @@ def test_the_drunkard_says_he_takes_the_blame() -> None:
     trump = view["trump"]
     assert trump is not None and view["rules"]["nomenklatura"]
     view = _set_job(view, trump, 12, plot=[f"Q{trump}"])
-    symbol = texts.SUIT_SYMBOLS[trump]
+    symbol = present.SUIT_SYMBOLS[trump]
     action = f"assign:J{trump}>{trump}"
     for reason in ("assign", "drunk_shield"):
         en = hint_line(EN, _advice(action, reason), view)
@@ -222,7 +222,7 @@ def test_real_advice_on_real_views_reads_the_state() -> None:
                 for tr in (EN, RU):
                     line = hint_line(tr, advice, view)
                     assert len(line) <= HINT_LIMIT
-                    name = texts.job_name(tr, "fields", a.suit.letter)
+                    name = present.job_name(tr, "fields", a.suit.letter)
                     assert f"→ {a.suit.symbol} {name}: " in line, line
                     if not job.complete and job.hours < job.threshold and \
                             a.card != job.drunkard:

@@ -14,7 +14,7 @@ import pytest
 from engine import Game, Phase, preset
 from engine.cards import CARDS
 from engine.views import View
-from kolkhoz_tg import terminal, texts
+from kolkhoz_tg import present, terminal
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import open_service
 from tests.conftest import make_settings
@@ -121,7 +121,7 @@ def test_only_the_reader_sees_their_forced_moves_marked(lang: str) -> None:
     assert mark != "(the only possible move)" or lang == "en"
 
     def lines(actor: str, viewer: int | None) -> str:
-        return "\n".join(texts.event_lines(tr, game, [_move(0, actor)], "kolkhoz",
+        return "\n".join(present.event_lines(tr, game, [_move(0, actor)], "kolkhoz",
                                            viewer=viewer))
 
     assert mark in lines("forced", 0)
@@ -146,7 +146,7 @@ def test_a_job_reached_by_this_trick_is_not_completed_again() -> None:
                            and not view.job(a.suit).complete
                            and view.job(a.suit).hours >= view.job(a.suit).threshold]
                 if reached:
-                    label = texts.action_label(tr, view, reached[0])
+                    label = present.action_label(tr, view, reached[0])
                     assert ", reached already" in label and "done ✅" not in label, label
                     return
             g.apply(seat, rng.choice(g.legal_actions(seat)))

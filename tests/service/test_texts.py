@@ -7,7 +7,7 @@ import re
 import pytest
 
 from engine import PRESETS
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService, Kind
 from tests.service.helpers import new_game, random_chooser, step
@@ -33,13 +33,13 @@ def test_whole_games_render(service: GameService, name: str) -> None:
             break
         assert board.view is not None
         for tr in trs:
-            _clean(texts.board_text(tr, board.game, board.view, now, board.deadline))
+            _clean(present.board_text(tr, board.game, board.view, now, board.deadline))
         view = service.seat_view(game.id, 1)
         for tr in trs:
-            _clean(texts.board_text(tr, view.game, view.view, now, view.deadline, view.seat))
-            _clean(texts.hand_text(tr, view.view, view.legal))
+            _clean(present.board_text(tr, view.game, view.view, now, view.deadline, view.seat))
+            _clean(present.hand_text(tr, view.view, view.legal))
             for action in view.legal:
-                _clean(texts.action_label(tr, view.view, action))
+                _clean(present.action_label(tr, view.view, action))
         rounds += 1
         if rounds % 7 == 0:
             # Let the clock play now and then: timeouts and stand-ins render too.
@@ -55,11 +55,11 @@ def test_whole_games_render(service: GameService, name: str) -> None:
     assert Kind.GAME_OVER in kinds and Kind.TIMED_OUT in kinds
     for note in notes:
         for tr in trs:
-            text = _clean(texts.notification_text(tr, note, now))
+            text = _clean(present.notification_text(tr, note, now))
             if note.kind not in (Kind.BOARD, Kind.YOUR_TURN):
                 assert text, note.kind
             if note.kind is Kind.BOARD:
-                for line in texts.event_lines(tr, note.data["game"], note.data["moves"],
+                for line in present.event_lines(tr, note.data["game"], note.data["moves"],
                                               note.data["view"]["rules"]["theme"],
                                               year_end=True):
                     _clean(line)
@@ -67,8 +67,8 @@ def test_whole_games_render(service: GameService, name: str) -> None:
 
 def test_reasons_and_errors_are_translated() -> None:
     ru, en = translator("ru"), translator("en")
-    for code in texts.REASONS:
-        assert texts.reason_text(ru, code) != texts.reason_text(en, code)
+    for code in present.REASONS:
+        assert present.reason_text(ru, code) != present.reason_text(en, code)
     for code in ("game_full", "not_creator", "bad_duration", "conflict"):
-        assert texts.error_text(ru, code) != texts.error_text(en, code)
-    assert "♥" in texts.reason_text(en, "follow_suit", {"trick": [[0, "10H"]]})
+        assert present.error_text(ru, code) != present.error_text(en, code)
+    assert "♥" in present.reason_text(en, "follow_suit", {"trick": [[0, "10H"]]})

@@ -15,7 +15,7 @@ from babel.messages.pofile import read_po
 
 from engine import Game, Phase, preset
 from engine.views import View
-from kolkhoz_tg import texts
+from kolkhoz_tg import present
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from tests.service.helpers import new_game
@@ -73,7 +73,7 @@ def test_the_board_capitalises_you_where_it_starts_an_item(service: GameService)
     view = service.seat_view(game.id, 1)
     now = service.clock.now()
     for locale, you in (("ru", "Вы"), ("en", "You")):
-        text = texts.board_text(translator(locale), view.game, view.view, now, None, view.seat)
+        text = present.board_text(translator(locale), view.game, view.view, now, None, view.seat)
         [medals] = [line for line in text.splitlines() if line.startswith("🏅 ")]
         items = medals.removeprefix("🏅 ").split(" · ")
         assert any(re.fullmatch(rf"{you} \d+", item) for item in items), medals
@@ -93,7 +93,7 @@ def test_a_card_that_completes_a_job_says_so_after_a_comma(locale: str, done: st
                     job = view.job(action.suit) if action.suit is not None else None
                     if (job is not None and action.card is not None and not job.complete
                             and job.hours < job.threshold and job.completes(action.card)):
-                        label = texts.action_label(tr, view, action)
+                        label = present.action_label(tr, view, action)
                         assert label.endswith(done), label
                         return
             g.apply(seat, rng.choice(g.legal_actions(seat)))
@@ -103,7 +103,7 @@ def test_a_card_that_completes_a_job_says_so_after_a_comma(locale: str, done: st
 def test_a_requisitioned_card_goes_north_in_plain_russian() -> None:
     game = {"seats": [{"seat": 0, "is_bot": False, "name": "Анна"}]}
     event = {"type": "CardSentNorth", "job": "H", "seat": 0, "card": "9H"}
-    text = texts.event_text(translator("ru"), game, event, "jobs")
+    text = present.event_text(translator("ru"), game, event, "jobs")
     assert text == "Пахота: на Север уходит 9♥ (Анна)."
     stand_in = translator("ru").gettext("A bot now plays for {name} until they are back.",
                                         name="Глеб")

@@ -22,8 +22,9 @@ from babel.numbers import format_percent
 from engine import Action, ActionKind, Card
 from engine.rules import Reward
 from engine.views import JobView, View
-from kolkhoz_tg import texts
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.present.events import card_action
+from kolkhoz_tg.present.words import card, job_name
 
 #: The longest text a Telegram alert shows (characters): a hint must fit in it.
 HINT_LIMIT: Final = 200
@@ -76,9 +77,9 @@ def move_words(tr: Translator, action: str, view: View | None = None) -> str:
     a = Action.parse(action)
     if view is not None and a.kind is ActionKind.ASSIGN:
         assert a.card is not None and a.suit is not None
-        name = texts.job_name(tr, view.rules.theme.value, a.suit.letter)
-        return f"{texts.card(tr, str(a.card))} → {a.suit.symbol} {name}"
-    short = texts.card_action(tr, action)
+        name = job_name(tr, view.rules.theme.value, a.suit.letter)
+        return f"{card(tr, str(a.card))} → {a.suit.symbol} {name}"
+    short = card_action(tr, action)
     return tr.gettext("no swap") if short == "—" else short
 
 
@@ -182,7 +183,7 @@ def _percent(tr: Translator, points: int) -> str:
 
 
 def _cards(tr: Translator, cards: tuple[Card, ...] | list[Card]) -> str:
-    return " ".join(texts.card(tr, str(c)) for c in cards)
+    return " ".join(card(tr, str(c)) for c in cards)
 
 
 def _hours(tr: Translator, job: JobView, worker: Card) -> str:

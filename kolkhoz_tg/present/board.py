@@ -1,0 +1,284 @@
+"""The group's board: its text, the caption under its picture, this year's tricks, whose
+move it is and the winners once the game is over.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from engine.cards import SUITS
+from engine.views import View
+from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.present.keyboard import MAX_CAPTION, Button, Keyboard, Message
+from kolkhoz_tg.present.lobby import lobby
+from kolkhoz_tg.present.words import (
+    SUIT_SYMBOLS,
+    card,
+    cards,
+    deep_link,
+    job_name,
+    seat_name,
+    seat_names,
+)
+from kolkhoz_tg.service.records import BoardView, GameInfo
+
+
+def board_text(
+    tr: Translator,
+    game: GameInfo | dict[str, Any],
+    view: dict[str, Any],
+    now: datetime,
+    deadline: datetime | None,
+    viewer: int | None = None,
+    zone: str | None = None,
+) -> str:
+    """The group board: year, planner, trump, jobs, the trick, whose turn, medals, face-up
+    plot cards. ``viewer`` marks the reader's own seat as "you"; with the readers' time
+    ``zone`` the deadline is also given on their clock."""
+    _ = tr.gettext
+    n = view["players_count"]
+    names = seat_names(tr, game, n)
+    # ``heads``: the names as they start an item of a list (``🏅 You 0 · Anna 1``), where
+    # the reader's own "you" is capitalised; ``names`` inside a sentence (``Planner: you``).
+    heads = list(names)
+    if viewer is not None:
+        names[viewer] = _("you")
+        heads[viewer] = _("You")
+    theme = view["rules"]["theme"]
+    over = view["phase"] == "over"
+    if over:
+        head = [_("Kolkhoz · the five-year plan is over")]
+    else:
+        head = [_("Kolkhoz · year {year} of {years} · Planner: {name}", year=view["year"],
+                  years=view["years"], name=names[view["planner"]])]
+    if view["trump"] and not over:
+        head.append(_("trump {suit}", suit=SUIT_SYMBOLS[view["trump"]]))
+    elif view.get("short") and view["phase"] != "over":
+        head.append(_("no trump (supply disruption)"))
+    elif view["lean"] and view["phase"] != "over":
+        head.append(_("no trump (lean year)"))
+    if view["famine"]:
+        head.append(_("famine year"))
+    lines = [" · ".join(head)]
+    for suit in SUITS:
+        j = suit.letter
+        job = view["jobs"][j]
+        name = job_name(tr, theme, j)
+        # The bar first: its glyphs have one width, so the rows line up on a phone's
+        # proportional font, where padding names with spaces never does.
+        line = f"{SUIT_SYMBOLS[j]} {_bar(job['hours'], job['threshold'])} "
+        line += f"{job['hours']}/{job['threshold']} {name}"
+        if job["complete"]:
+            line += " · " + _("done ({name})", name=names[job["completed_by"]])
+        elif job["rewards"]:
+            line += " · " + _("reward {cards}", cards=cards(tr, job["rewards"]))
+        lines.append(line)
+    lines += trick_lines(tr, view, names, heads, game)
+    status = game.status if isinstance(game, GameInfo) else game.get("status")
+    waiting = "" if status == "aborted" else waiting_text(tr, view, names)
+    if viewer is not None and view["to_act"] == [viewer] and status != "aborted":
+        waiting = _("Your move")
+    order = turn_order(view, heads) if status != "aborted" else ""
+    if order:
+        lines.append("🔄 " + order)
+    if waiting:
+        if deadline is not None and zone is not None:
+            waiting += " " + _("(ends {time}, {left})", time=tr.clock(deadline, now, zone),
+                               left=tr.relative(deadline, now))
+        elif deadline is not None:
+            waiting += " " + _("({left})", left=tr.relative(deadline, now))
+        lines.append(waiting)
+    medals = " · ".join(f"{heads[p['seat']]} {p['medals']}" for p in view["players"])
+    lines.append("🏅 " + medals)
+    if not over:
+        points = [p.points_in_sight for p in View.from_dict(view).players]
+        if any(points):
+            lines.append("📊 " + _("Points in sight: {points}", points=" · ".join(
+                f"{heads[seat]} {value}" for seat, value in enumerate(points))))
+    shown = [
+        f"{heads[p['seat']]} {cards(tr, p['plot_revealed'])}"
+        for p in view["players"]
+        if p["plot_revealed"]
+    ]
+    if shown:
+        lines.append(_("Face up: {plots}", plots=" · ".join(shown)))
+    winners = winners_line(tr, game, names)
+    if winners:
+        lines.append(winners)
+    return "\n".join(lines)
+
+
+def caption_text(
+    tr: Translator,
+    game: GameInfo | dict[str, Any],
+    view: dict[str, Any],
+    now: datetime,
+    deadline: datetime | None,
+    zone: str | None = None,
+) -> str:
+    """The few lines under the board's picture: the year and trump, and whose move it is
+    with the time left (what changes with the clock stays out of the picture)."""
+    text = board_text(tr, game, view, now, deadline, zone=zone)
+    lines = text.splitlines()
+    waiting = waiting_text(tr, view, seat_names(tr, game, view["players_count"]))
+    keep = [lines[0]]
+    if waiting:
+        keep += [line for line in lines if line.startswith(waiting)][:1]
+    keep += [line for line in lines if line.startswith("🏆")]
+    return "\n".join(keep)
+
+
+def trick_lines(
+    tr: Translator, view: dict[str, Any], names: list[str], heads: list[str] | None = None,
+    game: GameInfo | dict[str, Any] | None = None,
+) -> list[str]:
+    """This year's tricks for the board, so that none is missed however many were played
+    between two looks: the earlier ones in short (the cards and who took them), the last
+    complete one in full (where each card went: ``10♥→♠`` is on the ♠ job), then the trick
+    on the table. Cards that went where the reader may not look show as ``?`` (the view
+    masks them). ``heads``: the names as they start an item (``You 10♥ · Anna J♥``),
+    ``names`` where they end a sentence."""
+    _ = tr.gettext
+    heads = heads or names
+    lines = []
+    done = view.get("tricks") or []
+    if not done and view["last_trick"]:  # after the end of the game, the last one only
+        done = [{"cards": view["last_trick"], "winner": view["last_trick_winner"]}]
+    if all(c is None for trick in done for _s, c in trick["cards"]):
+        done = []  # nothing the reader may see any more
+    placed = {c: j for j, job in view["jobs"].items() for c in job["workers"]}
+    if view["phase"] == "over" and game is not None:
+        # The jobs were cleared at the last year's end: the result remembers them.
+        result = (game.result if isinstance(game, GameInfo) else game.get("result")) or {}
+        placed.update(result.get("last_jobs") or {})
+    first = view["tricks_played"] - len(done) + 1 if view.get("tricks") else 1
+    for i, trick in enumerate(done):
+        number, winner = first + i, names[trick["winner"]]
+        if i < len(done) - 1:
+            played = " ".join(card(tr, c) for _s, c in trick["cards"])
+            lines.append(_("Trick {number}: {cards} → {name}", number=number, cards=played,
+                           name=winner))
+            continue
+        played = " · ".join(
+            f"{heads[s]} {_placed(tr, c, placed)}" for s, c in trick["cards"])
+        lines.append(_("Last trick ({number}): {cards} — won by {name}", number=number,
+                       cards=played, name=winner))
+    if view["phase"] in ("play", "assign") and view["tricks_total"]:
+        trick_no = view["tricks_played"] + 1
+        played = " · ".join(
+            f"{heads[s]} {_placed(tr, c, placed)}" for s, c in view["trick"]) or "—"
+        lines.append(_("Trick {number} of {total}: {cards}", number=trick_no,
+                       total=view["tricks_total"], cards=played))
+    return lines
+
+
+def _placed(tr: Translator, c: str | None, placed: dict[str, str]) -> str:
+    """A played card and, once the Brigadier has put it on a job, that job's suit."""
+    job = placed.get(c) if c is not None else None
+    return card(tr, c) + (f"→{SUIT_SYMBOLS[job]}" if job else "")
+
+
+def winners_line(tr: Translator, game: GameInfo | dict[str, Any], names: list[str]) -> str:
+    """``🏆 Anna wins with 54 points`` once the game is over (from its stored result)."""
+    result = game.result if isinstance(game, GameInfo) else game.get("result")
+    if not result or not result.get("winners"):
+        return ""
+    scores, winners = result["scores"], result["winners"]
+    who = ", ".join(names[s] for s in winners)
+    points = scores[winners[0]]
+    if len(winners) == 1:
+        return "🏆 " + tr.ngettext("{name} wins with {n} point", "{name} wins with {n} points",
+                                  points, name=who)
+    return "🏆 " + tr.ngettext("Shared win: {names}, {n} point each",
+                              "Shared win: {names}, {n} points each", points, names=who)
+
+
+def _bar(hours: int, threshold: int, width: int = 9) -> str:
+    filled = min(width, hours * width // max(threshold, 1))
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def turn_order(view: dict[str, Any], names: list[str]) -> str:
+    """The order of play in this trick, from its leader (``Vera → Gleb → Anna → Boris``);
+    empty outside the tricks."""
+    if view["phase"] not in ("play", "assign") or view.get("lead") is None:
+        return ""
+    n, lead = view["players_count"], view["lead"]
+    return " → ".join(names[(lead + i) % n] for i in range(n))
+
+
+def waiting_text(tr: Translator, view: dict[str, Any], names: list[str]) -> str:
+    """Who the game waits for, in words."""
+    _ = tr.gettext
+    to_act = view["to_act"]
+    if not to_act:
+        return ""
+    phase = view["phase"]
+    if phase == "swap":
+        return _("Swap: waiting for {names}", names=", ".join(names[s] for s in to_act))
+    if phase == "pass":
+        return _("Passing: waiting for {names}", names=", ".join(names[s] for s in to_act))
+    name = names[to_act[0]]
+    if phase == "trump":
+        return _("{name} chooses trump", name=name)
+    if phase == "assign":
+        return _("{name} assigns the trick", name=name)
+    return _("{name} to play", name=name)
+
+
+def board_caption(
+    tr: Translator, bv: BoardView, now: datetime, bot_username: str,
+    recent: list[str] | None = None, *, zone: str | None = None,
+) -> Message:
+    """The caption and buttons of the board as a picture (``/settings board picture``):
+    what :func:`board` says, in short; the picture shows the rest."""
+    game, view = bv.game, bv.view
+    full = board(tr, bv, now, bot_username, recent, zone=zone)
+    if view is None:
+        return full
+    deadline = bv.deadline if game.status == "active" else None
+    lines = ["🌾 " + caption_text(tr, game, view, now, deadline, zone)]
+    if recent:
+        lines.append("🕘 " + " ".join(recent))
+    if game.status == "paused":
+        lines.append("⏸ " + tr.gettext("The game is paused; the clock has stopped."))
+    elif game.status == "aborted":
+        lines.append(tr.gettext("The game was called off."))
+    return Message("\n".join(lines)[:MAX_CAPTION], full.keyboard)
+
+
+def board(
+    tr: Translator, bv: BoardView, now: datetime, bot_username: str,
+    recent: list[str] | None = None, *, zone: str | None = None,
+) -> Message:
+    """The group's living board (edited in place); ``recent`` lines tell the last moves;
+    with the group's time ``zone`` (:meth:`Scene.group_zone`) the deadline is on its clock
+    too."""
+    _ = tr.gettext
+    game, view = bv.game, bv.view
+    if view is None:
+        return lobby(tr, game)
+    deadline = bv.deadline if game.status == "active" else None
+    lines = ["🌾 " + board_text(tr, game, view, now, deadline, zone=zone)]
+    if recent:
+        lines.append("🕘 " + " ".join(recent))
+    standins = [seat_name(tr, game, s.seat) for s in game.seats if s.standin]
+    if standins:
+        lines.append("🤖 " + tr.ngettext("A bot stands in for {names} until they are back.",
+                                        "Bots stand in for {names} until they are back.",
+                                        len(standins), names=", ".join(standins)))
+    if view["north"]:
+        lines.append("❄️ " + _("Sent north: {cards}", cards=cards(tr, view["north"])))
+    if game.status == "paused":
+        lines.append("⏸ " + _("The game is paused; the clock has stopped."))
+    elif game.status == "aborted":
+        lines.append(_("The game was called off."))
+    keyboard: Keyboard = []
+    if game.status == "active" and view["phase"] != "over" and not game.practice:
+        # (A practice board is in the private chat already, next to the player's cards.)
+        keyboard = [[
+            Button("🃏 " + _("My cards"), inline_query=f"g{game.id} "),
+            Button("✉️ " + _("Private chat"), url=deep_link(bot_username, game.id)),
+        ]]
+    return Message("\n".join(lines), keyboard)

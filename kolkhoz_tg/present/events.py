@@ -1,0 +1,349 @@
+"""What happened, in lines: moves and events (one small function per event kind), the
+requisition of a failed job, the year's summary, the notifications and the final table.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from engine import Action, ActionKind
+from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.present.board import winners_line
+from kolkhoz_tg.present.words import SUIT_SYMBOLS, and_list, card, cards, job_name, seat_name
+from kolkhoz_tg.service.records import Kind, Notification
+
+#: Events a YEAR_SUMMARY notification reports (so a board's event list may leave them out).
+YEAR_END_EVENTS = frozenset({
+    "CardsToPlot", "HeroNamed", "MiceRuleApplied", "JobFailed", "DrunkardSentNorth",
+    "CardsRevealed",
+    "CardSentNorth", "NothingRequisitioned", "NobodyExposed", "StacksReturned",
+})
+
+
+_CHOICES = frozenset({"CardPlayed", "TrumpDeclared", "SwapDecided", "CardAssigned",
+                      "PassChosen"})
+
+
+def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]],
+                theme: str, year_end: bool = False, viewer: int | None = None) -> list[str]:
+    """One line per interesting event of the moves in a board notification; the year's
+    requisition only with ``year_end`` (a YEAR_SUMMARY notification carries it too).
+    The moves of seat ``viewer`` that were its only possible ones say so: only to that seat,
+    since a card played as the only one tells what else its hand does not hold."""
+    lines: list[str] = []
+    for move in moves:
+        events = move["events"]
+        told = [i for i, e in enumerate(events) if e["type"] in _REQUISITION]
+        if year_end and told:
+            # The requisition job by job, each failure said once (as in the year's summary).
+            first, last = told[0], told[-1] + 1
+            lines += event_lines(tr, game, [{**move, "events": events[:first]}], theme, True,
+                                 viewer)
+            lines += requisition_lines(tr, game, events[first:last], theme)
+            lines += event_lines(tr, game, [{**move, "events": events[last:]}], theme, True,
+                                 viewer)
+            continue
+        for e in events:
+            if not year_end and e["type"] in YEAR_END_EVENTS:
+                continue
+            line = event_text(tr, game, e, theme)
+            if line:
+                if e["type"] in _CHOICES and move["actor"] in ("timeout", "standin"):
+                    line += " " + tr.gettext("(played automatically)")
+                elif (e["type"] in _CHOICES and move["actor"] == "forced"
+                      and viewer is not None and move.get("seat") == viewer):
+                    line += " " + tr.gettext("(the only possible move)")
+                elif e["type"] == "CardPlayed" and move["actor"] == "forced":
+                    # Played the moment the turn came: everyone sees that it was not
+                    # chosen, so the board says so.
+                    line += " " + tr.gettext("(played automatically)")
+                lines.append(line)
+    return lines
+
+
+def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: str) -> str:
+    """A past-tense sentence for one event dict (``engine.event_to_dict``); unknown event
+    types give an empty string."""
+    _ = tr.gettext
+    kind = e["type"]
+
+    def name(seat: int) -> str:
+        return seat_name(tr, game, seat)
+
+    def job(letter: str) -> str:
+        return job_name(tr, theme, letter)
+
+    if kind == "YearStarted":
+        text = _("Year {year} begins: Planner {name}, {cards}.", year=e["year"],
+                 name=name(e["planner"]),
+                 cards=tr.ngettext("{n} card each", "{n} cards each", e["hand_size"]))
+        if e["famine"]:
+            text += " " + _("Famine year: no trump.")
+        elif e.get("short"):
+            text += " " + _("Supply disruption in the plan's last year: no trump.")
+        elif e["lean"]:
+            text += " " + _("A lean year: no trump.")
+        return text
+    if kind == "TrumpDeclared":
+        return _("{name} declared trump {suit}.", name=name(e["seat"]),
+                 suit=SUIT_SYMBOLS[e["suit"]])
+    if kind == "PassChosen":
+        return _("{name} chose a card to pass.", name=name(e["seat"]))
+    if kind == "CardsPassed":
+        if e["left"]:
+            return "🔁 " + _("The chosen cards went round: each player's to the left "
+                            "neighbour.")
+        return "🔁 " + _("The chosen cards went round: each player's to the right "
+                        "neighbour.")
+    if kind == "SwapDecided":
+        if e["swapped"]:
+            return _("{name} swapped a card with the plot.", name=name(e["seat"]))
+        return _("{name} kept their cards.", name=name(e["seat"]))
+    if kind == "CardPlayed":
+        return _("{name} played {card}.", name=name(e["seat"]), card=card(tr, e["card"]))
+    if kind == "TrickWon":
+        return _("{name} takes the trick and is the Brigadier.", name=name(e["seat"]))
+    if kind == "CardAssigned":
+        return _("{card} → {job} ({hours} h).", card=card(tr, e["card"]), job=job(e["job"]),
+                 hours=e["hours"])
+    if kind == "JobCompleted":
+        text = _("{job} completed by {name}!", job=job(e["job"]), name=name(e["seat"]))
+        if e.get("rewards"):
+            text += " " + _("Reward: {cards}.", cards=cards(tr, e["rewards"]))
+        return text
+    if kind == "HeroNamed":
+        return "🦸 " + _("{name} won every trick of the year: the Hero, searched for no "
+                        "failed job; everyone else is searched and loses their own highest "
+                        "card.", name=name(e["seat"]))
+    if kind == "MiceRuleApplied":
+        return _("All four jobs failed and nobody was exposed: this year everyone is "
+                 "questioned, shows their highest card of each failed job, and only the "
+                 "highest of them goes north.")
+    if kind == "JobFailed":
+        return _("{job} failed ({hours} h).", job=job(e["job"]), hours=e["hours"])
+    if kind == "DrunkardSentNorth":
+        return _("The drunkard {card} on {job} is sent north instead.", card=card(tr, e["card"]),
+                 job=job(e["job"]))
+    if kind == "CardsRevealed":
+        return _("{name} reveals {cards}.", name=name(e["seat"]), cards=cards(tr, e["cards"]))
+    if kind == "CardSentNorth":
+        return _("{job} not fulfilled: {name}'s {card} is requisitioned and sent north.",
+                 job=job(e["job"]), name=name(e["seat"]), card=card(tr, e["card"]))
+    if kind in ("NothingRequisitioned", "NobodyExposed"):
+        return _("{job} not fulfilled, but nobody had a card to lose.", job=job(e["job"]))
+    if kind == "StacksReturned":
+        return tr.ngettext("{name}: {n} stack card goes back to the deck.",
+                           "{name}: {n} stack cards go back to the deck.", e["returned"],
+                           name=name(e["seat"]))
+    if kind == "YearEnded":
+        return _("Year {year} is over.", year=e["year"])
+    return ""
+
+
+def final_table(tr: Translator, data: dict[str, Any]) -> str:
+    """The game-over table of a GAME_OVER notification."""
+    _ = tr.gettext
+    lines = [_("🏁 The five-year plan is complete")]
+    if data.get("early"):
+        lines.append(_("(the deck ran dry before the last year)"))
+    names: dict[int, str] = {}
+    for row in data["table"]:
+        who = tr.gettext("Bot {number}", number=row["name"].rsplit(" ", 1)[-1]) if row[
+            "is_bot"] else row["name"]
+        names[row["seat"]] = who
+        # No padding: Telegram shows plain text in a proportional font, where spaces never
+        # line columns up; the score follows the name as in a sentence.
+        line = f"{row['rank']}. {who} — " + tr.ngettext("{n} point", "{n} points", row["score"])
+        details = [_("plot: {cards}", cards=cards(tr, row["plot"]))]
+        if row["medals"]:
+            details.append(tr.ngettext("{n} medal", "{n} medals", row["medals"]))
+        if row["auto_moves"]:
+            details.append(tr.ngettext("{n} move played automatically",
+                                       "{n} moves played automatically", row["auto_moves"]))
+        lines.append(f"{line} ({' · '.join(details)})")
+    if data.get("winners"):
+        scores = {row["seat"]: row["score"] for row in data["table"]}
+        result = {"scores": [scores.get(s, 0) for s in range(len(names))],
+                  "winners": data["winners"]}
+        lines.append(winners_line(tr, {"result": result},
+                                  [names.get(s, "?") for s in range(len(names))]))
+    return "\n".join(lines)
+
+
+def timed_out_text(tr: Translator, data: dict[str, Any], *, warn: bool = True) -> str:
+    """What was played for a player whose time ran out; ``warn``: and after how many more
+    missed turns a bot stands in for them."""
+    played = ", ".join(card_action(tr, a) for a in data["actions"])
+    text = tr.gettext("Time ran out, so this was played for you: {actions}.", actions=played)
+    left = data["standin_after"] - data["timeouts"]
+    if warn and left > 0:
+        text += " " + tr.ngettext(
+            "After {n} more missed turn a bot will stand in for you.",
+            "After {n} more missed turns a bot will stand in for you.", left)
+    return text
+
+
+def notification_text(
+    tr: Translator, note: Notification, now: datetime, zone: str | None = None
+) -> str:
+    """A short text for any notification (what the terminal prints; the bot's messages use
+    the same sentences). BOARD, YOUR_TURN and NEW_HAND are usually rendered as the board / the
+    hand."""
+    _ = tr.gettext
+    data = note.data
+    game = data.get("game")
+    if note.kind is Kind.BOARD and game is not None:
+        theme = data["view"]["rules"]["theme"]
+        return "\n".join(event_lines(tr, game, data["moves"], theme))
+    if note.kind is Kind.GAME_STARTED:
+        return _("The game has started!")
+    if note.kind is Kind.YOUR_TURN:
+        return _("Your turn.")
+    if note.kind is Kind.NEW_HAND:
+        return _("You have been dealt a new hand.")
+    if note.kind is Kind.REMINDER:
+        deadline = datetime.fromisoformat(data["deadline"])
+        if zone is not None:
+            return _("Reminder: it is your move; time runs out {time} ({when}).",
+                     time=tr.clock(deadline, now, zone), when=tr.relative(deadline, now))
+        return _("Reminder: it is your move; time runs out {when}.",
+                 when=tr.relative(deadline, now))
+    if note.kind is Kind.TIMED_OUT:
+        return timed_out_text(tr, data)
+    if note.kind is Kind.STAND_IN and note.user_id is not None:
+        return _("A bot plays for you from now on. To take your seat back, tap any button "
+                 "of your game message or send /back.")
+    if note.kind is Kind.STAND_IN:
+        return _("A bot now plays for {name} until they are back.", name=data["name"])
+    if note.kind is Kind.PLAYER_BACK:
+        return _("{name} is back in the game.", name=data["name"])
+    if note.kind is Kind.YEAR_SUMMARY:
+        return year_summary(tr, note)
+    if note.kind is Kind.GAME_OVER:
+        return final_table(tr, data)
+    if note.kind is Kind.PAUSED:
+        return _("The game is paused; the clock has stopped.")
+    if note.kind is Kind.RESUMED:
+        return _("The game goes on; the clock runs again.")
+    if note.kind is Kind.ABORTED:
+        return _("The game was called off.")
+    return ""
+
+
+def card_action(tr: Translator, action_text: str) -> str:
+    """``play:10H`` → ``10♥``; ``assign:10H>S`` → ``10♥→♠``; for short summaries."""
+    a = Action.parse(action_text)
+    if a.kind is ActionKind.TRUMP and a.suit is not None:
+        return SUIT_SYMBOLS[a.suit.letter]
+    if a.kind is ActionKind.ASSIGN and a.card is not None and a.suit is not None:
+        return f"{card(tr, str(a.card))}→{SUIT_SYMBOLS[a.suit.letter]}"
+    if a.kind is ActionKind.SWAP:
+        if a.card is None or a.target is None:
+            return "—"
+        return f"{card(tr, str(a.card))}⇄{card(tr, str(a.target))}"
+    return card(tr, str(a.card))
+
+
+def year_summary(tr: Translator, note: Notification) -> str:
+    _ = tr.gettext
+    data = note.data
+    game, theme = data["game"], data["theme"]
+    lines = [_("Year {year}: the plan's results", year=data["year"])]
+    last = data.get("last_trick")
+    earlier = (last or {}).get("earlier") or []
+    if earlier:
+        # Every trick of the year, in short: the board, edited at the group's pace, may not
+        # have shown each one.
+        lines.append(_("Tricks: {tricks}", tricks="; ".join(
+            f"{cards(tr, [c for _s, c in t['cards']])} → {seat_name(tr, game, t['winner'])}"
+            for t in earlier)))
+    if last and last["winner"] is not None:
+        played = " · ".join(
+            seat_name(tr, game, s) + " " + card(tr, c) + (f"→{SUIT_SYMBOLS[j]}" if j else "")
+            for (s, c), j in zip(last["cards"], last["jobs"], strict=True))
+        lines.append(_("The year's last trick: {cards} — won by {name}", cards=played,
+                       name=seat_name(tr, game, last["winner"])))
+    for done in data["completed"]:
+        lines.append("✅ " + _("{job}: done by {name}.", job=job_name(tr, theme, done["job"]),
+                              name=seat_name(tr, game, done["seat"])))
+    lines += requisition_lines(tr, game, data["events"], theme)
+    return "\n".join(lines)
+
+
+#: The year-end events :func:`requisition_lines` tells job by job.
+_REQUISITION = frozenset({
+    "JobFailed", "DrunkardSentNorth", "CardsRevealed", "CardSentNorth",
+    "NothingRequisitioned", "NobodyExposed",
+})
+
+
+def requisition_lines(
+    tr: Translator, game: dict[str, Any], events: list[dict[str, Any]], theme: str
+) -> list[str]:
+    """The year's requisition, one line per failed job that says it failed once and names
+    each card sent north and whose it was (``Workshop failed (8 h): Boris's K♣ and Vera's 9♣
+    go north.``), then the cards shown that stay face up. Every card here is public: sent
+    north or turned face up for everyone. Other year-end events get their own sentence."""
+    _ = tr.gettext
+    north = {e["card"] for e in events if e["type"] in ("CardSentNorth", "DrunkardSentNorth")}
+    jobs: dict[str, dict[str, Any]] = {}
+    # ("line", text) for other events, ("job", letter) for where a failed job is told.
+    order: list[tuple[str, str]] = []
+    for e in events:
+        kind = e["type"]
+        if kind in ("CardsToPlot", "YearEnded"):
+            continue
+        if kind not in _REQUISITION:
+            line = event_text(tr, game, e, theme)
+            if line:
+                order.append(("line", line))
+            continue
+        if e["job"] not in jobs:
+            jobs[e["job"]] = {"hours": None, "north": [], "drunkard": None, "shown": {}}
+            order.append(("job", e["job"]))
+        job = jobs[e["job"]]
+        if kind == "JobFailed":
+            job["hours"] = e["hours"]
+        elif kind == "DrunkardSentNorth":
+            job["drunkard"] = e["card"]
+        elif kind == "CardSentNorth":
+            job["north"].append(_("{name}'s {card}", name=seat_name(tr, game, e["seat"]),
+                                  card=card(tr, e["card"])))
+        elif kind == "CardsRevealed":
+            stay = [c for c in e["cards"] if c not in north]
+            if stay:
+                job["shown"].setdefault(e["seat"], []).extend(stay)
+    out: list[str] = []
+    for what, value in order:
+        if what == "line":
+            out.append(value)
+            continue
+        job = jobs[value]
+        name = job_name(tr, theme, value)
+        hours = job["hours"] if job["hours"] is not None else 0
+        if job["drunkard"] is not None and job["north"]:
+            # (drunkard = replaces, with the Party official: the Jack is one of the two)
+            text = tr.ngettext(
+                "{job} failed ({hours} h): the drunkard {card} goes north, and {cards} "
+                "with him.",
+                "{job} failed ({hours} h): the drunkard {card} goes north, and {cards} "
+                "with him.", len(job["north"]), job=name, hours=hours,
+                card=card(tr, job["drunkard"]), cards=and_list(tr, job["north"]))
+        elif job["drunkard"] is not None:
+            text = _("{job} failed ({hours} h): the drunkard {card} goes north instead of "
+                     "anyone's card.", job=name, hours=hours, card=card(tr, job["drunkard"]))
+        elif job["north"]:
+            text = tr.ngettext("{job} failed ({hours} h): {cards} goes north.",
+                               "{job} failed ({hours} h): {cards} go north.",
+                               len(job["north"]), job=name, hours=hours,
+                               cards=and_list(tr, job["north"]))
+        else:
+            text = _("{job} failed ({hours} h), but nobody had a card to lose.", job=name,
+                     hours=hours)
+        out.append("❌ " + text)
+        if job["shown"]:
+            shown = " · ".join(f"{seat_name(tr, game, s)} {cards(tr, cs)}"
+                               for s, cs in job["shown"].items())
+            out.append(_("Face up from now on: {plots}", plots=shown))
+    return out

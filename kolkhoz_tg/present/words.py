@@ -1,0 +1,79 @@
+"""Words the other modules share: cards and suits, job names, seat names, lists, a
+computer player's level and the deep link into the private chat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.cards import SUITS
+from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.service.records import GameInfo
+
+SUIT_SYMBOLS = {s.letter: s.symbol for s in SUITS}
+
+
+def card(tr: Translator, text: str | None) -> str:
+    """``10H`` → ``10♥`` (``QS`` → ``Д♠`` in Russian: the reader's rank letters); a card
+    hidden from the reader (None in a view) → ``?``."""
+    if not text:
+        return "?"
+    rank = text[:-1]
+    return tr.rank(rank) + SUIT_SYMBOLS.get(text[-1], text[-1])
+
+
+def cards(tr: Translator, texts: Sequence[str | None]) -> str:
+    return " ".join(card(tr, t) for t in texts) if texts else "—"
+
+
+def job_name(tr: Translator, theme: str, job: str) -> str:
+    """The job of a suit in the preset's theme (``jobs`` or ``fields``)."""
+    _ = tr.gettext
+    if theme == "fields":
+        names = {"H": _("Wheat"), "D": _("Beets"), "C": _("Potatoes"), "S": _("Sunflowers")}
+    else:
+        names = {"H": _("Plowing"), "D": _("Harvest"), "C": _("Workshop"), "S": _("Grain")}
+    return names[job]
+
+
+def seat_name(tr: Translator, game: GameInfo | dict[str, Any], seat: int) -> str:
+    """The seat's player name; bots are numbered in the reader's language."""
+    seats = game.to_dict()["seats"] if isinstance(game, GameInfo) else game["seats"]
+    for s in seats:
+        if s["seat"] == seat:
+            if s["is_bot"]:
+                number = s["name"].rsplit(" ", 1)[-1]
+                return tr.gettext("Bot {number}", number=number)
+            return str(s["name"])
+    return tr.gettext("Seat {number}", number=seat + 1)
+
+
+def seat_names(tr: Translator, game: GameInfo | dict[str, Any], n: int) -> list[str]:
+    return [seat_name(tr, game, s) for s in range(n)]
+
+
+def and_list(tr: Translator, items: Sequence[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C`` in the reader's language."""
+    if len(items) < 2:
+        return "".join(items)
+    return tr.gettext("{items} and {last}", items=", ".join(items[:-1]), last=items[-1])
+
+
+def deep_link(bot_username: str, game_id: int) -> str:
+    """``https://t.me/<bot>?start=g<id>``: opens the private chat on that game."""
+    from telegram.helpers import create_deep_linked_url
+
+    return create_deep_linked_url(bot_username, f"g{game_id}")
+
+
+def level_name(tr: Translator, level: str | None) -> str:
+    """A bot level's name for players (None: ``normal``, a bot seated before levels)."""
+    _ = tr.gettext
+    names = {
+        "random": _("Random"),
+        "normal": _("Normal"),
+        "strong": _("Strong"),
+        "hard": _("Hard"),
+    }
+    return names.get(level or "normal", level or "")
