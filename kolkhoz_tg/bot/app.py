@@ -35,14 +35,7 @@ from telegram.ext import (
 )
 
 from kolkhoz_tg import metrics
-from kolkhoz_tg.bot.buttons import (
-    on_callback,
-    on_chosen_inline,
-    on_error,
-    on_inline_query,
-    on_migrate,
-    on_my_chat_member,
-)
+from kolkhoz_tg.bot.buttons import on_callback, on_error, on_migrate, on_my_chat_member
 from kolkhoz_tg.bot.chat_settings import cmd_lang
 from kolkhoz_tg.bot.commands import (
     TYPED,
@@ -63,6 +56,7 @@ from kolkhoz_tg.bot.commands import (
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call
 from kolkhoz_tg.bot.delivery import Deliverer, Relay, dead_here, relay_name, spawn_task
 from kolkhoz_tg.bot.history import cmd_log, cmd_stats
+from kolkhoz_tg.bot.inline import on_chosen_inline, on_inline_query
 from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter

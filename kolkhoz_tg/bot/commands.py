@@ -42,6 +42,8 @@ from kolkhoz_tg.bot.topics import (
 )
 from kolkhoz_tg.bot.typed import TypedError, parse_typed
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.present import commands as say
+from kolkhoz_tg.present import taps
 from kolkhoz_tg.service import (
     ActStatus,
     Busy,
@@ -84,82 +86,23 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             await d.deliverer.refresh_board(game.id)
     wanted = [g for g in games if payload == f"g{g.id}"] or games
     if not wanted:
-        await c.reply(*welcome(c.tr, context.bot.username))
+        msg = say.welcome(
+            c.tr, create_deep_linked_url(context.bot.username, GROUP_PAYLOAD, group=True),
+            practice_button(0, 0, "menu"))
+        await c.reply(msg.text, msg.keyboard)
         return
     for game in wanted[:5]:
         if game.status == "lobby":
-            await c.reply(c.tr.gettext(
-                "You are in a game that has not started yet. I will send your cards here "
-                "when it starts."))
+            await c.reply(say.lobby_not_started(c.tr))
             continue
         await d.deliverer.refresh_private(game.id, user.id, new=True)
-
-
-def welcome(tr: Translator, bot_username: str) -> tuple[str, present.Keyboard]:
-    """``/start`` in private for someone with no game: what the bot does, with the two ways
-    to begin as buttons (a group, picked in Telegram's own list; a practice game here)."""
-    _ = tr.gettext
-    text = _("Hello! I run slow games of Kolkhoz in group chats: add me to a group (the "
-             "button below) and send /newgame there. Or play a practice game here, with "
-             "bots and hints. /help lists the commands, /rules explains the game.")
-    return text, [
-        [present.Button("👥 " + _("Add me to a group"),
-                       url=create_deep_linked_url(bot_username, GROUP_PAYLOAD, group=True))],
-        [present.Button("🎓 " + _("Play a practice game"), practice_button(0, 0, "menu"))],
-    ]
 
 
 async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """The commands, in a group with the group's first, in private with the private ones
     first (some, like /settings and /stats, mean one thing here and another there)."""
     c = await command(update, context, group_language=True, remember=False)
-    group, private = help_lines(c.tr)
-    _ = c.tr.gettext
-    if c.in_group:
-        parts = [_("In the group:"), *group, _("In our private chat:"), *private]
-    else:
-        parts = [_("Here, in private:"), *private, _("In a group:"), *group]
-    lines = [
-        "🌾 " + _("Kolkhoz: a slow trick-taking game for 3 to 5 players."),
-        *parts,
-        _("Anywhere:"),
-        # The reader's own card letters first: in Russian, /play 10ч before /play 10H.
-        _("/play 10H, /play JS, /assign 10H S, /trump ♠, /swap 9H KC, /pass 9H (Russian "
-          "letters too: /play 10ч, /play Вп)") + " — " + _("typed moves"),
-        "/away, /away 3d — " + _("a bot plays for you (in a group, in its game; in private, "
-                                 "in all your games) until /back or your next move (with "
-                                 "3d, three days at most)"),
-        "/back — " + _("take your seat back from the bot"),
-        "/lang ru|en — " + _("language"),
-        "/rules — " + _("the rules"),
-        "",
-        present.levels_help(c.tr),
-    ]
-    await c.reply("\n".join(lines))
-
-
-def help_lines(tr: Translator) -> tuple[list[str], list[str]]:
-    """/help's lines of the commands for a group, and of those for the private chat."""
-    _ = tr.gettext
-    group = [
-        "/newgame — " + _("open a new game (optionally: /newgame zone 3)"),
-        "/join, /leave, /addbot, /go — " + _("take a seat, leave, add a bot, start"),
-        "/board — " + _("show the board again"),
-        "/last — " + _("the last trick"),
-        "/score — " + _("points in sight"),
-        "/settings — " + _("rules, players, time limit"),
-        "/stats — " + _("ratings here; /stats me: yours"),
-        "/log — " + _("the last game, move by move"),
-        "/pause, /resume, /abort, /kick — " + _("for the creator and admins"),
-    ]
-    private = [
-        "/hand — " + _("your cards"),
-        "/practice — " + _("a practice game with bots and hints"),
-        "/settings — " + _("your time zone and quiet hours (reminders wait for the morning)"),
-        "/stats — " + _("your ratings"),
-        "/log — " + _("your last finished game, move by move"),
-    ]
-    return group, private
+    await c.reply(say.help_text(c.tr, c.in_group))
 
 
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -170,18 +113,17 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     # Reading is one way to learn; playing is the other: a practice game, in private.
     username = context.bot.username
     if c.in_group:
-        try_it = present.Button("🎓 " + c.tr.gettext("Play a practice game"),
-                               url=create_deep_linked_url(username, PRACTICE_PAYLOAD))
+        try_it = say.practice_button(
+            c.tr, url=create_deep_linked_url(username, PRACTICE_PAYLOAD))
     else:
-        try_it = present.Button("🎓 " + c.tr.gettext("Play a practice game"),
-                               practice_button(0, 0, "menu"))
+        try_it = say.practice_button(c.tr, data=practice_button(0, 0, "menu"))
         # The full rules are six long messages: one short one with the chapters as
         # buttons instead, each opening in that message.
         contents = practice.rules_contents(c.tr)
         if contents is not None:
             await c.reply(*contents)
             return
-    summary = rules_text(c.tr)
+    summary = say.rules_text(c.tr)
     if c.in_group:
         # The game of this place, if its table changed the preset: the rules it is
         # played by, not only the preset's.
@@ -190,42 +132,10 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             summary.append(present.house_rules_text(c.tr, games[0]))
     buttons = [[try_it]]
     if c.in_group:
-        buttons.insert(0, [present.Button("📜 " + c.tr.gettext("The full rules"),
-                                         url=create_deep_linked_url(username, RULES_PAYLOAD))])
+        buttons.insert(0, [say.full_rules_button(
+            c.tr, create_deep_linked_url(username, RULES_PAYLOAD))])
     for i, part in enumerate(summary):
         await c.reply(part, buttons if i == len(summary) - 1 else None)
-
-
-def rules_text(tr: Translator) -> list[str]:
-    """The rules in brief, true for every preset (the full rules are docs/RULES*.md)."""
-    _ = tr.gettext
-    return [
-        "📜 " + _("Kolkhoz in brief") + "\n\n" + _(
-            "Five years of the plan. Every year each player gets 5 cards (fewer when the "
-            "deck runs low, or in a famine or a short last year: a lean year, without trump). "
-            "The Planner names the trump. Follow suit if you can. Who takes the trick depends "
-            "on the rules: usually the highest trump, or else the highest card of the led "
-            "suit; in the Original rules trump never wins, the highest card of the led suit "
-            "always does."
-        ) + "\n\n" + _(
-            "The trick's winner is the Brigadier: they put each card of the trick on a job "
-            "(♥ ♦ ♣ ♠). Workers 6-10 give their value in hours, J 11, Q 12, K 13. A job that "
-            "reaches the threshold (40 hours, 36 in the Original rules) is done, and the "
-            "Brigadier gets its reward: the reward cards, in some rules the workers "
-            "themselves, or nothing at all."
-        ) + "\n\n" + _(
-            "Your last card of the year goes face-down into your plot. For every job that "
-            "failed, the Brigadiers (in some rules everyone) are searched: depending on the "
-            "rules they show all their cards of that suit, only the highest one, or their "
-            "whole plot. Then each of them loses their highest card of that suit to the "
-            "North, or in some rules only the single highest card of all goes. Shown cards "
-            "stay face-up to the end. The trump Jack, Queen and King change that: the Jack "
-            "is sent north instead, the Queen exposes everyone, the King doubles the loss."
-        ) + "\n\n" + _(
-            "At the end, the cards in your plot are your points. The full rules for players "
-            "are in the project's docs/RULES.md."
-        )
-    ]
 
 
 async def cmd_practice(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -234,12 +144,9 @@ async def cmd_practice(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     :mod:`kolkhoz_tg.bot.practice`); in a group, a polite pointer to the private chat."""
     c = await command(update, context)
     if c.in_group:
-        await c.reply(
-            c.tr.gettext("Practice games are played in our private chat, where nobody "
-                         "waits for you and a 💡 hint is at hand."),
-            [[present.Button("🎓 " + c.tr.gettext("Practice in private"),
-                            url=create_deep_linked_url(context.bot.username,
-                                                       PRACTICE_PAYLOAD))]])
+        msg = say.practice_in_private(
+            c.tr, create_deep_linked_url(context.bot.username, PRACTICE_PAYLOAD))
+        await c.reply(msg.text, msg.keyboard)
         return
     await call(c.d.service.set_can_pm, c.user.id, True)
     parsed = practice.parse_args(c.args)
@@ -257,7 +164,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     c = await command(update, context)
     d, chat, user, place = c.d, c.chat, c.user, c.place
     if not c.in_group:
-        await c.reply(c.tr.gettext("Start a game in a group chat: add me there."))
+        await c.reply(say.newgame_in_private(c.tr))
         return
     await call(d.service.ensure_chat, chat.id, chat.title)
     info = await call(d.service.chat, chat.id)
@@ -300,9 +207,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             # topic of its own, or not at all.
             made = await game_in_new_topic(context, tr, chat.id, create)
             if made is None:
-                await c.reply(tr.gettext(
-                    "«General» already has a game, and I could not open a topic for a new "
-                    "one. Send /newgame in a topic, or finish the game here first."))
+                await c.reply(say.no_topic_for_newgame(tr))
                 return
             game = made
         else:
@@ -321,21 +226,15 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     await d.deliverer.refresh_board(game.id, resend=True)
     if game.topic_id is not None and game.topic_id != place.topic_id:
         link = topic_link(game.chat_id, game.topic_id)
-        await c.reply(tr.gettext("Game #{id} has a topic of its own: join it there.",
-                                 id=game.id),
-                      [[present.Button("🧵 " + tr.gettext("Open the topic"), url=link)]]
-                      if link else None)
+        msg = say.game_in_own_topic(tr, game.id, link)
+        await c.reply(msg.text, msg.keyboard)
     elif general and not own_topic and not HERE.intersection(args):
-        await c.reply(tr.gettext(
-            "Tip: give me the right to manage topics, and each game gets a topic of its "
-            "own."))
+        await c.reply(say.topics_tip(tr))
 
 
 async def _has_a_game(c: Cmd, tr: Translator, game: GameInfo) -> None:
     """The answer to /newgame where a game is open: there is one, and its board again."""
-    await c.reply(tr.gettext("This topic already has a game: see the board below.")
-                  if game.topic_id is not None else
-                  tr.gettext("This chat already has a game: see the board below."))
+    await c.reply(say.has_a_game(tr, game))
     await c.d.deliverer.refresh_board(game.id, resend=True)
 
 
@@ -367,7 +266,7 @@ async def lobby_op(
             info = await call(svc.game_info, game_id)
             players = next_player_count(info)
             if players is None and user.id == info.creator_id:
-                return seats_in_the_way_text(tr, info)
+                return say.seats_in_the_way_text(tr, info)
             await call(svc.configure_lobby, game_id, user.id,
                        players=players or info.players, version=version)
         elif op == "medals":
@@ -376,7 +275,7 @@ async def lobby_op(
                        options={"medals_score": not info.rules.get("medals_score")},
                        version=version)
         else:
-            return tr.gettext("That button is not mine.")
+            return taps.not_my_button(tr)
     except ServiceError as e:
         return service_error_text(tr, e)
     await d.deliverer.refresh_board(game_id)
@@ -393,18 +292,6 @@ def next_player_count(game: GameInfo) -> int | None:
     return next((n for n in later if n >= needed and n != game.players), None)
 
 
-def seats_in_the_way_text(tr: Translator, game: GameInfo) -> str:
-    """Why the number of players cannot change: the seats that would go are taken."""
-    if len(game.seats) >= game.players:
-        return tr.ngettext(
-            "All {n} seats are taken: to play with fewer players, free a seat first (/kick).",
-            "All {n} seats are taken: to play with fewer players, free a seat first (/kick).",
-            game.players)
-    last = max(s.seat for s in game.seats) + 1
-    return tr.gettext("Seat {n} is taken: to play with fewer players, free it first "
-                      "(/kick {n}).", n=last)
-
-
 async def group_game_command(
     update: Update, context: ContextTypes.DEFAULT_TYPE, op: str
 ) -> None:
@@ -418,10 +305,9 @@ async def group_game_command(
     elif op == "join":
         user = await call(c.d.service.user, c.user.id)
         if user is None or not user.can_pm:  # as a tap on Join: the way to the cards
-            await c.reply(c.tr.gettext(
-                "You are in. Open a private chat with me, or your cards cannot reach you:"),
-                [[present.Button("✉️ " + c.tr.gettext("Private chat"),
-                                url=present.deep_link(context.bot.username, game.id))]])
+            msg = say.joined_open_private(
+                c.tr, present.deep_link(context.bot.username, game.id))
+            await c.reply(msg.text, msg.keyboard)
 
 
 async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -467,11 +353,10 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     tr = c.tr
     sent = await c.d.deliverer.refresh_private(game.id, c.user.id, new=True)
     if c.in_group and sent:
-        await c.reply(tr.gettext("I have sent your cards to our private chat."))
+        await c.reply(say.hand_sent(tr))
     elif c.in_group:
-        await c.reply(tr.gettext("Open a private chat with me first:"),
-                      [[present.Button("✉️ " + tr.gettext("Open my cards"),
-                                      url=present.deep_link(context.bot.username, game.id))]])
+        msg = say.open_private_first(tr, present.deep_link(context.bot.username, game.id))
+        await c.reply(msg.text, msg.keyboard)
 
 
 async def _public_reply(
@@ -509,8 +394,7 @@ async def cmd_back(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         if result.status is ActStatus.APPLIED:
             back = True
             await d.deliverer.deliver(result.notifications)
-    await c.reply(tr.gettext("Welcome back: your seat is yours again.") if back
-                  else tr.gettext("Nobody was playing for you; carry on."))
+    await c.reply(taps.back_text(tr, back))
 
 
 async def creator_command(
@@ -540,7 +424,7 @@ async def creator_command(
             return
         if game.status == "lobby":
             await d.deliverer.refresh_board(game.id, resend=True)
-            await c.reply(tr.gettext("The lobby of game #{id} has moved here.", id=game.id))
+            await c.reply(say.lobby_moved(tr, game.id))
             return
     method = {"pause": d.service.pause, "resume": d.service.resume}
     # A pause or resume by hand is the creator's: the game no longer waits for the bot's
@@ -554,11 +438,7 @@ async def creator_command(
         return
     await d.deliverer.deliver(result.notifications)
     await d.deliverer.refresh_board(game.id)
-    done = {
-        "pause": tr.gettext("The game is paused; the clock has stopped."),
-        "resume": tr.gettext("The game goes on; the clock runs again."),
-    }
-    await c.reply(done[what])
+    await c.reply(say.paused_or_resumed(tr, what))
 
 
 TYPED = ("play", "assign", "trump", "swap", "pass")
@@ -581,9 +461,7 @@ async def _private_game_for(c: Cmd, action: str) -> GameInfo | None:
     if len(fits) == 1:
         return fits[0]
     if fits:
-        await c.reply(c.tr.gettext(
-            "That move is open to you in more than one game: use the buttons in the "
-            "message of the game you mean."))
+        await c.reply(say.move_in_several_games(c.tr))
         return None
     return await c.game_in_play(seated=True, started=False)
 
@@ -595,32 +473,14 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     assert message is not None and message.text is not None
     name = message.text.split()[0].lstrip("/").split("@")[0].lower()
     args = message.text.partition(" ")[2]
-    _ = c.tr.gettext
-    if name == "swap" and c.in_group:
-        # A swap names a face-down plot card: never in the group.
-        await c.reply(_("Swaps are secret: send /swap to me in private."))
-        return
-    if name == "pass" and c.in_group:
-        # The card passed is the sender's and the receiver's secret.
-        await c.reply(_("The card you pass is secret: send /pass to me in private."))
+    secret = say.secret_in_group(c.tr, name) if c.in_group else None
+    if secret is not None:
+        await c.reply(secret)
         return
     try:
         action = parse_typed(name, args)
     except TypedError as e:
-        usage = {
-            "play": _("Usage: /play 10H (suits: H D C S, ♥ ♦ ♣ ♠ or ч б т п; ranks J Q K A "
-                      "or В Д К Т)"),
-            "assign": _("Usage: /assign 10H S (card, then the job's suit)"),
-            "trump": _("Usage: /trump ♠ (or S, п, пики)"),
-            "swap": _("Usage: /swap 9H KC (hand card, then plot card) or /swap pass"),
-            "pass": _("Usage: /pass 9H (the card you pass to your neighbour)"),
-        }[name]
-        if e.code == "bad_card":
-            await c.reply(_("I do not know the card «{text}».", text=e.text) + "\n" + usage)
-        elif e.code == "bad_suit":
-            await c.reply(_("I do not know the suit «{text}».", text=e.text) + "\n" + usage)
-        else:
-            await c.reply(usage)
+        await c.reply(say.typed_error(c.tr, name, e.code, e.text))
         return
     # In the lobby too: the service then says the game is not running yet.
     game = (await c.game_in_play(seated=True, started=False) if c.in_group
@@ -638,7 +498,7 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     except Busy:
         # Another process holds the database: as for a tap, say so once and make the move
         # in the background (at the version current then).
-        await c.reply(_("Saving is slow right now: your move will be made in a moment."))
+        await c.reply(taps.saving_slow(c.tr))
         context.application.create_task(
             act_later(update, context, game.id, action, None, acting), update=update)
         return
@@ -648,6 +508,5 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             # Why the move was refused would tell the group about the hand ("you must
             # follow the led suit" says it holds one): that goes to the player alone.
             told = await c.d.deliverer.say_privately(user.id, text)
-            text = (_("That move is not allowed now: see why in our private chat.")
-                    if told else _("That move is not allowed now."))
+            text = say.refused_in_group(c.tr, told)
         await c.reply(text)

@@ -4,8 +4,10 @@ requisition of a failed job, the year's summary, the notifications and the final
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from engine import Action, ActionKind
 from kolkhoz_tg.i18n import Translator
@@ -62,83 +64,164 @@ def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]
     return lines
 
 
+@dataclass(frozen=True)
+class _Say:
+    """What an event's sentence needs: the reader's language, the game (for seat names)
+    and the job names' theme."""
+
+    tr: Translator
+    game: dict[str, Any]
+    theme: str
+
+    def name(self, seat: int) -> str:
+        return seat_name(self.tr, self.game, seat)
+
+    def job(self, letter: str) -> str:
+        return job_name(self.tr, self.theme, letter)
+
+
+def _year_started(say: _Say, e: dict[str, Any]) -> str:
+    tr, _ = say.tr, say.tr.gettext
+    text = _("Year {year} begins: Planner {name}, {cards}.", year=e["year"],
+             name=say.name(e["planner"]),
+             cards=tr.ngettext("{n} card each", "{n} cards each", e["hand_size"]))
+    if e["famine"]:
+        text += " " + _("Famine year: no trump.")
+    elif e.get("short"):
+        text += " " + _("Supply disruption in the plan's last year: no trump.")
+    elif e["lean"]:
+        text += " " + _("A lean year: no trump.")
+    return text
+
+
+def _trump_declared(say: _Say, e: dict[str, Any]) -> str:
+    return say.tr.gettext("{name} declared trump {suit}.", name=say.name(e["seat"]),
+                          suit=SUIT_SYMBOLS[e["suit"]])
+
+
+def _pass_chosen(say: _Say, e: dict[str, Any]) -> str:
+    return say.tr.gettext("{name} chose a card to pass.", name=say.name(e["seat"]))
+
+
+def _cards_passed(say: _Say, e: dict[str, Any]) -> str:
+    _ = say.tr.gettext
+    if e["left"]:
+        return "🔁 " + _("The chosen cards went round: each player's to the left "
+                        "neighbour.")
+    return "🔁 " + _("The chosen cards went round: each player's to the right "
+                    "neighbour.")
+
+
+def _swap_decided(say: _Say, e: dict[str, Any]) -> str:
+    _ = say.tr.gettext
+    if e["swapped"]:
+        return _("{name} swapped a card with the plot.", name=say.name(e["seat"]))
+    return _("{name} kept their cards.", name=say.name(e["seat"]))
+
+
+def _card_played(say: _Say, e: dict[str, Any]) -> str:
+    return say.tr.gettext("{name} played {card}.", name=say.name(e["seat"]),
+                          card=card(say.tr, e["card"]))
+
+
+def _trick_won(say: _Say, e: dict[str, Any]) -> str:
+    return say.tr.gettext("{name} takes the trick and is the Brigadier.",
+                          name=say.name(e["seat"]))
+
+
+def _card_assigned(say: _Say, e: dict[str, Any]) -> str:
+    return say.tr.gettext("{card} → {job} ({hours} h).", card=card(say.tr, e["card"]),
+                          job=say.job(e["job"]), hours=e["hours"])
+
+
+def _job_completed(say: _Say, e: dict[str, Any]) -> str:
+    _ = say.tr.gettext
+    text = _("{job} completed by {name}!", job=say.job(e["job"]), name=say.name(e["seat"]))
+    if e.get("rewards"):
+        text += " " + _("Reward: {cards}.", cards=cards(say.tr, e["rewards"]))
+    return text
+
+
+def _hero_named(say: _Say, e: dict[str, Any]) -> str:
+    _ = say.tr.gettext
+    return "🦸 " + _("{name} won every trick of the year: the Hero, searched for no "
+                    "failed job; everyone else is searched and loses their own highest "
+                    "card.", name=say.name(e["seat"]))
+
+
+def _mice_rule_applied(say: _Say, e: dict[str, Any]) -> str:
+    _ = say.tr.gettext
+    return _("All four jobs failed and nobody was exposed: this year everyone is "
+             "questioned, shows their highest card of each failed job, and only the "
+             "highest of them goes north.")
+
+
+def _job_failed(say: _Say, e: dict[str, Any]) -> str:
+    return say.tr.gettext("{job} failed ({hours} h).", job=say.job(e["job"]),
+                          hours=e["hours"])
+
+
+def _drunkard_sent_north(say: _Say, e: dict[str, Any]) -> str:
+    _ = say.tr.gettext
+    return _("The drunkard {card} on {job} is sent north instead.",
+             card=card(say.tr, e["card"]), job=say.job(e["job"]))
+
+
+def _cards_revealed(say: _Say, e: dict[str, Any]) -> str:
+    return say.tr.gettext("{name} reveals {cards}.", name=say.name(e["seat"]),
+                          cards=cards(say.tr, e["cards"]))
+
+
+def _card_sent_north(say: _Say, e: dict[str, Any]) -> str:
+    _ = say.tr.gettext
+    return _("{job} not fulfilled: {name}'s {card} is requisitioned and sent north.",
+             job=say.job(e["job"]), name=say.name(e["seat"]), card=card(say.tr, e["card"]))
+
+
+def _nothing_requisitioned(say: _Say, e: dict[str, Any]) -> str:
+    return say.tr.gettext("{job} not fulfilled, but nobody had a card to lose.",
+                          job=say.job(e["job"]))
+
+
+def _stacks_returned(say: _Say, e: dict[str, Any]) -> str:
+    return say.tr.ngettext("{name}: {n} stack card goes back to the deck.",
+                           "{name}: {n} stack cards go back to the deck.", e["returned"],
+                           name=say.name(e["seat"]))
+
+
+def _year_ended(say: _Say, e: dict[str, Any]) -> str:
+    return say.tr.gettext("Year {year} is over.", year=e["year"])
+
+
+#: One sentence builder per event type (``engine.event_to_dict``'s ``type``).
+_EVENT_TEXTS: Final[dict[str, Callable[[_Say, dict[str, Any]], str]]] = {
+    "YearStarted": _year_started,
+    "TrumpDeclared": _trump_declared,
+    "PassChosen": _pass_chosen,
+    "CardsPassed": _cards_passed,
+    "SwapDecided": _swap_decided,
+    "CardPlayed": _card_played,
+    "TrickWon": _trick_won,
+    "CardAssigned": _card_assigned,
+    "JobCompleted": _job_completed,
+    "HeroNamed": _hero_named,
+    "MiceRuleApplied": _mice_rule_applied,
+    "JobFailed": _job_failed,
+    "DrunkardSentNorth": _drunkard_sent_north,
+    "CardsRevealed": _cards_revealed,
+    "CardSentNorth": _card_sent_north,
+    "NothingRequisitioned": _nothing_requisitioned,
+    "NobodyExposed": _nothing_requisitioned,
+    "StacksReturned": _stacks_returned,
+    "YearEnded": _year_ended,
+}
+
+
 def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: str) -> str:
     """A past-tense sentence for one event dict (``engine.event_to_dict``); unknown event
     types give an empty string."""
-    _ = tr.gettext
-    kind = e["type"]
-
-    def name(seat: int) -> str:
-        return seat_name(tr, game, seat)
-
-    def job(letter: str) -> str:
-        return job_name(tr, theme, letter)
-
-    if kind == "YearStarted":
-        text = _("Year {year} begins: Planner {name}, {cards}.", year=e["year"],
-                 name=name(e["planner"]),
-                 cards=tr.ngettext("{n} card each", "{n} cards each", e["hand_size"]))
-        if e["famine"]:
-            text += " " + _("Famine year: no trump.")
-        elif e.get("short"):
-            text += " " + _("Supply disruption in the plan's last year: no trump.")
-        elif e["lean"]:
-            text += " " + _("A lean year: no trump.")
-        return text
-    if kind == "TrumpDeclared":
-        return _("{name} declared trump {suit}.", name=name(e["seat"]),
-                 suit=SUIT_SYMBOLS[e["suit"]])
-    if kind == "PassChosen":
-        return _("{name} chose a card to pass.", name=name(e["seat"]))
-    if kind == "CardsPassed":
-        if e["left"]:
-            return "🔁 " + _("The chosen cards went round: each player's to the left "
-                            "neighbour.")
-        return "🔁 " + _("The chosen cards went round: each player's to the right "
-                        "neighbour.")
-    if kind == "SwapDecided":
-        if e["swapped"]:
-            return _("{name} swapped a card with the plot.", name=name(e["seat"]))
-        return _("{name} kept their cards.", name=name(e["seat"]))
-    if kind == "CardPlayed":
-        return _("{name} played {card}.", name=name(e["seat"]), card=card(tr, e["card"]))
-    if kind == "TrickWon":
-        return _("{name} takes the trick and is the Brigadier.", name=name(e["seat"]))
-    if kind == "CardAssigned":
-        return _("{card} → {job} ({hours} h).", card=card(tr, e["card"]), job=job(e["job"]),
-                 hours=e["hours"])
-    if kind == "JobCompleted":
-        text = _("{job} completed by {name}!", job=job(e["job"]), name=name(e["seat"]))
-        if e.get("rewards"):
-            text += " " + _("Reward: {cards}.", cards=cards(tr, e["rewards"]))
-        return text
-    if kind == "HeroNamed":
-        return "🦸 " + _("{name} won every trick of the year: the Hero, searched for no "
-                        "failed job; everyone else is searched and loses their own highest "
-                        "card.", name=name(e["seat"]))
-    if kind == "MiceRuleApplied":
-        return _("All four jobs failed and nobody was exposed: this year everyone is "
-                 "questioned, shows their highest card of each failed job, and only the "
-                 "highest of them goes north.")
-    if kind == "JobFailed":
-        return _("{job} failed ({hours} h).", job=job(e["job"]), hours=e["hours"])
-    if kind == "DrunkardSentNorth":
-        return _("The drunkard {card} on {job} is sent north instead.", card=card(tr, e["card"]),
-                 job=job(e["job"]))
-    if kind == "CardsRevealed":
-        return _("{name} reveals {cards}.", name=name(e["seat"]), cards=cards(tr, e["cards"]))
-    if kind == "CardSentNorth":
-        return _("{job} not fulfilled: {name}'s {card} is requisitioned and sent north.",
-                 job=job(e["job"]), name=name(e["seat"]), card=card(tr, e["card"]))
-    if kind in ("NothingRequisitioned", "NobodyExposed"):
-        return _("{job} not fulfilled, but nobody had a card to lose.", job=job(e["job"]))
-    if kind == "StacksReturned":
-        return tr.ngettext("{name}: {n} stack card goes back to the deck.",
-                           "{name}: {n} stack cards go back to the deck.", e["returned"],
-                           name=name(e["seat"]))
-    if kind == "YearEnded":
-        return _("Year {year} is over.", year=e["year"])
-    return ""
+    say = _EVENT_TEXTS.get(e["type"])
+    return say(_Say(tr, game, theme), e) if say is not None else ""
 
 
 def final_table(tr: Translator, data: dict[str, Any]) -> str:
