@@ -18,6 +18,7 @@ from kolkhoz_tg.bot.context import (
 from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.present import settings as say
 from kolkhoz_tg.service import BOARD_STYLES, GameInfo, ServiceError
 
 
@@ -25,7 +26,7 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     c = await command(update, context)
     d, user, chat, args = c.d, c.user, c.chat, c.args
     if len(args) != 1 or args[0].lower() not in LOCALES:
-        await c.reply(c.tr.gettext("Usage: /lang ru or /lang en"))
+        await c.reply(say.lang_usage(c.tr))
         return
     locale = args[0].lower()
     if c.in_group:
@@ -34,7 +35,7 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         # The whole chat's language: its admins', or the creator's whose games are the only
         # ones open (never while other people's games are, in their topics or here).
         if not (await is_admin(update, context) or creators <= {user.id}):
-            await c.reply(c.tr.gettext("Only the chat's admins may change its language."))
+            await c.reply(say.only_admins_language(c.tr))
             return
         await call(d.service.set_chat_locale, chat.id, locale)
         for game in games:
@@ -46,7 +47,7 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         practice_game = await call(d.service.practice_game, user.id)
         if practice_game is not None:
             await d.deliverer.refresh_board(practice_game.id)
-    await c.reply(translator(locale).gettext("Language: English"))
+    await c.reply(say.language_set(translator(locale)))
 
 
 async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -58,15 +59,9 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     d, tr, user = c.d, c.tr, c.user
     args = [a.lower() for a in c.args]
-    usage = tr.gettext(
-        "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
-        "medals on|off · reminders 50%,1h · bots normal|strong|hard · board text|picture"
-    )
     if not args:
         level = await call(d.service.chat_bot_level, c.chat.id)
-        await c.reply(present.rules_line(tr, game) + "\n" + tr.gettext(
-            "Stand-ins and the bots that fill empty seats play at the level: {level}.",
-            level=present.level_name(tr, level)) + "\n" + usage)
+        await c.reply(say.settings_text(tr, game, level))
         return
     key, values = args[0], args[1:]
     if key == "bots":
@@ -90,7 +85,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
             await call(d.service.configure_lobby, game.id, user.id,
                        options={"medals_score": values[0] == "on"})
         else:
-            await c.reply(usage)
+            await c.reply(say.settings_usage(tr))
             return
     except ServiceError as e:
         await c.reply(service_error_text(tr, e))
@@ -105,17 +100,14 @@ async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
     empty seats (the game's creator or an admin)."""
     tr = c.tr
     if len(values) != 1 or values[0] not in PLAYER_LEVELS:
-        await c.reply(tr.gettext("Usage: /settings bots normal|strong|hard") + "\n"
-                      + present.levels_help(tr))
+        await c.reply(say.bots_usage(tr))
         return
     if not await _may_change_the_chat(c, game):
         return
     await call(c.d.service.set_chat_bot_level, c.chat.id, values[0])
     if game.status == "lobby":
         await c.d.deliverer.refresh_board(game.id)
-    await c.reply(tr.gettext(
-        "Stand-ins and the bots that fill empty seats play at the level: {level}.",
-        level=present.level_name(tr, values[0])))
+    await c.reply(say.bots_level(tr, values[0]))
 
 
 async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
@@ -124,17 +116,14 @@ async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
     game's board is sent again."""
     tr = c.tr
     if len(values) != 1 or values[0] not in BOARD_STYLES:
-        await c.reply(tr.gettext("Usage: /settings board text|picture"))
+        await c.reply(say.board_usage(tr))
         return
     if not await _may_change_the_chat(c, game):
         return
     await call(c.d.service.set_board_style, c.chat.id, values[0])
     for other in await call(c.d.service.games_in_chat, c.chat.id, all_topics=True):
         await c.d.deliverer.refresh_board(other.id)
-    if values[0] == "picture":
-        await c.reply(tr.gettext("The board is shown as a picture from now on."))
-    else:
-        await c.reply(tr.gettext("The board is shown as text from now on."))
+    await c.reply(say.board_style_set(tr, values[0]))
 
 
 async def _may_change_the_chat(c: Cmd, game: GameInfo) -> bool:
@@ -158,10 +147,8 @@ async def chat_setting_refusal(
         return None
     user = update.effective_user
     if user is None or user.id != game.creator_id:
-        return tr.gettext("Only the game's creator and the chat's admins may do that.")
+        return present.only_creator_or_admin(tr)
     games = await call(d.service.games_in_chat, game.chat_id, all_topics=True)
     if any(g.id != game.id for g in games):
-        return tr.gettext(
-            "This setting is the whole chat's, and other games are open here: only the "
-            "chat's admins may change it.")
+        return say.whole_chat_setting(tr)
     return None

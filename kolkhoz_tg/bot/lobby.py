@@ -23,7 +23,6 @@ from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from kolkhoz_tg import house_rules, present
-from kolkhoz_tg.bot.callbacks import lobby_button
 from kolkhoz_tg.bot.chat_settings import chat_setting_refusal
 from kolkhoz_tg.bot.commands import lobby_op
 from kolkhoz_tg.bot.context import (
@@ -38,6 +37,8 @@ from kolkhoz_tg.bot.context import (
 from kolkhoz_tg.bot.delivery import is_not_modified, markup
 from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.present import manage as say
+from kolkhoz_tg.present import taps
 from kolkhoz_tg.service import GameInfo, ServiceError
 
 if TYPE_CHECKING:
@@ -47,11 +48,6 @@ log = logging.getLogger(__name__)
 
 #: A lobby game's seats, an active or paused game's: what ``abort.l`` / ``abort.r`` confirm.
 _LOBBY, _RUNNING = "l", "r"
-#: Longest name on a /kick button (the seat number goes in front).
-_KICK_NAME = 16
-#: The times per move the lobby's *Turn* menu offers (seconds); ``/settings timeout``
-#: takes any other.
-TIMEOUT_CHOICES = (3600, 4 * 3600, 12 * 3600, 24 * 3600, 48 * 3600, 72 * 3600)
 
 
 # ---------------------------------------------------------------------- lobby buttons
@@ -63,8 +59,8 @@ async def lobby_tap(tap: Tap) -> None:
     if op in ("rules", "preset"):  # "preset": the cycling button of older lobby messages
         await _open_menu(tap, present.lobby_rules_menu, who="creator")
     elif op == "timeout":
-        await _open_menu(tap, timeout_menu, who="creator", refusal=tap.tr.gettext(
-            "Only the game's creator may change the time per move."))
+        await _open_menu(tap, say.timeout_menu, who="creator",
+                         refusal=say.only_creator_timeout(tap.tr))
     elif op.startswith("time."):
         await _choose_timeout(tap, op.removeprefix("time."))
     elif op == "bot":
@@ -83,9 +79,9 @@ async def lobby_tap(tap: Tap) -> None:
     elif op.startswith("set."):
         await _choose_preset(tap, op.removeprefix("set."))
     elif op == "house":
-        await _open_menu(tap, house_menu, who="creator")
+        await _open_menu(tap, say.house_menu, who="creator")
     elif op == "years":
-        await _open_menu(tap, years_menu, who="creator")
+        await _open_menu(tap, say.years_menu, who="creator")
     elif op.startswith(("opt.", "yr.")) or op == "preset_as_is":
         await _house_rule(tap, op)
     elif op == "menu":
@@ -117,7 +113,7 @@ async def _lobby_game(tap: Tap) -> GameInfo | None:
     if game is None:
         return None
     if game.status != "lobby":
-        await answer_quietly(tap.query, tap.tr.gettext("The game has already started."),
+        await answer_quietly(tap.query, say.already_started(tap.tr),
                              show_alert=True)
         return None
     return game
@@ -136,8 +132,8 @@ async def _open_menu(
     if game is None:
         return
     if who == "creator" and game.creator_id != tap.user_id:
-        await answer_quietly(tap.query, refusal or tap.tr.gettext(
-            "Only the game's creator may change the rules."), show_alert=True)
+        await answer_quietly(tap.query, refusal or say.only_creator_rules(tap.tr),
+                             show_alert=True)
         return
     if who == "admin" and not await _creator_or_admin(tap, game):
         return
@@ -165,7 +161,7 @@ async def _edit_keyboard(tap: Tap, keyboard: present.Keyboard) -> None:
 
 async def _choose_preset(tap: Tap, name: str) -> None:
     if name not in present.PRESET_ORDER:
-        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+        await answer_quietly(tap.query, taps.not_my_button(tap.tr),
                              show_alert=True)
         return
     game = await _game(tap)
@@ -181,42 +177,8 @@ async def _choose_preset(tap: Tap, name: str) -> None:
     await tap.d.deliverer.refresh_board(game.id)
 
 
-def house_menu(tr: Translator, game: GameInfo) -> present.Keyboard:
-    """The lobby's keyboard while *House rules* is open: every option of the rules, two a
-    row (yes-or-no options as switches, the others showing their value; a tap sets the
-    next value, "Years" opens the years), those changed from the preset marked, the way
-    back to the preset as it is, and back to the lobby."""
-    gid, ver = game.id, game.version
-    changed = {field for field, _value in house_rules.changes(game.preset, game.rules)}
-    buttons = [
-        present.Button(house_rules.option_button(tr, option, game.rules,
-                                                option.field in changed),
-                      lobby_button(gid, ver, "years" if option.field == "years"
-                                   else f"opt.{i}"))
-        for i, option in enumerate(house_rules.OPTIONS)
-    ]
-    rows = [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
-    last = [present.Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))]
-    if changed and game.preset is not None:
-        last.insert(0, present.Button(
-            "↺ " + tr.gettext("As in {preset}", preset=present.preset_title(tr, game.preset)),
-            lobby_button(gid, ver, "preset_as_is")))
-    rows.append(last)
-    return rows
 
 
-def years_menu(tr: Translator, game: GameInfo) -> present.Keyboard:
-    """The years a table may choose (the chosen one ticked), five a row, and the way back
-    to the house rules."""
-    gid, ver = game.id, game.version
-    chosen = game.rules.get("years")
-    buttons = [present.Button(("✅ " if n == chosen else "") + str(n),
-                             lobby_button(gid, ver, f"yr.{n}"))
-               for n in house_rules.YEARS]
-    rows = [buttons[i:i + 5] for i in range(0, len(buttons), 5)]
-    rows.append([present.Button("« " + tr.gettext("House rules"),
-                               lobby_button(gid, ver, "house"))])
-    return rows
 
 
 def _house_change(op: str, game: GameInfo) -> dict[str, Any] | None:
@@ -245,7 +207,7 @@ async def _house_rule(tap: Tap, op: str) -> None:
         return
     change = _house_change(op, game)
     if change is None:
-        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+        await answer_quietly(tap.query, taps.not_my_button(tap.tr),
                              show_alert=True)
         return
     try:
@@ -257,21 +219,9 @@ async def _house_rule(tap: Tap, op: str) -> None:
     await answer_quietly(tap.query)
     await tap.d.deliverer.refresh_board(game.id)
     game = await call(tap.d.service.game_info, game.id)  # as drawn: the newest version
-    await _edit_keyboard(tap, house_menu(await _lobby_tr(tap), game))
+    await _edit_keyboard(tap, say.house_menu(await _lobby_tr(tap), game))
 
 
-def timeout_menu(tr: Translator, game: GameInfo) -> present.Keyboard:
-    """The lobby's keyboard while *Turn* is open: the times per move (the chosen one
-    ticked), three a row, and the way back."""
-    gid, ver = game.id, game.version
-    buttons = [
-        present.Button(("✅ " if seconds == game.turn_timeout else "") + tr.duration(seconds),
-                      lobby_button(gid, ver, f"time.{seconds}"))
-        for seconds in TIMEOUT_CHOICES
-    ]
-    rows = [buttons[i:i + 3] for i in range(0, len(buttons), 3)]
-    rows.append([present.Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))])
-    return rows
 
 
 async def _choose_timeout(tap: Tap, choice: str) -> None:
@@ -279,8 +229,8 @@ async def _choose_timeout(tap: Tap, choice: str) -> None:
     open), and the full lobby keyboard back. Picking the same time twice changes nothing,
     so the choice carries no version."""
     seconds = int(choice) if choice.isdecimal() else 0
-    if seconds not in TIMEOUT_CHOICES:
-        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+    if seconds not in say.TIMEOUT_CHOICES:
+        await answer_quietly(tap.query, taps.not_my_button(tap.tr),
                              show_alert=True)
         return
     game = await _lobby_game(tap)
@@ -299,14 +249,14 @@ async def _creator_or_admin(tap: Tap, game: GameInfo) -> bool:
     """Whether the tapper is the game's creator or an admin of the chat (else says so)."""
     if tap.user_id == game.creator_id or await is_admin(tap.update, tap.context):
         return True
-    await answer_quietly(tap.query, tap.tr.gettext(
-        "Only the game's creator and the chat's admins may do that."), show_alert=True)
+    await answer_quietly(tap.query, present.only_creator_or_admin(tap.tr),
+                         show_alert=True)
     return False
 
 
 async def _add_bot(tap: Tap, level: str) -> None:
     if level not in PLAYER_LEVELS:
-        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+        await answer_quietly(tap.query, taps.not_my_button(tap.tr),
                              show_alert=True)
         return
     try:
@@ -327,11 +277,11 @@ async def _set_standin_level(tap: Tap, level: str) -> None:
     if game is None:
         return
     if level not in PLAYER_LEVELS:
-        await answer_quietly(tap.query, tap.tr.gettext("That button is not mine."),
+        await answer_quietly(tap.query, taps.not_my_button(tap.tr),
                              show_alert=True)
         return
     if game.status != "lobby":
-        await answer_quietly(tap.query, tap.tr.gettext("The game has already started."),
+        await answer_quietly(tap.query, say.already_started(tap.tr),
                              show_alert=True)
         return
     refusal = await chat_setting_refusal(tap.update, tap.context, tap.d, tap.tr, game)
@@ -373,14 +323,11 @@ async def cmd_abort(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     tr = c.tr
     if c.user.id != game.creator_id and not await is_admin(update, context):
-        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+        await c.reply(present.only_creator_or_admin(tr))
         return
     kind = _LOBBY if game.status == "lobby" else _RUNNING
-    await c.reply(tr.gettext("Call the game off for everyone? This cannot be undone."), [[
-        present.Button(tr.gettext("Yes, call it off"),
-                      lobby_button(game.id, game.version, f"abort.{kind}")),
-        present.Button(tr.gettext("No, play on"), lobby_button(game.id, game.version, "abort.n")),
-    ]])
+    question = say.abort_question(tr, game, kind)
+    await c.reply(question.text, question.keyboard)
 
 
 async def _managed_game(tap: Tap) -> GameInfo | None:
@@ -390,8 +337,8 @@ async def _managed_game(tap: Tap) -> GameInfo | None:
     if game is None:
         return None
     if tap.user_id != game.creator_id and not await is_admin(tap.update, tap.context):
-        await answer_quietly(tap.query, tap.tr.gettext(
-            "Only the game's creator and the chat's admins may do that."), show_alert=True)
+        await answer_quietly(tap.query, present.only_creator_or_admin(tap.tr),
+                             show_alert=True)
         return None
     return game
 
@@ -407,16 +354,14 @@ async def _confirm_abort(tap: Tap, answer: str) -> None:
     gtr = await _lobby_tr(tap)
     if answer == "n":
         await answer_quietly(tap.query)
-        await _edit_text(tap, gtr.gettext("The game goes on."))
+        await _edit_text(tap, say.abort_declined(gtr))
         return
     current = _LOBBY if game.status == "lobby" else _RUNNING
     stale = (game.status not in ("lobby", "active", "paused") or answer != current
              or (current == _LOBBY and game.version != tap.cb.version))
     if stale:
-        await answer_quietly(tap.query, tr.gettext(
-            "The game has changed since: send /abort again if you still want to."),
-            show_alert=True)
-        await _edit_text(tap, gtr.gettext("Not called off: the game had changed."))
+        await answer_quietly(tap.query, say.abort_stale(tr), show_alert=True)
+        await _edit_text(tap, say.abort_stale_done(gtr))
         return
     try:
         result = await call(tap.d.service.abort, game.id, tap.user_id, True)
@@ -424,7 +369,7 @@ async def _confirm_abort(tap: Tap, answer: str) -> None:
         await answer_quietly(tap.query, service_error_text(tr, e), show_alert=True)
         return
     await answer_quietly(tap.query)
-    await _edit_text(tap, gtr.gettext("The game was called off."))
+    await _edit_text(tap, say.aborted(gtr))
     await tap.d.deliverer.deliver(result.notifications)
     await tap.d.deliverer.refresh_board(game.id)
 
@@ -453,54 +398,26 @@ async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     tr, args = c.tr, c.args
     if args and (len(args) != 1 or not args[0].isdecimal()
                  or not 1 <= int(args[0]) <= game.players):
-        await c.reply(tr.gettext("Usage: /kick N, where N is the seat number (1-{n}).",
-                                 n=game.players))
+        await c.reply(say.kick_usage(tr, game.players))
         return
     if c.user.id != game.creator_id and not await is_admin(update, context):
-        await c.reply(tr.gettext("Only the game's creator and the chat's admins may do that."))
+        await c.reply(present.only_creator_or_admin(tr))
         return
     if not args:
-        keyboard = kick_keyboard(tr, game, c.user.id)
+        keyboard = say.kick_keyboard(tr, game, c.user.id)
         if not keyboard:
-            await c.reply(tr.gettext("There is nobody to kick."))
+            await c.reply(say.nobody_to_kick(tr))
             return
-        await c.reply(tr.gettext("Whose seat? Tap a name:"), keyboard)
+        await c.reply(say.whose_seat(tr), keyboard)
         return
     error = await _kick(c.d, game, c.user.id, int(args[0]) - 1)
-    await c.reply(error or kicked_text(tr, game, int(args[0]) - 1))
+    await c.reply(error or say.kicked_text(tr, game, int(args[0]) - 1))
 
 
-def kick_keyboard(tr: Translator, game: GameInfo, by_user: int) -> present.Keyboard:
-    """One button per seat that /kick (sent by ``by_user``) can act on: in the lobby every
-    taken seat but the creator's, in a running game every player no bot stands in for yet;
-    never the sender's own (see :func:`_spared`)."""
-    buttons = []
-    for s in game.seats:
-        if _spared(game, s.seat, by_user) or (
-                game.status != "lobby" and (s.is_bot or s.standin)):
-            continue
-        name = present.seat_name(tr, game, s.seat)
-        if len(name) > _KICK_NAME:
-            name = name[: _KICK_NAME - 1] + "…"
-        buttons.append(present.Button(f"{s.seat + 1}. {name}",
-                                     lobby_button(game.id, game.version, f"kick.{s.seat}")))
-    return [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
 
 
-def _spared(game: GameInfo, seat: int, by_user: int) -> bool:
-    """Whether the /kick buttons shown to ``by_user`` leave ``seat`` out: their own seat
-    (they /leave, or have a bot play for them with /away), and in the lobby the creator's
-    (the game is theirs). ``/kick N`` typed still acts on it."""
-    user_id = next((s.user_id for s in game.seats if s.seat == seat), None)
-    return user_id is not None and (
-        user_id == by_user or (user_id == game.creator_id and game.status == "lobby"))
 
 
-def kicked_text(tr: Translator, game: GameInfo, seat: int) -> str:
-    name = present.seat_name(tr, game, seat)
-    if game.status == "lobby":
-        return tr.gettext("Seat {n} is free again ({name} left it).", n=seat + 1, name=name)
-    return tr.gettext("A bot now plays for {name} until they are back.", name=name)
 
 
 async def _kick(d: Deps, game: GameInfo, by_user: int, seat: int) -> str | None:
@@ -529,12 +446,11 @@ async def _kick_tap(tap: Tap, seat_text: str) -> None:
     seat = int(seat_text) if seat_text.isdecimal() else -1
     if not 0 <= seat < game.players or game.status not in ("lobby", "active", "paused") or (
             game.status == "lobby" and game.version != tap.cb.version):
-        await answer_quietly(tap.query, tr.gettext(
-            "The game has changed since: send /kick again."), show_alert=True)
+        await answer_quietly(tap.query, say.kick_stale(tr), show_alert=True)
         return
     error = await _kick(tap.d, game, tap.user_id, seat)
     if error:
         await answer_quietly(tap.query, error, show_alert=True)
         return
     await answer_quietly(tap.query)
-    await _edit_text(tap, kicked_text(await _lobby_tr(tap), game, seat))
+    await _edit_text(tap, say.kicked_text(await _lobby_tr(tap), game, seat))

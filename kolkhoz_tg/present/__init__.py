@@ -38,7 +38,13 @@ from kolkhoz_tg.present.board import (
     waiting_text,
     winners_line,
 )
-from kolkhoz_tg.present.errors import HAND_REASONS, REASONS, error_text, reason_text
+from kolkhoz_tg.present.errors import (
+    HAND_REASONS,
+    REASONS,
+    error_text,
+    only_creator_or_admin,
+    reason_text,
+)
 from kolkhoz_tg.present.events import (
     YEAR_END_EVENTS,
     card_action,
@@ -166,6 +172,7 @@ __all__ = [
     "log_summary",
     "move_words",
     "notification_text",
+    "only_creator_or_admin",
     "own_result",
     "pass_lines",
     "phase_prompt",

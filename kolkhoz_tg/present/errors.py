@@ -90,3 +90,8 @@ def error_text(tr: Translator, code: str) -> str:
                              "Europe/Moscow 23:00 08:00."),
     }
     return texts.get(code, _("That is not possible now."))
+
+
+def only_creator_or_admin(tr: Translator) -> str:
+    """A game's management (/abort, /kick, a chat setting) tried by someone else."""
+    return tr.gettext("Only the game's creator and the chat's admins may do that.")
