@@ -67,7 +67,7 @@ async def cmd_log(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     else:
         games = [g for g in games if g.status in ("finished", "aborted")]
     if not games:
-        await c.reply(c.tr.gettext("No finished game here yet."))
+        await c.reply(present.no_finished_game(c.tr))
         return
     game = games[0]
     if game.status in OPEN_STATUSES:
@@ -85,7 +85,7 @@ async def send_full_log(c: Cmd, game: GameInfo) -> None:
     """The game's full log in private, in messages of at most 4096 characters; only to a
     player of the game or a member of its group (where its summary was offered)."""
     if game.seat_of(c.user.id) is None and not await _member_of(c, game.chat_id):
-        await c.reply(c.tr.gettext("That log belongs to a group you are not in."))
+        await c.reply(present.log_not_yours(c.tr))
         return
     try:
         moves = await call(c.d.service.history, game.id)
@@ -116,7 +116,7 @@ async def start_log(c: Cmd, payload: str) -> bool:
     try:
         game = await call(c.d.service.game_info, int(number))
     except ServiceError:
-        await c.reply(c.tr.gettext("No finished game here yet."))
+        await c.reply(present.no_finished_game(c.tr))
         return True
     if game.status in OPEN_STATUSES:
         await c.reply(present.error_text(c.tr, "not_over"))

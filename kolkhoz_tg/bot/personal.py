@@ -14,9 +14,9 @@ from telegram.ext import Application, ContextTypes, Job, JobQueue
 
 from kolkhoz_tg.bot import chat_settings
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call, command, deps, is_group
-from kolkhoz_tg.i18n import Translator
-from kolkhoz_tg.service import ActStatus, BadRequest, GameInfo, UserInfo
-from kolkhoz_tg.timeutil import format_clock_time, local_time, parse_duration, zone_label
+from kolkhoz_tg.present import people as say
+from kolkhoz_tg.service import ActStatus, BadRequest, GameInfo
+from kolkhoz_tg.timeutil import parse_duration
 
 log = logging.getLogger(__name__)
 
@@ -48,29 +48,8 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         await settings_in_private(update, context)
 
 
-def settings_text(tr: Translator, user: UserInfo | None, now: datetime) -> str:
-    """The user's time zone (with the time on their clock now), quiet hours and how to
-    change them."""
-    _ = tr.gettext
-    tz = user.timezone if user is not None else None
-    if tz:
-        clock = local_time(tz, now).strftime("%H:%M")
-        lines = [_("Your time zone: {zone} (now {time}).", zone=zone_label(tz), time=clock)]
-    else:
-        lines = [_("Your time zone is not set: reminders come at any hour.")]
-    if tz and user is not None and user.quiet_start is not None and user.quiet_end is not None:
-        lines.append(_("Quiet hours: {start}–{end}; a reminder due then waits for the morning.",
-                       start=format_clock_time(user.quiet_start),
-                       end=format_clock_time(user.quiet_end)))
-    else:
-        lines.append(_("Quiet hours: off."))
-    lines.append(settings_usage(tr))
-    return "\n".join(lines)
 
 
-def settings_usage(tr: Translator) -> str:
-    return tr.gettext("Change with: /settings tz Moscow · tz +3 · quiet 23:00-08:00 · "
-                      "quiet off")
 
 
 async def settings_in_private(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -80,7 +59,6 @@ async def settings_in_private(update: Update, context: ContextTypes.DEFAULT_TYPE
     c = await command(update, context)
     d, tr, user, args = c.d, c.tr, c.user, c.args
     key, value = (args[0].lower(), " ".join(args[1:])) if args else ("", "")
-    _ = tr.gettext
     try:
         if not args:
             pass
@@ -91,23 +69,13 @@ async def settings_in_private(update: Update, context: ContextTypes.DEFAULT_TYPE
             await call(d.service.set_quiet_window, user.id,
                        None if value.lower() == "off" else value)
         else:
-            await c.reply(settings_usage(tr))
+            await c.reply(say.settings_usage(tr))
             return
     except BadRequest as e:
-        if e.code == "bad_timezone":
-            text = _("I do not know the time zone «{text}». Name a city (Moscow, Новосибирск), "
-                     "a zone (Europe/Moscow) or an offset from UTC (+3, UTC-05:00).",
-                     text=value)
-        elif e.code == "no_timezone":
-            text = _("Set your time zone first (/settings tz Moscow): quiet hours are read on "
-                     "your clock.")
-        else:
-            text = _("«{text}» is not a quiet window: give two times, like 23:00-08:00, or "
-                     "off.", text=value)
-        await c.reply(text)
+        await c.reply(say.settings_refused(tr, e.code, value))
         return
     info = await call(d.service.user, user.id)
-    await c.reply(settings_text(tr, info, d.service.clock.now()))
+    await c.reply(say.settings_text(tr, info, d.service.clock.now()))
 
 
 # ---------------------------------------------------------------------- /away
@@ -136,12 +104,10 @@ async def cmd_away(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     missed turns, until ``/back``, any move of theirs, or the time given runs out."""
     c = await command(update, context)
     d, tr, user = c.d, c.tr, c.user
-    _ = tr.gettext
     try:
         duration, wanted = away_args(c.args)
     except ValueError:
-        await c.reply(_("Usage: /away, or /away 3d for three days (12h, 2d …); in private, "
-                        "/away g12 for game 12 only."))
+        await c.reply(say.away_usage(tr))
         return
     # (A practice game has no clock, so nobody needs to stand in for its player.)
     games = [g for g in await call(d.service.games_of_user, user.id)
@@ -151,7 +117,7 @@ async def cmd_away(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if wanted:
         games = [g for g in games if g.id in wanted]
     if not games:
-        await c.reply(_("You have no game in play here."))
+        await c.reply(say.no_game_in_play(tr))
         return
     now = d.service.clock.now()
     until = None if duration is None else now + duration
@@ -167,18 +133,9 @@ async def cmd_away(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         elif result.status is ActStatus.DUPLICATE:
             already += 1
     if not gone:
-        await c.reply(_("A bot already plays for you. Send /back to take your seat back.")
-                      if already else _("You have no game in play here."))
+        await c.reply(say.away_already(tr) if already else say.no_game_in_play(tr))
         return
-    text = tr.ngettext(
-        "A bot plays for you in {n} game now; its moves do not count as missed turns. "
-        "Send /back or make any move to take your seat back.",
-        "A bot plays for you in {n} games now; its moves do not count as missed turns. "
-        "Send /back or make any move to take your seat back.", gone)
-    if until is not None:
-        text += "\n" + _("It gives your seat back by itself {when}.",
-                         when=tr.relative(until, now))
-    await c.reply(text)
+    await c.reply(say.away_text(tr, gone, until, now))
 
 
 def schedule_away_end(

@@ -24,19 +24,17 @@ from telegram.constants import ChatAction, ChatMemberStatus
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
-from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import Deps, Place, call, deps, place_of
 from kolkhoz_tg.bot.delivery import topic_gone
 from kolkhoz_tg.bot.plan import BOARD_KEY, TOPIC_LOST_KEY, TOPIC_OWN_KEY
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.present import topics as say
 from kolkhoz_tg.service import GameInfo, ServiceError
 
 log = logging.getLogger(__name__)
 
 #: ``/newgame here`` (or ``тут``, ``здесь``) in a forum's "General": no topic of its own.
 HERE = frozenset({"here", "тут", "здесь"})
-#: Telegram's longest topic name.
-MAX_TOPIC_NAME = 128
 
 
 async def may_open_topics(context: ContextTypes.DEFAULT_TYPE, chat: Chat) -> bool:
@@ -55,11 +53,6 @@ async def may_open_topics(context: ContextTypes.DEFAULT_TYPE, chat: Chat) -> boo
         getattr(member, "can_manage_topics", False))
 
 
-def topic_name(tr: Translator, game: GameInfo) -> str:
-    """The name of a game's own topic: "Kolkhoz #12 — Classic" (in the chat's language)."""
-    name = tr.gettext("Kolkhoz #{id} — {rules}", id=game.id,
-                      rules=present.rules_title(tr, game.preset, game.rules))
-    return name[:MAX_TOPIC_NAME]
 
 
 async def open_topic(
@@ -68,7 +61,7 @@ async def open_topic(
     """Open a forum topic for a new game and move the game there (the bot closes it when
     the game is over). When Telegram refuses, the game stays where it is."""
     try:
-        topic = await context.bot.create_forum_topic(game.chat_id, topic_name(tr, game))
+        topic = await context.bot.create_forum_topic(game.chat_id, say.topic_name(tr, game))
     except TelegramError as e:
         log.info("could not open a topic for game %s in chat %s: %s", game.id, game.chat_id, e)
         return game
@@ -87,7 +80,7 @@ async def game_in_new_topic(
     :class:`~kolkhoz_tg.service.ServiceError` raised."""
     try:
         topic = await context.bot.create_forum_topic(
-            chat_id, tr.gettext("Kolkhoz — a new five-year plan")[:MAX_TOPIC_NAME])
+            chat_id, say.new_topic_name(tr))
     except TelegramError as e:
         log.info("could not open a topic for a new game in chat %s: %s", chat_id, e)
         return None
@@ -101,7 +94,7 @@ async def game_in_new_topic(
     game = await call(deps(context).service.move_game, game.id, thread,
                       meta={TOPIC_OWN_KEY: True})
     with contextlib.suppress(TelegramError):  # the name only lacks the game's number
-        await context.bot.edit_forum_topic(chat_id, thread, name=topic_name(tr, game))
+        await context.bot.edit_forum_topic(chat_id, thread, name=say.topic_name(tr, game))
     return game
 
 
@@ -186,9 +179,8 @@ async def on_topic_closed(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
         log.info("topic %s of chat %s closed: game %s paused", place.topic_id, place.chat_id,
                  game.id)
         tr = await call(d.deliverer.tr_chat, place.chat_id)
-        await d.deliverer.say_in_group(place.chat_id, tr.gettext(
-            "This topic was closed, so the game is paused and nobody's time runs. It goes "
-            "on when the topic is reopened."), place.topic_id)
+        await d.deliverer.say_in_group(place.chat_id, say.topic_closed(tr),
+                                       place.topic_id)
         await d.deliverer.deliver(result.notifications)
 
 
@@ -208,8 +200,7 @@ async def on_topic_reopened(update: Update, context: ContextTypes.DEFAULT_TYPE) 
         except ServiceError:
             continue  # someone resumed or ended it meanwhile
         tr = await call(d.deliverer.tr_chat, place.chat_id)
-        await d.deliverer.say_in_group(place.chat_id, tr.gettext(
-            "The topic is open again, and so is the game: the clock runs again."),
-            place.topic_id)
+        await d.deliverer.say_in_group(place.chat_id, say.topic_reopened(tr),
+                                       place.topic_id)
         await d.deliverer.deliver(result.notifications)
         await d.deliverer.refresh_board(game.id, resend=True)

@@ -161,3 +161,13 @@ def log_summary(
     keyboard = [[Button("📜 " + _("The full log"), url=url)]]
     lines.append(_("The full log, move by move, opens in our private chat."))
     return Message("\n".join(lines), keyboard)
+
+
+def no_finished_game(tr: Translator) -> str:
+    """/log (or a log link) with no finished game to show."""
+    return tr.gettext("No finished game here yet.")
+
+
+def log_not_yours(tr: Translator) -> str:
+    """A game's full log asked for by someone neither in the game nor in its group."""
+    return tr.gettext("That log belongs to a group you are not in.")
