@@ -43,6 +43,7 @@ from kolkhoz_tg.bot.topics import (
 from kolkhoz_tg.bot.typed import TypedError, parse_typed
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present import commands as say
+from kolkhoz_tg.present import practice as lessons
 from kolkhoz_tg.present import taps
 from kolkhoz_tg.service import (
     ActStatus,
@@ -108,7 +109,7 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """In a group, the rules in brief with a button to the full rules in private (several
     long messages would flood the chat); in private, the full rules for players as a table
-    of contents (:func:`kolkhoz_tg.bot.practice.rules_contents`)."""
+    of contents (:func:`kolkhoz_tg.present.practice.rules_contents`)."""
     c = await command(update, context, group_language=True, remember=False)
     # Reading is one way to learn; playing is the other: a practice game, in private.
     username = context.bot.username
@@ -119,9 +120,9 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         try_it = say.practice_button(c.tr, data=practice_button(0, 0, "menu"))
         # The full rules are six long messages: one short one with the chapters as
         # buttons instead, each opening in that message.
-        contents = practice.rules_contents(c.tr)
+        contents = lessons.rules_contents(c.tr)
         if contents is not None:
-            await c.reply(*contents)
+            await c.reply(contents.text, contents.keyboard)
             return
     summary = say.rules_text(c.tr)
     if c.in_group:
@@ -151,7 +152,7 @@ async def cmd_practice(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     await call(c.d.service.set_can_pm, c.user.id, True)
     parsed = practice.parse_args(c.args)
     if isinstance(parsed, str):
-        await c.reply(practice.bad_args_text(c.tr, parsed))
+        await c.reply(lessons.bad_args_text(c.tr, parsed))
         return
     await practice.offer(update, context, c.tr, *parsed)
 
@@ -193,7 +194,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             options[option[0]] = option[1]
         elif arg not in HERE:
             # A typo must not open a game of other rules (or players) than asked for.
-            await c.reply(practice.bad_args_text(tr, arg, "newgame"))
+            await c.reply(lessons.bad_args_text(tr, arg, "newgame"))
             return
 
     async def create(topic_id: int | None) -> GameInfo:

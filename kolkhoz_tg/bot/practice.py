@@ -23,8 +23,7 @@ from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
 from engine import PRESETS
-from kolkhoz_tg import present
-from kolkhoz_tg.bot.callbacks import Callback, practice_button
+from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.bot.context import (
     answer_quietly,
     call,
@@ -35,15 +34,16 @@ from kolkhoz_tg.bot.context import (
 from kolkhoz_tg.bot.delivery import is_not_modified, markup
 from kolkhoz_tg.bot.thinking import THINKER_KEY, Thinker
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.present import practice as say
+from kolkhoz_tg.present import taps
 from kolkhoz_tg.present.hints import hint_line
-from kolkhoz_tg.rules_doc import Chapter, pages, rules_chapters
-from kolkhoz_tg.service import PRACTICE_LEVELS, GameInfo, ServiceError
+from kolkhoz_tg.rules_doc import rules_chapters
+from kolkhoz_tg.service import ServiceError
 
 log = logging.getLogger(__name__)
 
 #: The ``/start`` payload (and deep link) that opens the practice menu in private.
 PRACTICE_PAYLOAD = "practice"
-DEFAULT_LEVEL = "strong"
 DEFAULT_PLAYERS = 4
 
 
@@ -65,21 +65,6 @@ def parse_args(args: list[str]) -> tuple[str, int] | str:
     return preset, players
 
 
-def bad_args_text(tr: Translator, word: str, command: str = "practice") -> str:
-    """What ``/practice`` (or ``/newgame``) says to a word it does not know: to a number, the
-    players a game may have; to anything else, the rules it offers."""
-    _ = tr.gettext
-    if word.isdecimal():
-        lines = [_("A game is for 3 to 5 players, not {n}.", n=word)]
-    else:
-        lines = [_("I do not know the rules «{name}». Choose one of these:", name=word)]
-        lines += [f"• {name} — {present.preset_title(tr, name)}" for name in present.PRESET_ORDER]
-    if command == "newgame":
-        lines.append(_("For example: /newgame zone, or /newgame kolkhoz 3 (3 to 5 players)."))
-    else:
-        lines.append(_("For example: /practice zone, or /practice kolkhoz 3 (3 to 5 "
-                       "players)."))
-    return "\n".join(lines)
 
 
 async def offer(
@@ -92,10 +77,9 @@ async def offer(
     user = update.effective_user
     assert user is not None
     game = await call(d.service.practice_game, user.id)
-    if game is not None:
-        text, keyboard = open_game_message(tr, game, preset, players)
-    else:
-        text, keyboard = level_message(tr, preset, players)
+    msg = (say.open_game_message(tr, game, preset, players) if game is not None
+           else say.level_message(tr, preset, players))
+    text, keyboard = msg.text, msg.keyboard
     if edit is not None:
         try:
             await edit.edit_message_text(text, reply_markup=markup(keyboard))
@@ -105,42 +89,8 @@ async def offer(
     await reply(update, text, keyboard)
 
 
-def level_message(tr: Translator, preset: str, players: int) -> tuple[str, present.Keyboard]:
-    """A new practice game's message: the rules, what practice is, and the level buttons
-    (the default one ticked)."""
-    _ = tr.gettext
-    lines = [
-        "🎓 " + _("Practice game: «{rules}» · {players}",
-                  rules=present.preset_title(tr, preset),
-                  players=tr.ngettext("{n} player", "{n} players", players)),
-        present.preset_description(tr, preset),
-        _("You play against bots right here, with no time limit: the same board and buttons "
-          "as in a group. The 💡 button on your move shows what a bot would play and why. "
-          "Practice games are not rated."),
-        _("How strong should the bots be?"),
-    ]
-    keyboard = [[
-        present.Button(("✅ " if level == DEFAULT_LEVEL else "") + present.level_name(tr, level),
-                      practice_button(0, 0, f"lvl.{preset}.{players}.{level}"))
-        for level in PRACTICE_LEVELS
-    ]]
-    return "\n".join(line for line in lines if line), keyboard
 
 
-def open_game_message(
-    tr: Translator, game: GameInfo, preset: str, players: int
-) -> tuple[str, present.Keyboard]:
-    """The choice when a practice game is open: go on with it, or abandon it and start a new
-    one (of ``preset`` and ``players``)."""
-    _ = tr.gettext
-    text = "🎓 " + _("You have a practice game going: «{rules}». Go on with it, or abandon it "
-                    "and start a new one?", rules=present.rules_title(tr, game.preset, game.rules))
-    keyboard = [[
-        present.Button("▶ " + _("Go on"), practice_button(game.id, game.version, "go")),
-        present.Button("🆕 " + _("Start anew"),
-                      practice_button(game.id, game.version, f"new.{preset}.{players}")),
-    ]]
-    return text, keyboard
 
 
 # ---------------------------------------------------------------------- taps
@@ -155,8 +105,7 @@ async def practice_tap(
     level buttons); ``rules`` (the rules' contents) and ``rules.<chapter>.<page>``."""
     message = query.message
     if message is None or message.chat.type != ChatType.PRIVATE:
-        await answer_quietly(query, tr.gettext("Practice games are played in our private "
-                                               "chat."), show_alert=True)
+        await answer_quietly(query, say.only_in_private(tr), show_alert=True)
         return
     d = deps(context)
     user = query.from_user
@@ -165,7 +114,7 @@ async def practice_tap(
         if parts[0] == "menu":
             await answer_quietly(query)
             await offer(update, context, tr, "classic", DEFAULT_PLAYERS)
-        elif parts[0] == RULES_OP:
+        elif parts[0] == say.RULES_OP:
             await _rules_tap(update, query, tr, parts[1:])
         elif parts[0] == "lvl" and len(parts) == 4:
             await _start(update, context, query, tr, parts[1], int(parts[2]), parts[3])
@@ -185,12 +134,12 @@ async def practice_tap(
             await answer_quietly(query)
             await offer(update, context, tr, parts[1], int(parts[2]), edit=query)
         else:
-            await answer_quietly(query, tr.gettext("That button is not mine."),
+            await answer_quietly(query, taps.not_my_button(tr),
                                  show_alert=True)
     except ServiceError as e:
         await answer_quietly(query, service_error_text(tr, e), show_alert=True)
     except ValueError:
-        await answer_quietly(query, tr.gettext("That button is not mine."), show_alert=True)
+        await answer_quietly(query, taps.not_my_button(tr), show_alert=True)
 
 
 async def _start(
@@ -208,11 +157,7 @@ async def _start(
                         players=players, level=level, locale=tr.locale)
     await answer_quietly(query)
     with contextlib.suppress(TelegramError):  # the game goes on all the same
-        await query.edit_message_text(
-            "🎓 " + tr.gettext("Practice game: «{rules}» · {players} · bots: {level}",
-                               rules=present.preset_title(tr, preset),
-                               players=tr.ngettext("{n} player", "{n} players", players),
-                               level=present.level_name(tr, level).lower()))
+        await query.edit_message_text(say.started(tr, preset, players, level))
     await d.deliverer.deliver(result.notifications)
 
 
@@ -232,50 +177,14 @@ async def show_game(context: ContextTypes.DEFAULT_TYPE, game_id: int, user_id: i
 # ---------------------------------------------------------------------- the rules
 
 
-#: The ``p`` payload of the rules' contents (``rules.<chapter>.<page>``: a page of a chapter).
-RULES_OP = "rules"
 
 
-def rules_contents(tr: Translator) -> tuple[str, present.Keyboard] | None:
-    """``/rules`` in private: one short message, the players' rules' chapters as buttons (two
-    a row) and the way to a practice game; None where the docs are not installed."""
-    chapters = rules_chapters(tr.locale)
-    return _contents(tr, chapters) if chapters else None
 
 
-def _contents(tr: Translator, chapters: list[Chapter]) -> tuple[str, present.Keyboard]:
-    _ = tr.gettext
-    text = "📜 " + chapters[0].title + "\n" + _(
-        "Choose a chapter: it opens here, in this message.")
-    buttons = [present.Button(_("About the game") if i == 0 else chapter.title,
-                             practice_button(0, 0, _page_op(i, 0)))
-               for i, chapter in enumerate(chapters)]
-    keyboard = [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
-    keyboard.append([present.Button("🎓 " + _("Play a practice game"),
-                                   practice_button(0, 0, "menu"))])
-    return text, keyboard
 
 
-def rules_page(
-    tr: Translator, chapters: list[Chapter], chapter: int, page: int
-) -> tuple[str, present.Keyboard]:
-    """A page of a chapter of the rules (most chapters are one page), with the way back to
-    the contents and to the page before and after (into the next chapter at its end).
-    Raises ValueError for a page the rules do not have."""
-    texts_of = [pages(c.text, present.MAX_TEXT) for c in chapters]
-    order = [(i, p) for i, parts in enumerate(texts_of) for p in range(len(parts))]
-    at = order.index((chapter, page))
-    row = []
-    if at > 0:
-        row.append(present.Button("‹", practice_button(0, 0, _page_op(*order[at - 1]))))
-    row.append(present.Button("📜 " + tr.gettext("Contents"), practice_button(0, 0, RULES_OP)))
-    if at + 1 < len(order):
-        row.append(present.Button("›", practice_button(0, 0, _page_op(*order[at + 1]))))
-    return texts_of[chapter][page], [row]
 
 
-def _page_op(chapter: int, page: int) -> str:
-    return f"{RULES_OP}.{chapter}.{page}"
 
 
 async def _rules_tap(
@@ -288,10 +197,11 @@ async def _rules_tap(
     if not chapters:
         raise ValueError("the rules are not installed")
     try:
-        text, keyboard = rules_page(tr, chapters, int(where[0]), int(where[1]))
+        page = say.rules_page(tr, chapters, int(where[0]), int(where[1]))
     except (ValueError, IndexError):
         # The contents, or a page these rules do not have (the reader changed language).
-        text, keyboard = _contents(tr, chapters)
+        page = say.contents(tr, chapters)
+    text, keyboard = page.text, page.keyboard
     await answer_quietly(query)
     try:
         await query.edit_message_text(text, reply_markup=markup(keyboard))
@@ -324,11 +234,12 @@ async def hint_tap(
     try:
         turn = await call(d.service.hint_turn, game_id, user_id)
     except ServiceError as e:
-        await answer_quietly(query, _hint_refusal(tr, e), show_alert=True)
+        refusal = say.hint_refusal(tr, e.code) or service_error_text(tr, e)
+        await answer_quietly(query, refusal, show_alert=True)
         return
     thinker: Thinker | None = context.application.bot_data.get(THINKER_KEY)
     if thinker is None:
-        await answer_quietly(query, tr.gettext("That is not possible now."), show_alert=True)
+        await answer_quietly(query, say.not_possible(tr), show_alert=True)
         return
     left = max(HINT_WAIT - (time.monotonic() - started), 0.1)
     try:
@@ -337,18 +248,12 @@ async def hint_tap(
             thinker.advise(turn.level, turn.seed, turn.view, HINT_SECONDS), left)
     except TimeoutError:
         log.info("game %s: the workers were too busy for a hint", game_id)
-        await answer_quietly(query, tr.gettext(
-            "The bots are busy thinking right now: ask for the hint again in a moment."),
-            show_alert=True)
+        await answer_quietly(query, say.hint_busy(tr), show_alert=True)
         return
     except Exception:
         log.exception("game %s: no hint could be worked out", game_id)
-        await answer_quietly(query, tr.gettext("That is not possible now."), show_alert=True)
+        await answer_quietly(query, say.not_possible(tr), show_alert=True)
         return
     await answer_quietly(query, hint_line(tr, advice, turn.view)[:200], show_alert=True)
 
 
-def _hint_refusal(tr: Translator, error: ServiceError) -> str:
-    if error.code == "not_your_turn":
-        return tr.gettext("It is not your move now.")
-    return service_error_text(tr, error)

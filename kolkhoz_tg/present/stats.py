@@ -14,7 +14,7 @@ from kolkhoz_tg.present.board import winners_line
 from kolkhoz_tg.present.events import event_lines
 from kolkhoz_tg.present.keyboard import MAX_TEXT, Button, Message
 from kolkhoz_tg.present.rules import rules_title
-from kolkhoz_tg.present.words import level_name, seat_name
+from kolkhoz_tg.present.words import level_name, seat_name, start_link
 from kolkhoz_tg.service.ratings import places
 from kolkhoz_tg.service.records import GameInfo, RatingLine
 
@@ -136,8 +136,6 @@ def log_summary(
     """``/log`` in a group: a finished (or called-off) game in a few lines (rules, years,
     winner, final score) with a button that opens its full log in private, never the
     hundreds of lines of the log itself."""
-    from telegram.helpers import create_deep_linked_url
-
     _ = tr.gettext
     names = [seat_name(tr, game, s) for s in range(game.players)]
     head = _('Game {id}: "{rules}"', id=game.id,
@@ -157,7 +155,7 @@ def log_summary(
         winners = winners_line(tr, game, names)
         if winners:
             lines.append(winners)
-    url = create_deep_linked_url(bot_username, log_payload(game.id))
+    url = start_link(bot_username, log_payload(game.id))
     keyboard = [[Button("📜 " + _("The full log"), url=url)]]
     lines.append(_("The full log, move by move, opens in our private chat."))
     return Message("\n".join(lines), keyboard)

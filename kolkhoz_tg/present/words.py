@@ -4,6 +4,7 @@ computer player's level and the deep link into the private chat.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -60,11 +61,20 @@ def and_list(tr: Translator, items: Sequence[str]) -> str:
     return tr.gettext("{items} and {last}", items=", ".join(items[:-1]), last=items[-1])
 
 
+def start_link(bot_username: str, payload: str, group: bool = False) -> str:
+    """``https://t.me/<bot>?start=<payload>`` (``startgroup`` with ``group``): the link that
+    opens the bot with ``/start <payload>``, as Telegram's deep links are made
+    (``telegram.helpers.create_deep_linked_url``, here without Telegram's library)."""
+    if len(bot_username) <= 3:
+        raise ValueError("You must provide a valid bot_username.")
+    if len(payload) > 64 or not re.fullmatch(r"[A-Za-z0-9_-]+", payload):
+        raise ValueError(f"not a deep-linking payload: {payload!r}")
+    return f"https://t.me/{bot_username}?{'startgroup' if group else 'start'}={payload}"
+
+
 def deep_link(bot_username: str, game_id: int) -> str:
     """``https://t.me/<bot>?start=g<id>``: opens the private chat on that game."""
-    from telegram.helpers import create_deep_linked_url
-
-    return create_deep_linked_url(bot_username, f"g{game_id}")
+    return start_link(bot_username, f"g{game_id}")
 
 
 def level_name(tr: Translator, level: str | None) -> str:
