@@ -6,7 +6,7 @@ chosen from (``GameInfo.preset``); what differs between the two is the game's ho
 The game keeps the preset's name with the changes listed — "Classic + passing, 4 years" —
 wherever the preset is shown. The lobby's *House rules* screen offers
 every option (:data:`OPTIONS`, the values a table may choose), and ``/newgame`` reads them
-typed (:func:`parse_option`); :func:`kolkhoz_tg.texts.rules_title` names a game's rules.
+typed (:func:`parse_option`); :func:`kolkhoz_tg.present.rules.rules_title` names a game's rules.
 Ratings count only games played under an unchanged preset,
 medals aside (:func:`rated_rules`).
 

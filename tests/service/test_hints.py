@@ -1,4 +1,4 @@
-"""The 💡 hint in words (kolkhoz_tg/hints.py), in both languages: the search's figure says
+"""The 💡 hint in words (kolkhoz_tg/present/hints.py), in both languages: the search's figure says
 what it measures (the chance to win), close figures read as "little difference" and figures
 of 0% not at all, an assignment's reason is what the card does to the job (read from the
 seat's view, not canned words), and jobs are named as on the assignment buttons."""
