@@ -63,7 +63,8 @@ from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.bot.thinking import install_thinker, start_thinker, stop_thinker
 from kolkhoz_tg.bot.topics import on_topic_closed, on_topic_reopened
 from kolkhoz_tg.config import LOCALES, Settings
-from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.present import commands as say
 from kolkhoz_tg.scheduler import DeadlineScheduler
 from kolkhoz_tg.service import (
     GameService,
@@ -102,28 +103,13 @@ PRIVATE_MENU = (
 )
 
 
-def menu_descriptions(tr: Translator) -> dict[str, str]:
-    _ = tr.gettext
-    return {
-        "newgame": _("open a new game"), "board": _("show the board again"),
-        "last": _("the last trick"), "score": _("points in sight"),
-        "hand": _("your cards"), "back": _("take your seat back from the bot"),
-        "away": _("a bot plays for you: /away 3d"),
-        "settings": _("rules, players, time limit"), "rules": _("the rules"),
-        "help": _("all commands"), "stats": _("ratings here; /stats me: yours"),
-        "log": _("the last game, move by move"), "play": _("play a card: /play 10H"),
-        "assign": _("assign a card: /assign 10H S"), "trump": _("declare trump: /trump ♠"),
-        "swap": _("swap with your plot: /swap 9H KC"), "lang": _("language: /lang ru|en"),
-        "pass": _("pass a card to your neighbour (house rule): /pass 9H"),
-        "practice": _("practice against bots, with hints"),
-    }
 
 
 async def register_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Command menus for groups and private chats, in Russian and English."""
     for locale in LOCALES:
         tr = translator(locale)
-        desc = menu_descriptions(tr)
+        desc = say.menu_descriptions(tr)
         for scope, names in ((BotCommandScopeAllGroupChats(), GROUP_MENU),
                              (BotCommandScopeAllPrivateChats(), PRIVATE_MENU)):
             commands = [BotCommand(n, desc[n]) for n in names]

@@ -32,7 +32,6 @@ from kolkhoz_tg.bot.context import (
     deliver_result,
     deps,
     remember_user,
-    result_text,
     service_error_text,
     topic_of,
 )
@@ -208,11 +207,11 @@ async def _tell_outcome(d: Deps, query: CallbackQuery, result: ActResult, early:
         if not early:
             await answer_quietly(query)
     elif not early:
-        await answer_quietly(query, result_text(tr, result), show_alert=result.status in (
+        await answer_quietly(query, present.result_text(tr, result), show_alert=result.status in (
             ActStatus.ILLEGAL, ActStatus.INVALID))
     elif result.status is not ActStatus.DUPLICATE:
         await d.deliverer.say_privately(query.from_user.id,
-                                        taps.move_not_made(tr, result_text(tr, result)))
+                                        taps.move_not_made(tr, present.result_text(tr, result)))
 
 
 async def _move_later(

@@ -25,7 +25,6 @@ from kolkhoz_tg.bot.context import (
     group_tr,
     is_admin,
     perform,
-    result_text,
     service_error_text,
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, TOPIC_LOST_KEY, Acting, pm_key
@@ -504,7 +503,7 @@ async def cmd_typed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             act_later(update, context, game.id, action, None, acting), update=update)
         return
     if not result.ok:
-        text = result_text(c.tr, result)
+        text = present.result_text(c.tr, result)
         if c.in_group and result.reason in present.HAND_REASONS:
             # Why the move was refused would tell the group about the hand ("you must
             # follow the led suit" says it holds one): that goes to the player alone.

@@ -297,19 +297,6 @@ async def answer_quietly(
         log.info("a button tap could not be answered: %s", exc)
 
 
-def result_text(tr: Translator, result: ActResult) -> str:
-    _ = tr.gettext
-    if result.status is ActStatus.APPLIED:
-        return _("Done.")
-    if result.status is ActStatus.DUPLICATE:
-        return _("Already done.")
-    if result.status is ActStatus.STALE:
-        return _("The game has moved on; look again.")
-    if result.status is ActStatus.NOT_SEATED:
-        return _("You are not playing in this game.")
-    if result.status is ActStatus.NOT_ACTIVE:
-        return _("The game is not running.")
-    return present.reason_text(tr, result.reason)
 
 
 # ---------------------------------------------------------------------- commands
@@ -354,8 +341,7 @@ class Cmd:
         game = (await current_game(self.update, self.d)
                 if self.in_group or not group_only else None)
         if game is None:
-            await self.reply(self.tr.gettext(
-                "There is no open game here. Start one with /newgame."))
+            await self.reply(present.no_open_game(self.tr))
         return game
 
     async def game_in_play(
@@ -374,7 +360,7 @@ class Cmd:
             game = done[0] if done else game
         if (game is None or (started and game.status == "lobby")
                 or (seated and game.seat_of(self.user.id) is None)):
-            await self.reply(self.tr.gettext("You have no game in play here."))
+            await self.reply(present.no_game_in_play(self.tr))
             return None
         return game
 

@@ -32,7 +32,6 @@ from kolkhoz_tg.bot.context import (
     deliver_result,
     deps,
     remember_user,
-    result_text,
 )
 from kolkhoz_tg.bot.delivery import is_not_modified
 from kolkhoz_tg.i18n import Translator
@@ -249,5 +248,5 @@ def _not_played(tr: Translator, result: ActResult | None) -> str:
     reason that would tell what else is in the hand (as "you must follow suit" would).
     ``result`` None: the game is gone."""
     if result is not None and result.status is ActStatus.NOT_ACTIVE:
-        return result_text(tr, result)
+        return present.result_text(tr, result)
     return taps.chosen_moved_on(tr)

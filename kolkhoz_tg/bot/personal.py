@@ -12,6 +12,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application, ContextTypes, Job, JobQueue
 
+from kolkhoz_tg import present
 from kolkhoz_tg.bot import chat_settings
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call, command, deps, is_group
 from kolkhoz_tg.present import people as say
@@ -117,7 +118,7 @@ async def cmd_away(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if wanted:
         games = [g for g in games if g.id in wanted]
     if not games:
-        await c.reply(say.no_game_in_play(tr))
+        await c.reply(present.no_game_in_play(tr))
         return
     now = d.service.clock.now()
     until = None if duration is None else now + duration
@@ -133,7 +134,7 @@ async def cmd_away(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         elif result.status is ActStatus.DUPLICATE:
             already += 1
     if not gone:
-        await c.reply(say.away_already(tr) if already else say.no_game_in_play(tr))
+        await c.reply(say.away_already(tr) if already else present.no_game_in_play(tr))
         return
     await c.reply(say.away_text(tr, gone, until, now))
 

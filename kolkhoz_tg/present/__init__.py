@@ -42,8 +42,11 @@ from kolkhoz_tg.present.errors import (
     HAND_REASONS,
     REASONS,
     error_text,
+    no_game_in_play,
+    no_open_game,
     only_creator_or_admin,
     reason_text,
+    result_text,
 )
 from kolkhoz_tg.present.events import (
     YEAR_END_EVENTS,
@@ -175,6 +178,8 @@ __all__ = [
     "log_summary",
     "move_words",
     "no_finished_game",
+    "no_game_in_play",
+    "no_open_game",
     "notification_text",
     "only_creator_or_admin",
     "own_result",
@@ -190,6 +195,7 @@ __all__ = [
     "reason_text",
     "reason_words",
     "requisition_lines",
+    "result_text",
     "rules_line",
     "rules_title",
     "seat_name",

@@ -256,3 +256,20 @@ def refused_in_group(tr: Translator, told: bool) -> str:
     return (_("That move is not allowed now: see why in our private chat.")
             if told else _("That move is not allowed now."))
 
+
+def menu_descriptions(tr: Translator) -> dict[str, str]:
+    """The commands' one-line descriptions in Telegram's command menus."""
+    _ = tr.gettext
+    return {
+        "newgame": _("open a new game"), "board": _("show the board again"),
+        "last": _("the last trick"), "score": _("points in sight"),
+        "hand": _("your cards"), "back": _("take your seat back from the bot"),
+        "away": _("a bot plays for you: /away 3d"),
+        "settings": _("rules, players, time limit"), "rules": _("the rules"),
+        "help": _("all commands"), "stats": _("ratings here; /stats me: yours"),
+        "log": _("the last game, move by move"), "play": _("play a card: /play 10H"),
+        "assign": _("assign a card: /assign 10H S"), "trump": _("declare trump: /trump ♠"),
+        "swap": _("swap with your plot: /swap 9H KC"), "lang": _("language: /lang ru|en"),
+        "pass": _("pass a card to your neighbour (house rule): /pass 9H"),
+        "practice": _("practice against bots, with hints"),
+    }

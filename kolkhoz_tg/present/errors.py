@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from engine import Card
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.service import ActResult, ActStatus
 
 REASONS = (
     "follow_suit", "trump_lead", "not_your_turn", "not_in_hand", "not_in_trick", "wrong_job",
@@ -95,3 +96,29 @@ def error_text(tr: Translator, code: str) -> str:
 def only_creator_or_admin(tr: Translator) -> str:
     """A game's management (/abort, /kick, a chat setting) tried by someone else."""
     return tr.gettext("Only the game's creator and the chat's admins may do that.")
+
+
+def result_text(tr: Translator, result: ActResult) -> str:
+    """A move's outcome in words: done, already done, or why it was not made."""
+    _ = tr.gettext
+    if result.status is ActStatus.APPLIED:
+        return _("Done.")
+    if result.status is ActStatus.DUPLICATE:
+        return _("Already done.")
+    if result.status is ActStatus.STALE:
+        return _("The game has moved on; look again.")
+    if result.status is ActStatus.NOT_SEATED:
+        return _("You are not playing in this game.")
+    if result.status is ActStatus.NOT_ACTIVE:
+        return _("The game is not running.")
+    return reason_text(tr, result.reason)
+
+
+def no_open_game(tr: Translator) -> str:
+    """A game's command where no game is open."""
+    return tr.gettext("There is no open game here. Start one with /newgame.")
+
+
+def no_game_in_play(tr: Translator) -> str:
+    """A command that needs the sender's game in play, where they have none."""
+    return tr.gettext("You have no game in play here.")

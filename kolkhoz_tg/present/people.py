@@ -54,8 +54,6 @@ def away_usage(tr: Translator) -> str:
                       "/away g12 for game 12 only.")
 
 
-def no_game_in_play(tr: Translator) -> str:
-    return tr.gettext("You have no game in play here.")
 
 
 def away_already(tr: Translator) -> str:

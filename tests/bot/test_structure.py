@@ -11,6 +11,7 @@ from typing import Any
 from kolkhoz_tg.bot import buttons, chat_settings, commands, context, history
 from kolkhoz_tg.bot.callbacks import KINDS
 from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.present import errors
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
 from tests.bot.driver import players
@@ -63,8 +64,8 @@ def test_the_commands_share_one_preamble() -> None:
             assert not _calls(fn) & PREAMBLE - EXCEPTIONS.get(name, set()), name
             if name.startswith("cmd_") or name.endswith("_command"):
                 assert _calls(fn) & {"command", "_public_reply", "cmd_help"}, name
-    sources = [inspect.getsource(m) for m in (*COMMAND_MODULES, context)]
-    for text in NO_GAME:  # said in one place each, by the preamble's Cmd
+    sources = [inspect.getsource(m) for m in (*COMMAND_MODULES, context, errors)]
+    for text in NO_GAME:  # said in one place each (present.errors), for the preamble's Cmd
         assert sum(source.count(f'"{text}"') for source in sources) == 1, text
 
 
