@@ -17,13 +17,18 @@ By subject (docs/bot.md has the map of which screen comes from which module):
 - :mod:`.hand`: a seat's private message, its prompt and keyboard;
 - :mod:`.events`: move and event lines, the requisition, notifications, the final table;
 - :mod:`.errors`: refused moves and service errors in words;
-- :mod:`.lobby`: the lobby message and its menus;
+- :mod:`.lobby`: the lobby message and its rules and level menus;
+- :mod:`.manage`: the house rules, years and time menus, /abort and /kick;
 - :mod:`.stats`: ratings, house-rule games, the game log;
 - :mod:`.hints`: a computer player's advice in one line (practice games);
-- :mod:`.commands`, :mod:`.settings`, :mod:`.people`: the replies of the commands, the chat
-  settings and the personal settings.
+- :mod:`.practice`: practice games' level buttons, the rules' chapters in private;
+- :mod:`.commands`, :mod:`.taps`, :mod:`.settings`, :mod:`.people`, :mod:`.topics`: the
+  replies of the commands, of taps and inline choices, of the chat's settings, of a
+  player's own settings and /away, and about a game's forum topic.
 
-The package's public names are gathered here, so a caller writes ``present.board(...)``.
+The names the delivery, the terminal and several handlers share are gathered here, so a
+caller writes ``present.board(...)``; the replies of one handler module are reached through
+their own module (``from kolkhoz_tg.present import commands as say``).
 """
 
 from __future__ import annotations
