@@ -38,6 +38,9 @@ own). ``--rename h25=hard`` with ``--report`` counts a variant's games as a leve
 where the recorded settings are the same (play the two at different seeds: a game of each at
 the same seed would count once). The runs behind docs/ai.md's figures are kept in
 ``benchmarks/results/``.
+``--replay results.jsonl`` plays the recorded games again (same match-ups, presets, seeds,
+budgets and variants) and checks every one has the same moves, win and margin: a refactoring
+of the players must leave their decisions exactly as they were (exit status 1 otherwise).
 Games are played round the presets (game 0 of each, then game 1, ...), so a run stopped early
 has every preset about equally.
 """
@@ -48,6 +51,7 @@ import argparse
 import ast
 import dataclasses
 import gzip
+import hashlib
 import json
 import math
 import multiprocessing
@@ -148,6 +152,7 @@ def play_one(
         for s in range(players)
     ]
     times: list[float] = []
+    moves = hashlib.blake2b(digest_size=16)  # every action of the game, in order
     clock = time.process_time
     while not g.is_over:
         seat = g.to_act[0]
@@ -158,6 +163,7 @@ def play_one(
             times.append(clock() - start)
         else:
             action = bots[seat].choose(view)
+        moves.update(f"{seat}:{action};".encode())
         g.apply(seat, action)
     winners = g.winners()
     scores = g.scores()
@@ -172,10 +178,45 @@ def play_one(
         **({"iterations": iterations} if iterations is not None else {}),
         "preset": name,
         "seed": i,
+        "players": players,
+        "moves": moves.hexdigest(),
         "win": 1 / len(winners) if hero in winners else 0.0,
         "margin": scores[hero] - sum(others) / len(others),
         "times": times,
     }
+
+
+def replay_task(
+    r: dict[str, Any],
+) -> tuple[str, str, str, int, int, int | None, tuple[Define, ...]]:
+    """The task of :func:`play_one` that played the recorded game ``r`` (a row of ``--out``):
+    its match-up, preset, seed, table size, budget and variants."""
+    defines = tuple(
+        (name, fields["level"], tuple((k, v if not isinstance(v, list) else tuple(v))
+                                      for k, v in fields.items() if k != "level"))
+        for name, fields in r.get("defines", {}).items()
+    )
+    hero, opp = r["match"]
+    return (hero, opp, r["preset"], r["seed"], r.get("players", 4), r.get("iterations"),
+            defines)
+
+
+def replay(paths: list[str], workers: int = 1) -> int:
+    """Play every game of ``--out`` files again and compare it with the record: the same
+    moves (where recorded), win and margin. Prints each difference and the count; returns the
+    number of games that differ (0: the players decided exactly as when recorded)."""
+    rows = read_results(paths)
+    differ = 0
+    with multiprocessing.Pool(workers) as pool:
+        again_all = pool.imap(play_one, [replay_task(r) for r in rows])
+        for r, again in zip(rows, again_all, strict=True):
+            keys = [k for k in ("moves", "win", "margin") if k in r]
+            if any(r[k] != again[k] for k in keys):
+                differ += 1
+                print(f"differs: {r['match']} {r['preset']} seed {r['seed']}: "
+                      + ", ".join(f"{k} {r[k]!r} -> {again[k]!r}" for k in keys), flush=True)
+    print(f"{len(rows)} games replayed, {differ} differ", flush=True)
+    return differ
 
 
 def parse_rename(text: str) -> tuple[str, str]:
@@ -387,10 +428,17 @@ def main() -> None:
         "recorded settings are the same)",
     )
     parser.add_argument(
+        "--replay", nargs="+", default=None, metavar="FILE",
+        help="play the games of --out files again and check the same moves, win and margin "
+        "(exit status 1 if any differs); uses --workers only",
+    )
+    parser.add_argument(
         "--report", nargs="+", default=None,
         help="only print the table of such files (a game in several counts once)",
     )
     args = parser.parse_args()
+    if args.replay:
+        sys.exit(1 if replay(args.replay, args.workers) else 0)
     if args.report:
         report(read_results(args.report, dict(args.rename)))
         return
