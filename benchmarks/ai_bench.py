@@ -1,8 +1,8 @@
-"""Strength and speed of the bot levels (engine.ai.Bot), with 95% confidence intervals.
+"""Strength and speed of the AI levels (engine.ai.AIPlayer), with 95% confidence intervals.
 
-One seat of the level under test (the hero) against bots of another level in every other seat;
+One seat of the level under test (the hero) against AI players of another level in every other seat;
 the hero's seat moves round the table from game to game (game ``i`` puts it in seat
-``i % players``), every bot sees only its seat's view, and a win shared by k seats counts 1/k.
+``i % players``), every AI player sees only its seat's view, and a win shared by k seats counts 1/k.
 Game ``i`` of a preset has seed ``i`` in every match-up, so match-ups play the same deals.
 
 For each match-up and preset it prints: games, the hero's win share with a Wilson 95%
@@ -18,7 +18,7 @@ Run (the published table, docs/ai.md)::
 or one match-up: ``--hero strong --opponents normal --presets classic zone --games 50``.
 ``--iterations`` replaces the search budget by that many playouts (quick checks only).
 ``--define NAME=BASE;field=value;...`` adds a variant of a search level for an experiment:
-the base level's :class:`~engine.search.SearchParams` with those fields changed (values are
+the base level's :class:`~engine.ai.search.SearchParams` with those fields changed (values are
 Python literals; they win over ``--iterations``), for instance::
 
     --define "half=strong;moves=5000" \\
@@ -64,8 +64,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import PRESETS, Game, Phase, preset
-from engine.ai import LEVELS, Bot, Level, default_action
-from engine.search import SearchParams
+from engine.ai import LEVELS, AIPlayer, Level, default_action
+from engine.ai.search import SearchParams
 
 TABLE = [("strong", "normal"), ("strong", "random"), ("hard", "normal"), ("hard", "strong")]
 
@@ -127,17 +127,17 @@ def _checked(key: str, value: Any, part: str) -> Any:
     return value
 
 
-def make_bot(level: str, seed: str, iterations: int | None, defines: tuple[Define, ...]) -> Bot:
-    """A bot of ``level``: one of LEVELS, or a variant named by ``--define``."""
+def make_ai(level: str, seed: str, iterations: int | None, defines: tuple[Define, ...]) -> AIPlayer:
+    """An AI player of ``level``: one of LEVELS, or a variant named by ``--define``."""
     for name, base, changes in defines:
         if name == level:
-            bot = Bot(base, seed=seed, iterations=iterations)
-            assert bot.params is not None
-            bot.params = dataclasses.replace(bot.params, **dict(changes))
+            ai = AIPlayer(base, seed=seed, iterations=iterations)
+            assert ai.params is not None
+            ai.params = dataclasses.replace(ai.params, **dict(changes))
             # The variant's own name seeds its decisions, as a level's name does.
-            bot.level = Level(name, bot.params, bot.level.seconds)
-            return bot
-    return Bot(level, seed=seed, iterations=iterations)
+            ai.level = Level(name, ai.params, ai.level.seconds)
+            return ai
+    return AIPlayer(level, seed=seed, iterations=iterations)
 
 
 def play_one(
@@ -147,8 +147,8 @@ def play_one(
     hero_level, opp_level, name, i, players, iterations, defines = task
     g = Game.new(preset(name), players, seed=i)
     hero = i % players
-    bots = [
-        make_bot(hero_level if s == hero else opp_level, f"{i}/{s}", iterations, defines)
+    ais = [
+        make_ai(hero_level if s == hero else opp_level, f"{i}/{s}", iterations, defines)
         for s in range(players)
     ]
     times: list[float] = []
@@ -159,10 +159,10 @@ def play_one(
         view = g.view(seat)
         if seat == hero and g.forced_action(seat) is None:
             start = clock()
-            action = bots[seat].choose(view)
+            action = ais[seat].choose(view)
             times.append(clock() - start)
         else:
-            action = bots[seat].choose(view)
+            action = ais[seat].choose(view)
         moves.update(f"{seat}:{action};".encode())
         g.apply(seat, action)
     winners = g.winners()
@@ -173,7 +173,7 @@ def play_one(
     return {
         "match": (hero_level, opp_level),
         **({"defines": used} if used else {}),
-        **({"settings": settings(bots[hero], bots[(hero + 1) % players])}
+        **({"settings": settings(ais[hero], ais[(hero + 1) % players])}
            if iterations is None else {}),
         **({"iterations": iterations} if iterations is not None else {}),
         "preset": name,
@@ -226,16 +226,16 @@ def parse_rename(text: str) -> tuple[str, str]:
     return old.strip(), new.strip()
 
 
-def settings(*bots: Bot) -> dict[str, dict[str, Any]]:
+def settings(*ais: AIPlayer) -> dict[str, dict[str, Any]]:
     """What each search player of a game was: its level's name and the fields of its
     :class:`SearchParams` that differ from the defaults. Recorded with every game, so a report
     never pools games of a level whose settings have changed since (``hard`` did)."""
     default = dataclasses.asdict(SearchParams())
     out: dict[str, dict[str, Any]] = {}
-    for bot in bots:
-        if bot.params is not None:
-            fields = dataclasses.asdict(bot.params)
-            out[bot.level.name] = {k: v for k, v in fields.items() if v != default[k]}
+    for ai in ais:
+        if ai.params is not None:
+            fields = dataclasses.asdict(ai.params)
+            out[ai.level.name] = {k: v for k, v in fields.items() if v != default[k]}
     return out
 
 
@@ -358,7 +358,7 @@ def agreement(
     for name in presets:
         for i in range(first, first + games):
             g = Game.new(preset(name), players, seed=i)
-            bots = [make_bot(level, f"{i}/{s}", iterations, defines) for s in range(players)]
+            ais = [make_ai(level, f"{i}/{s}", iterations, defines) for s in range(players)]
             # A trick being assigned: the heuristic's placement, the level's so far, and
             # whether it had a choice.
             trick: tuple[frozenset[str], set[str], list[bool]] | None = None
@@ -366,7 +366,7 @@ def agreement(
                 seat = g.to_act[0]
                 if trick is None and g.phase is Phase.ASSIGN and len(g.pending) == len(g.trick):
                     trick = (_allocation(g, seat), set(), [False])
-                action = bots[seat].choose(g.view(seat))
+                action = ais[seat].choose(g.view(seat))
                 if g.forced_action(seat) is None:
                     phase = str(g.phase)
                     total[phase] += 1

@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 
 from engine import PRESETS, Game, preset
-from engine.ai import LEVELS, Advice, Bot, Reason, advise, default_action
-from engine.heuristic import decide, describe
+from engine.ai import LEVELS, Advice, AIPlayer, Reason, advise, default_action
+from engine.ai.heuristic import decide, describe
 
 PRESET_NAMES = sorted(PRESETS)
 
 
-def _bot(level: str, seed: int = 0) -> Bot:
-    return Bot(level, seed=seed, iterations=6 if level in ("strong", "hard") else None)
+def _bot(level: str, seed: int = 0) -> AIPlayer:
+    return AIPlayer(level, seed=seed, iterations=6 if level in ("strong", "hard") else None)
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
@@ -76,7 +76,7 @@ def test_advice_is_deterministic(level: str) -> None:
     first = advise(view, level, seed="s", iterations=iterations)
     again = advise(g.view(seat), level, seed="s", iterations=iterations)
     assert first == again
-    assert first.action == Bot(level, seed="s", iterations=iterations).choose(view)
+    assert first.action == AIPlayer(level, seed="s", iterations=iterations).choose(view)
 
 
 def test_normal_advice_names_the_branch_that_fired() -> None:
