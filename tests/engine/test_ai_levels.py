@@ -1,4 +1,4 @@
-"""The bot levels: they play every setup from the seat's view alone, learn nothing hidden, and
+"""The AI levels: they play every setup from the seat's view alone, learn nothing hidden, and
 the view carries what a careful player remembers. Strength is measured by
 benchmarks/ai_bench.py, never here; the search levels run on tiny budgets."""
 
@@ -21,8 +21,8 @@ from tests.engine.scripted import assign, deal, decision_states, play
 PRESET_NAMES = sorted(PRESETS)
 
 
-def _bots(players: int, seed: int) -> list[AIPlayer]:
-    """One bot per seat, the levels in turn round the table (small search budgets)."""
+def _ais(players: int, seed: int) -> list[AIPlayer]:
+    """One AI player per seat, the levels in turn round the table (small search budgets)."""
     out = []
     for s in range(players):
         level = LEVELS[(s + seed) % len(LEVELS)]
@@ -35,13 +35,13 @@ def _bots(players: int, seed: int) -> list[AIPlayer]:
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_every_level_plays_to_the_end_on_views_alone(name: str, players: int) -> None:
     g = Game.new(preset(name), players, seed=players)
-    bots = _bots(players, players)
+    ais = _ais(players, players)
     phases = set()
     while not g.is_over:
         for seat in g.to_act:  # every seat that may act is asked, swaps included
             view = g.view(seat)
             before = json.dumps(view, sort_keys=True)
-            action = bots[seat].choose(view)
+            action = ais[seat].choose(view)
             assert json.dumps(view, sort_keys=True) == before  # the view is not changed
             assert action in g.legal_actions(seat)
         phases.add(g.phase)
@@ -64,13 +64,13 @@ def test_levels_and_their_errors() -> None:
 @pytest.mark.parametrize("name", PRESET_NAMES)
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_normal_on_the_view_is_the_heuristic_on_the_game(name: str, players: int) -> None:
-    """The service plays ``normal`` bots and stand-ins with ``default_action`` on the game;
+    """The service plays ``normal`` AI players and stand-ins with ``default_action`` on the game;
     that is the same move as ``AIPlayer("normal")`` on the seat's view alone, at every decision
     of every setup (so the heuristic reads nothing the seat cannot see)."""
-    bot = AIPlayer("normal")
+    ai = AIPlayer("normal")
     checked = 0
     for g, seat in decision_states(name, players, seed=players, every=1, random_share=0.3):
-        assert bot.choose(g.view(seat)) == default_action(g, seat)
+        assert ai.choose(g.view(seat)) == default_action(g, seat)
         checked += 1
     assert checked > 50
 
@@ -125,12 +125,12 @@ def test_exchanging_what_the_seat_cannot_see_changes_neither_view_nor_choice(
 
 def test_normal_is_the_heuristic_and_forced_moves_are_free() -> None:
     g = Game.new(preset("kolkhoz"), 4, seed=3)
-    bot = AIPlayer("normal")
+    ai = AIPlayer("normal")
     strong = AIPlayer("strong", seed=2, iterations=10**9)  # would take hours if it searched
     while not g.is_over:
         seat = g.to_act[0]
         view = g.view(seat)
-        assert bot.choose(view) == default_action(g, seat)
+        assert ai.choose(view) == default_action(g, seat)
         forced = g.forced_action(seat)
         if forced is not None:
             assert strong.choose(view) == forced
@@ -166,16 +166,16 @@ def test_no_level_learns_what_the_seat_cannot_see(name: str) -> None:
 def test_a_decision_is_a_function_of_level_seed_and_view() -> None:
     g, seat = next(_states("classic", 4, seed=2, every=7))
     view = g.view(seat)
-    bot = AIPlayer("strong", seed=9, iterations=40)
-    first = bot.choose(view)
-    assert bot.choose(view) == first  # asking again does not change the answer
+    ai = AIPlayer("strong", seed=9, iterations=40)
+    first = ai.choose(view)
+    assert ai.choose(view) == first  # asking again does not change the answer
     assert AIPlayer("strong", seed=9, iterations=40).choose(view) == first
     # The others' face-up plot cards in another order are the same view to the seat.
     shuffled = copy.deepcopy(view)
     for p in shuffled["players"]:
         if p["seat"] != seat:
             p["plot_revealed"].reverse()
-    assert bot.choose(shuffled) == first
+    assert ai.choose(shuffled) == first
 
 
 def test_the_view_remembers_the_years_tricks() -> None:

@@ -527,7 +527,7 @@ def test_worlds_from_games_with_the_pass(name: str, players: int) -> None:
     assert placed > 0
 
 
-# ---------------------------------------------------------------------- the bots
+# ---------------------------------------------------------------------- the AI players
 
 
 def test_the_heuristic_passes_a_low_side_card() -> None:
@@ -548,7 +548,7 @@ def test_the_heuristic_passes_a_low_side_card() -> None:
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_every_bot_level_passes_a_chosen_card_not_a_random_one(level: str) -> None:
+def test_every_ai_level_passes_a_chosen_card_not_a_random_one(level: str) -> None:
     """The ``random`` level too passes the heuristic's card; the search levels search it.
     Each gives a legal pass with a reason, whatever its seed."""
     g = deal(CLASSIC, 4, 0, year=2, phase="trump",
@@ -556,8 +556,8 @@ def test_every_bot_level_passes_a_chosen_card_not_a_random_one(level: str) -> No
                     3: "8D 9D 10D JD JS"})
     act(g, "trump:S")
     for seed in range(8):
-        bot = AIPlayer(level, seed=seed, iterations=8 if level in ("strong", "hard") else None)
-        advice = bot.advise(g.view(0))
+        ai = AIPlayer(level, seed=seed, iterations=8 if level in ("strong", "hard") else None)
+        advice = ai.advise(g.view(0))
         assert advice.action in g.legal_actions(0)
         assert isinstance(advice.reason, Reason)
         if level in ("random", "normal"):
@@ -566,10 +566,10 @@ def test_every_bot_level_passes_a_chosen_card_not_a_random_one(level: str) -> No
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_every_level_plays_a_game_with_the_pass_on_views_alone(players: int) -> None:
-    """Bots of every level round the table, each asked on its own view only; the normal
+    """AI players of every level round the table, each asked on its own view only; the normal
     level's choice is the heuristic's on the real game at every decision."""
     g = Game.new(dataclasses.replace(preset("kolkhoz"), pass_cards=True), players, seed=players)
-    bots = [AIPlayer(LEVELS[(s + players) % len(LEVELS)], seed=s,
+    ais = [AIPlayer(LEVELS[(s + players) % len(LEVELS)], seed=s,
                 iterations=2 if LEVELS[(s + players) % len(LEVELS)] in ("strong", "hard")
                 else None) for s in range(players)]
     normal = AIPlayer("normal")
@@ -578,7 +578,7 @@ def test_every_level_plays_a_game_with_the_pass_on_views_alone(players: int) -> 
         seat = g.to_act[-1]
         view = g.view(seat)
         assert normal.choose(view) == default_action(g, seat)
-        action = bots[seat].choose(view)
+        action = ais[seat].choose(view)
         assert action in g.legal_actions(seat)
         phases.add(g.phase)
         g.apply(seat, action)

@@ -183,3 +183,19 @@ def test_a_renamed_variant_pools_with_the_level_only_where_its_settings_are_the_
     assert [(p[1], p[2]) for p in pooled] == [("2", "0.500"), ("1", "1.000")]
     with pytest.raises(argparse.ArgumentTypeError):
         ai_bench.parse_rename("h25")
+
+
+def test_a_recorded_game_replays_to_the_same_moves(tmp_path: Path) -> None:
+    """``--replay``: a game of an ``--out`` file played again from its record (match-up,
+    preset, seed, table size, budget, variants) has the same moves, win and margin."""
+    define = parse_define("careful=strong; opponent_noise=(0.0, 0.05, 0.15)")
+    tasks = [("careful", "normal", "zone", 3, 3, 2, (define,)),
+             ("random", "normal", "classic", 1, 4, None, ())]
+    out = tmp_path / "games.jsonl"
+    out.write_text("".join(json.dumps(play_one(t)) + "\n" for t in tasks), encoding="utf-8")
+    rows = ai_bench.read_results([str(out)])
+    assert [ai_bench.replay_task(r) for r in rows] == tasks
+    assert ai_bench.replay([str(out)]) == 0
+    changed = dict(rows[1], moves="0" * 32)
+    out.write_text(json.dumps(rows[0]) + "\n" + json.dumps(changed) + "\n", encoding="utf-8")
+    assert ai_bench.replay([str(out)]) == 1
