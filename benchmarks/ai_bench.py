@@ -1,8 +1,8 @@
-"""Strength and speed of the bot levels (engine.ai.Bot), with 95% confidence intervals.
+"""Strength and speed of the AI levels (engine.ai.AIPlayer), with 95% confidence intervals.
 
-One seat of the level under test (the hero) against bots of another level in every other seat;
+One seat of the level under test (the hero) against AI players of another level in every other seat;
 the hero's seat moves round the table from game to game (game ``i`` puts it in seat
-``i % players``), every bot sees only its seat's view, and a win shared by k seats counts 1/k.
+``i % players``), every AI player sees only its seat's view, and a win shared by k seats counts 1/k.
 Game ``i`` of a preset has seed ``i`` in every match-up, so match-ups play the same deals.
 
 For each match-up and preset it prints: games, the hero's win share with a Wilson 95%
@@ -18,7 +18,7 @@ Run (the published table, docs/ai.md)::
 or one match-up: ``--hero strong --opponents normal --presets classic zone --games 50``.
 ``--iterations`` replaces the search budget by that many playouts (quick checks only).
 ``--define NAME=BASE;field=value;...`` adds a variant of a search level for an experiment:
-the base level's :class:`~engine.search.SearchParams` with those fields changed (values are
+the base level's :class:`~engine.ai.search.SearchParams` with those fields changed (values are
 Python literals; they win over ``--iterations``), for instance::
 
     --define "half=strong;moves=5000" \\
@@ -38,6 +38,9 @@ own). ``--rename h25=hard`` with ``--report`` counts a variant's games as a leve
 where the recorded settings are the same (play the two at different seeds: a game of each at
 the same seed would count once). The runs behind docs/ai.md's figures are kept in
 ``benchmarks/results/``.
+``--replay results.jsonl`` plays the recorded games again (same match-ups, presets, seeds,
+budgets and variants) and checks every one has the same moves, win and margin: a refactoring
+of the players must leave their decisions exactly as they were (exit status 1 otherwise).
 Games are played round the presets (game 0 of each, then game 1, ...), so a run stopped early
 has every preset about equally.
 """
@@ -48,6 +51,7 @@ import argparse
 import ast
 import dataclasses
 import gzip
+import hashlib
 import json
 import math
 import multiprocessing
@@ -60,8 +64,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import PRESETS, Game, Phase, preset
-from engine.ai import LEVELS, Bot, Level, default_action
-from engine.search import SearchParams
+from engine.ai import LEVELS, AIPlayer, Level, default_action
+from engine.ai.search import SearchParams
 
 TABLE = [("strong", "normal"), ("strong", "random"), ("hard", "normal"), ("hard", "strong")]
 
@@ -123,17 +127,17 @@ def _checked(key: str, value: Any, part: str) -> Any:
     return value
 
 
-def make_bot(level: str, seed: str, iterations: int | None, defines: tuple[Define, ...]) -> Bot:
-    """A bot of ``level``: one of LEVELS, or a variant named by ``--define``."""
+def make_ai(level: str, seed: str, iterations: int | None, defines: tuple[Define, ...]) -> AIPlayer:
+    """An AI player of ``level``: one of LEVELS, or a variant named by ``--define``."""
     for name, base, changes in defines:
         if name == level:
-            bot = Bot(base, seed=seed, iterations=iterations)
-            assert bot.params is not None
-            bot.params = dataclasses.replace(bot.params, **dict(changes))
+            ai = AIPlayer(base, seed=seed, iterations=iterations)
+            assert ai.params is not None
+            ai.params = dataclasses.replace(ai.params, **dict(changes))
             # The variant's own name seeds its decisions, as a level's name does.
-            bot.level = Level(name, bot.params, bot.level.seconds)
-            return bot
-    return Bot(level, seed=seed, iterations=iterations)
+            ai.level = Level(name, ai.params, ai.level.seconds)
+            return ai
+    return AIPlayer(level, seed=seed, iterations=iterations)
 
 
 def play_one(
@@ -143,21 +147,23 @@ def play_one(
     hero_level, opp_level, name, i, players, iterations, defines = task
     g = Game.new(preset(name), players, seed=i)
     hero = i % players
-    bots = [
-        make_bot(hero_level if s == hero else opp_level, f"{i}/{s}", iterations, defines)
+    ais = [
+        make_ai(hero_level if s == hero else opp_level, f"{i}/{s}", iterations, defines)
         for s in range(players)
     ]
     times: list[float] = []
+    moves = hashlib.blake2b(digest_size=16)  # every action of the game, in order
     clock = time.process_time
     while not g.is_over:
         seat = g.to_act[0]
         view = g.view(seat)
         if seat == hero and g.forced_action(seat) is None:
             start = clock()
-            action = bots[seat].choose(view)
+            action = ais[seat].choose(view)
             times.append(clock() - start)
         else:
-            action = bots[seat].choose(view)
+            action = ais[seat].choose(view)
+        moves.update(f"{seat}:{action};".encode())
         g.apply(seat, action)
     winners = g.winners()
     scores = g.scores()
@@ -167,15 +173,50 @@ def play_one(
     return {
         "match": (hero_level, opp_level),
         **({"defines": used} if used else {}),
-        **({"settings": settings(bots[hero], bots[(hero + 1) % players])}
+        **({"settings": settings(ais[hero], ais[(hero + 1) % players])}
            if iterations is None else {}),
         **({"iterations": iterations} if iterations is not None else {}),
         "preset": name,
         "seed": i,
+        "players": players,
+        "moves": moves.hexdigest(),
         "win": 1 / len(winners) if hero in winners else 0.0,
         "margin": scores[hero] - sum(others) / len(others),
         "times": times,
     }
+
+
+def replay_task(
+    r: dict[str, Any],
+) -> tuple[str, str, str, int, int, int | None, tuple[Define, ...]]:
+    """The task of :func:`play_one` that played the recorded game ``r`` (a row of ``--out``):
+    its match-up, preset, seed, table size, budget and variants."""
+    defines = tuple(
+        (name, fields["level"], tuple((k, v if not isinstance(v, list) else tuple(v))
+                                      for k, v in fields.items() if k != "level"))
+        for name, fields in r.get("defines", {}).items()
+    )
+    hero, opp = r["match"]
+    return (hero, opp, r["preset"], r["seed"], r.get("players", 4), r.get("iterations"),
+            defines)
+
+
+def replay(paths: list[str], workers: int = 1) -> int:
+    """Play every game of ``--out`` files again and compare it with the record: the same
+    moves (where recorded), win and margin. Prints each difference and the count; returns the
+    number of games that differ (0: the players decided exactly as when recorded)."""
+    rows = read_results(paths)
+    differ = 0
+    with multiprocessing.Pool(workers) as pool:
+        again_all = pool.imap(play_one, [replay_task(r) for r in rows])
+        for r, again in zip(rows, again_all, strict=True):
+            keys = [k for k in ("moves", "win", "margin") if k in r]
+            if any(r[k] != again[k] for k in keys):
+                differ += 1
+                print(f"differs: {r['match']} {r['preset']} seed {r['seed']}: "
+                      + ", ".join(f"{k} {r[k]!r} -> {again[k]!r}" for k in keys), flush=True)
+    print(f"{len(rows)} games replayed, {differ} differ", flush=True)
+    return differ
 
 
 def parse_rename(text: str) -> tuple[str, str]:
@@ -185,16 +226,16 @@ def parse_rename(text: str) -> tuple[str, str]:
     return old.strip(), new.strip()
 
 
-def settings(*bots: Bot) -> dict[str, dict[str, Any]]:
+def settings(*ais: AIPlayer) -> dict[str, dict[str, Any]]:
     """What each search player of a game was: its level's name and the fields of its
     :class:`SearchParams` that differ from the defaults. Recorded with every game, so a report
     never pools games of a level whose settings have changed since (``hard`` did)."""
     default = dataclasses.asdict(SearchParams())
     out: dict[str, dict[str, Any]] = {}
-    for bot in bots:
-        if bot.params is not None:
-            fields = dataclasses.asdict(bot.params)
-            out[bot.level.name] = {k: v for k, v in fields.items() if v != default[k]}
+    for ai in ais:
+        if ai.params is not None:
+            fields = dataclasses.asdict(ai.params)
+            out[ai.level.name] = {k: v for k, v in fields.items() if v != default[k]}
     return out
 
 
@@ -317,7 +358,7 @@ def agreement(
     for name in presets:
         for i in range(first, first + games):
             g = Game.new(preset(name), players, seed=i)
-            bots = [make_bot(level, f"{i}/{s}", iterations, defines) for s in range(players)]
+            ais = [make_ai(level, f"{i}/{s}", iterations, defines) for s in range(players)]
             # A trick being assigned: the heuristic's placement, the level's so far, and
             # whether it had a choice.
             trick: tuple[frozenset[str], set[str], list[bool]] | None = None
@@ -325,7 +366,7 @@ def agreement(
                 seat = g.to_act[0]
                 if trick is None and g.phase is Phase.ASSIGN and len(g.pending) == len(g.trick):
                     trick = (_allocation(g, seat), set(), [False])
-                action = bots[seat].choose(g.view(seat))
+                action = ais[seat].choose(g.view(seat))
                 if g.forced_action(seat) is None:
                     phase = str(g.phase)
                     total[phase] += 1
@@ -387,10 +428,17 @@ def main() -> None:
         "recorded settings are the same)",
     )
     parser.add_argument(
+        "--replay", nargs="+", default=None, metavar="FILE",
+        help="play the games of --out files again and check the same moves, win and margin "
+        "(exit status 1 if any differs); uses --workers only",
+    )
+    parser.add_argument(
         "--report", nargs="+", default=None,
         help="only print the table of such files (a game in several counts once)",
     )
     args = parser.parse_args()
+    if args.replay:
+        sys.exit(1 if replay(args.replay, args.workers) else 0)
     if args.report:
         report(read_results(args.report, dict(args.rename)))
         return

@@ -2,7 +2,7 @@
 
 1. Random full games for every preset with 3, 4 and 5 players: every step asks
    ``legal_actions`` of the seat to act and ``apply``-s a random one of them, the way a simulator
-   or a bot would (games and actions per second).
+   or an AI player would (games and actions per second).
 2. ``engine.ai.default_action``: the mean time of one call (µs per move) on the states of games
    the heuristic plays against itself, and those games per second.
 3. ``Game.copy()``: µs per copy of states sampled from the middle of random games.

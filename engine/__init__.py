@@ -15,7 +15,7 @@ The reference rules are ``shared/spec/RULES.md``; ``docs/RULES.md`` explains the
 from engine.actions import Action, ActionError, ActionKind, IllegalAction, InvalidAction
 from engine.cards import CARDS, Card, Suit, parse_card
 from engine.codec import FORMAT_VERSION
-from engine.events import Event, event_to_dict
+from engine.events import Event, event_from_dict, event_to_dict
 from engine.phase import Phase
 from engine.rules import (
     PRESETS,
@@ -54,6 +54,7 @@ __all__ = [
     "Rules",
     "Suit",
     "Theme",
+    "event_from_dict",
     "event_to_dict",
     "parse_card",
     "preset",

@@ -3,15 +3,17 @@
 Every event holds only public information, so a front end may show any of them to the whole
 table: a swap, a card passed (``pass_cards``) or a card going face-down into a plot is
 reported without the card. Events are immutable named tuples (cheap to build on the hot
-path); :func:`event_to_dict` gives a JSON-ready form with a ``type`` key.
+path); :func:`event_to_dict` gives a JSON-ready form with a ``type`` key, and
+:func:`event_from_dict` reads it back (``event_from_dict(event_to_dict(e)) == e``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple, get_type_hints
 
-from engine.cards import Card, Suit
+from engine.cards import CARDS, Card, Suit, parse_card
 
 
 class YearStarted(NamedTuple):
@@ -163,3 +165,79 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     for key, value in event._asdict().items():
         out[key] = _plain(value)
     return out
+
+
+def _card(value: Any) -> Card:
+    if not isinstance(value, str):
+        raise ValueError(f"not a card: {value!r}")
+    return CARDS[parse_card(value)]
+
+
+def _suit(value: Any) -> Suit:
+    if not isinstance(value, str):
+        raise ValueError(f"not a suit: {value!r}")
+    return Suit.parse(value)
+
+
+def _int(value: Any) -> int:
+    if type(value) is not int:
+        raise ValueError(f"not a whole number: {value!r}")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if type(value) is not bool:
+        raise ValueError(f"not true or false: {value!r}")
+    return value
+
+
+def _many(read: Callable[[Any], Any]) -> Callable[[Any], tuple[Any, ...]]:
+    def many(value: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"not a list: {value!r}")
+        return tuple(read(v) for v in value)
+    return many
+
+
+def _optional(read: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else read(value)
+
+
+_READERS: Final[dict[Any, Callable[[Any], Any]]] = {
+    int: _int,
+    bool: _bool,
+    Card: _card,
+    Suit: _suit,
+    tuple[Card, ...]: _many(_card),
+    tuple[int, ...]: _many(_int),
+    Card | None: _optional(_card),
+}
+
+#: Every event type by name, with a reader per field (from the field's annotation).
+_EVENTS: Final[dict[str, tuple[type[Any], dict[str, Callable[[Any], Any]]]]] = {
+    cls.__name__: (cls, {name: _READERS[hint] for name, hint in get_type_hints(cls).items()})
+    for cls in Event.__args__
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """The event of a JSON form made by :func:`event_to_dict` (a field with a default may be
+    missing: an event stored before the field existed). Raises :class:`ValueError` for
+    anything else: an unknown type, a missing or unknown field, a value of the wrong kind."""
+    if not isinstance(data, dict):
+        raise ValueError(f"not an event: {data!r}")
+    kind = data.get("type")
+    if kind not in _EVENTS:
+        raise ValueError(f"not an event type: {kind!r}")
+    cls, readers = _EVENTS[kind]
+    unknown = set(data) - set(readers) - {"type"}
+    if unknown:
+        raise ValueError(f"{kind} has no field {sorted(unknown)[0]!r}")
+    values: dict[str, Any] = {}
+    for name, read in readers.items():
+        if name in data:
+            values[name] = read(data[name])
+        elif name not in cls._field_defaults:
+            raise ValueError(f"{kind} without {name!r}")
+    event: Event = cls(**values)
+    return event

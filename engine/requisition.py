@@ -7,7 +7,7 @@ from operator import itemgetter
 from typing import Final, NamedTuple
 
 from engine import events as ev
-from engine.cards import CARDS, JACKS, JOBS, KING, QUEEN, SUITS, WORKER_RANKS, card_id
+from engine.cards import CARDS, JACKS, JOBS, KING, QUEEN, SUITS, WORKER_RANKS, Suit, card_id
 from engine.data import GameData
 from engine.rules import Drunkard, Losers, Requisition, Reveal, Reward
 
@@ -60,6 +60,35 @@ def year_hero(g: GameData) -> int | None:
     return winners.pop() if len(winners) == 1 else None
 
 
+#: A job without the nomenklatura's effects: one card shown and lost (by each or in all), no
+#: Drunkard, no Informer.
+_PLAIN: Final = (1, -1, False)
+
+
+def _nomenklatura(
+    workers: list[int], trump: int, job: Suit, north: list[int], out: list[ev.Event],
+    replaces: bool,
+) -> tuple[int, int, bool] | None:
+    """The trump court cards on a failed job (``nomenklatura``): Пьяница (the trump Jack)
+    goes north at once; None when that is all that happens to the job (``cancels``). Else
+    ``(count, lose, informer)``: the cards shown (reveal = highest) and lost, two with
+    Партийный чиновник (the King); the cards lost when the Jack took one's place (-1: he did
+    not); whether Информатор (the Queen) exposes everyone."""
+    jack = JACKS[trump]
+    drunk = jack in workers
+    if drunk:
+        # With ``cancels`` nothing else happens here; with ``replaces`` the search goes on and
+        # he goes instead of one card.
+        workers.remove(jack)
+        north.append(jack)
+        out.append(_tuple(ev.DrunkardSentNorth, (job, CARDS[jack])))
+        if not replaces:
+            return None
+    count = 2 if _KINGS[trump] in workers else 1  # Партийный чиновник doubles the loss
+    lose = count - 1 if drunk else -1  # the Jack counts as one of the cards that go
+    return count, lose, _QUEENS[trump] in workers  # Информатор: everyone is exposed
+
+
 def requisition(g: GameData, out: list[ev.Event]) -> None:
     """Requisition every failed job in suit order, changing ``g`` and reporting to ``out``."""
     completed = g.completed_by
@@ -91,27 +120,14 @@ def requisition(g: GameData, out: list[ev.Event]) -> None:
     for j in failed:
         job = SUITS[j]
         out.append(_tuple(ev.JobFailed, (job, hours[j])))
-        workers = g.workers[j]
-        count = 1  # cards shown (reveal = highest) and lost, by each or in all
-        lose = -1  # cards lost, when the Drunkard took one's place
-        informer = False
         if nomenklatura:
             assert trump is not None
-            jack = JACKS[trump]
-            drunk = jack in workers
-            if drunk:
-                # Пьяница goes north. With ``cancels`` nothing else happens here; with
-                # ``replaces`` the search goes on and he goes instead of one card.
-                workers.remove(jack)
-                north.append(jack)
-                out.append(_tuple(ev.DrunkardSentNorth, (job, CARDS[jack])))
-                if not replaces:
-                    continue
-            if _KINGS[trump] in workers:
-                count = 2  # Партийный чиновник doubles the loss
-            if drunk:
-                lose = count - 1  # the Jack counts as one of the cards that go
-            informer = _QUEENS[trump] in workers  # Информатор: everyone is exposed
+            effect = _nomenklatura(g.workers[j], trump, job, north, out, replaces)
+            if effect is None:
+                continue
+            count, lose, informer = effect
+        else:
+            count, lose, informer = _PLAIN
         # The Queen makes everyone show all their matching cards.
         only_highest = highest and not informer
         lo, hi = _WORKER_IDS[j]

@@ -549,9 +549,9 @@ class Game(GameData):
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (None: the public view for the group board), as JSON data."""
-        from engine.views import build_view
+        from engine.views import View
 
-        return build_view(self, seat)
+        return View.of(self, seat, legal=False).to_dict()
 
     def typed_view(self, seat: int | None) -> View:
         """The same view as :meth:`view`, as a frozen :class:`engine.views.View` whose

@@ -35,123 +35,6 @@ def _rules_dict(rules: Rules) -> dict[str, Any]:
     return dict(_rules_frozen(rules))
 
 
-def _cards(cards: list[int] | tuple[int, ...]) -> list[str]:
-    return [CARD_TEXT[c] for c in cards]
-
-
-def build_view(game: GameData, seat: int | None) -> dict[str, Any]:
-    """See :meth:`engine.Game.view`. Raises :class:`ValueError` for a seat not in the game."""
-    if seat is not None and (type(seat) is not int or not 0 <= seat < game.n):
-        raise ValueError(f"no seat {seat!r} in a {game.n}-player game")
-    face_up = game.face_up
-    # Cards this reader may not see wherever they are now; only used to mask the history of
-    # the last trick (its cards may have gone face-down into a stack, or back into the deck).
-    # Once the game is over every plot is scored in the open, so nothing is masked.
-    secret: set[int] = set()
-    if not game.is_over:
-        secret.update(game.deck)
-        for s in range(game.n):
-            if s != seat:
-                secret.update(game.hands[s])
-                secret.update(c for c in game.plots[s] if c not in face_up)
-    sent = received = None
-    if seat is not None and game.passes:
-        x = game.pass_sent(seat)
-        sent = None if x is None else CARD_TEXT[x]
-        x = game.pass_received(seat)
-        received = None if x is None else CARD_TEXT[x]
-    players: list[dict[str, Any]] = []
-    for s in range(game.n):
-        own = s == seat
-        plot = game.plots[s]
-        hidden = [c for c in plot if c not in face_up]
-        players.append(
-            {
-                "seat": s,
-                "hand": _cards(game.hands[s]) if own else None,
-                "hand_count": len(game.hands[s]),
-                # Others' face-up cards in card order: a plot's own order tells which
-                # card a swap replaced, which only its owner saw.
-                "plot_revealed": _cards([c for c in plot if c in face_up] if own
-                                        else sorted(c for c in plot if c in face_up)),
-                "plot_hidden": _cards(hidden) if own else len(hidden),
-                "medals": game.medals[s],
-                "brigadier": game.brigadier_year[s],
-                "completed_job": game.completed_year[s],
-                # This year's Колхозик stacks: the top card is face-up; the rest only the
-                # owner may see.
-                "stacks": [
-                    [CARD_TEXT[c] if own or i == 0 else None for i, c in enumerate(stack)]
-                    for stack in game.stacks[s]
-                ],
-                # pass_cards: the card the reader passes (passed) this year and the card it
-                # received once the cards moved; only in the reader's own entry.
-                "pass_sent": sent if own else None,
-                "pass_received": received if own else None,
-            }
-        )
-    jobs: dict[str, Any] = {}
-    for j in SUITS:
-        jobs[j.letter] = {
-            "hours": game.hours[j],
-            "threshold": game.rules.threshold,
-            "rewards": _cards(game.rewards[j]),
-            "workers": _cards(game.workers[j]),
-            "complete": game.completed_by[j] is not None,
-            "completed_by": game.completed_by[j],
-            "reward_pile": len(game.reward_piles[j]),
-        }
-    view: dict[str, Any] = {
-        "viewer": seat,
-        "rules": _rules_dict(game.rules),
-        "players_count": game.n,
-        "year": game.year,
-        "years": game.rules.years,
-        "phase": game.phase.value,
-        "planner": game.planner,
-        "lead": game.lead,
-        "trump": None if game.trump is None else "HDCS"[game.trump],
-        "trump_played": game.trump_played,
-        "lean": game.lean,
-        "famine": game.famine,
-        "short": game.short,
-        "hand_size": game.hand_size,
-        "tricks_played": game.tricks_done,
-        "tricks_total": game.tricks_total,
-        "to_act": game.to_act,
-        "jobs": jobs,
-        "trick": [[s, CARD_TEXT[c]] for s, c in game.trick],
-        "pending": _cards(game.pending),
-        "brigadier": game.brigadier,
-        # A card of the last trick that has since gone where the reader may not look (face-down
-        # into another seat's Колхозик stack, or back into the deck) shows as null.
-        "last_trick": [
-            [s, CARD_TEXT[c] if c not in secret else None] for s, c in game.last_trick
-        ],
-        "last_trick_winner": game.last_trick_winner,
-        # This year's finished tricks in order, masked like the last trick: what a careful
-        # player remembers (who led what, who showed out of a suit).
-        "tricks": [
-            {
-                "cards": [[s, CARD_TEXT[c] if c not in secret else None] for s, c in trick],
-                "winner": winner,
-            }
-            for trick, winner in game.tricks
-        ],
-        "players": players,
-        "north": _cards(game.north),
-        "deck_count": len(game.deck),
-        "discarded_rewards": _cards(game.discarded),
-        "swap_pending": list(game.swap_pending),
-        "pass_pending": list(game.pass_pending),
-        "ended_early": game.ended_early,
-    }
-    if game.is_over:
-        view["scores"] = game.scores()
-        view["winners"] = game.winners()
-    return view
-
-
 # ---------------------------------------------------------------------- the typed view
 
 _CARD_BY_TEXT: Final = {CARD_TEXT[i]: CARDS[i] for i in range(52)}
@@ -167,6 +50,72 @@ def _card_or_none(text: str | None) -> Card | None:
 
 def _texts(cards: tuple[Card, ...]) -> list[str]:
     return [CARD_TEXT[c.id] for c in cards]
+
+
+def _typed(cards: Iterable[int]) -> tuple[Card, ...]:
+    return tuple([CARDS[c] for c in cards])
+
+
+def _secret(game: GameData, seat: int | None) -> frozenset[int]:
+    """The cards ``seat`` may not see wherever they are now (none once the game is over)."""
+    if game.is_over:
+        return frozenset()
+    face_up = game.face_up
+    secret = set(game.deck)
+    for s in range(game.n):
+        if s != seat:
+            secret.update(game.hands[s])
+            secret.update(c for c in game.plots[s] if c not in face_up)
+    return frozenset(secret)
+
+
+def _masked(
+    cards: Iterable[tuple[int, int]], secret: frozenset[int],
+) -> tuple[tuple[int, Card | None], ...]:
+    return tuple((s, CARDS[c] if c not in secret else None) for s, c in cards)
+
+
+def _player(game: GameData, s: int, seat: int | None) -> PlayerView:
+    """Seat ``s`` as ``seat`` sees it: hand, face-down cards, stacks below the top and the
+    passed cards only for the reader's own seat."""
+    own = s == seat
+    face_up = game.face_up
+    plot = game.plots[s]
+    hidden = [c for c in plot if c not in face_up]
+    # Others' face-up cards in card order: a plot's own order tells which card a swap
+    # replaced, which only its owner saw.
+    revealed = _typed([c for c in plot if c in face_up] if own
+                      else sorted(c for c in plot if c in face_up))
+    medals = game.medals[s]
+    sent = received = None
+    if own and game.passes:
+        x = game.pass_sent(s)
+        sent = None if x is None else CARDS[x]
+        x = game.pass_received(s)
+        received = None if x is None else CARDS[x]
+    return PlayerView(
+        seat=s,
+        hand=_typed(game.hands[s]) if own else None,
+        hand_count=len(game.hands[s]),
+        plot_revealed=revealed,
+        plot_hidden=_typed(hidden) if own else None,
+        hidden_count=len(hidden),
+        medals=medals,
+        brigadier=game.brigadier_year[s],
+        completed_job=game.completed_year[s],
+        points_in_sight=sum(c.points for c in revealed)
+        + (medals if game.rules.medals_score else 0),
+        # This year's Колхозик stacks: the top card is face-up; the rest only the owner may
+        # see.
+        stacks=tuple(
+            tuple(CARDS[c] if own or i == 0 else None for i, c in enumerate(stack))
+            for stack in game.stacks[s]
+        ),
+        # pass_cards: the card the reader passes (passed) this year and the card it received
+        # once the cards moved; only in the reader's own entry.
+        pass_sent=sent,
+        pass_received=received,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,8 +223,10 @@ class TrickView:
 class View:
     """A frozen, typed view of a game for one reader (``viewer`` None: the public).
 
-    Built by :meth:`engine.Game.typed_view` or from the JSON view (and the reader's legal
-    action texts) by :meth:`from_dict`; :meth:`to_dict` gives the JSON view back.
+    Built from the game's data by :meth:`of` (:meth:`engine.Game.typed_view`), or from a
+    JSON view (a stored one, an AI player's input) and the reader's legal action texts by
+    :meth:`from_dict`; :meth:`to_dict` gives the JSON view (:meth:`engine.Game.view` is
+    ``View.of(game, seat, legal=False).to_dict()``).
     """
 
     viewer: int | None
@@ -316,9 +267,77 @@ class View:
     # -- construction ---------------------------------------------------------------------
 
     @classmethod
-    def of(cls, game: GameData, seat: int | None) -> View:
-        legal = () if seat is None else tuple(compute_legal(game, seat))
-        return cls.from_dict(build_view(game, seat), legal)
+    def of(cls, game: GameData, seat: int | None, *, legal: bool = True) -> View:
+        """What ``seat`` may see of ``game`` (None: the public view), built from the game's
+        data; ``legal``: with the reader's legal actions (:meth:`engine.Game.view` needs
+        none). Raises :class:`ValueError` for a seat not in the game."""
+        if seat is not None and (type(seat) is not int or not 0 <= seat < game.n):
+            raise ValueError(f"no seat {seat!r} in a {game.n}-player game")
+        rules = game.rules
+        trump = None if game.trump is None else SUITS[game.trump]
+        drunkard = CARDS[JACKS[trump]] if trump is not None and rules.nomenklatura else None
+        threshold = rules.threshold
+        jobs = tuple(
+            JobView(
+                suit=j,
+                hours=game.hours[j],
+                threshold=threshold,
+                rewards=_typed(game.rewards[j]),
+                workers=_typed(game.workers[j]),
+                complete=game.completed_by[j] is not None,
+                completed_by=game.completed_by[j],
+                reward_pile=len(game.reward_piles[j]),
+                drunkard=drunkard,
+                reward=rules.reward,
+            )
+            for j in SUITS
+        )
+        over = game.is_over
+        # Cards this reader may not see wherever they are now; only used to mask the history
+        # of the last trick (its cards may have gone face-down into a stack, or back into the
+        # deck). Once the game is over every plot is scored in the open, so nothing is masked.
+        secret = _secret(game, seat)
+        return cls(
+            viewer=seat,
+            rules=rules,
+            players_count=game.n,
+            year=game.year,
+            years=rules.years,
+            phase=game.phase,
+            planner=game.planner,
+            lead=game.lead,
+            trump=trump,
+            trump_played=game.trump_played,
+            lean=game.lean,
+            famine=game.famine,
+            short=game.short,
+            hand_size=game.hand_size,
+            tricks_played=game.tricks_done,
+            tricks_total=game.tricks_total,
+            to_act=tuple(game.to_act),
+            jobs=jobs,
+            trick=tuple((s, CARDS[c]) for s, c in game.trick),
+            pending=_typed(game.pending),
+            brigadier=game.brigadier,
+            # A card of the last trick that has since gone where the reader may not look
+            # (face-down into another seat's Колхозик stack, or back into the deck) shows as
+            # None.
+            last_trick=_masked(game.last_trick, secret),
+            last_trick_winner=game.last_trick_winner,
+            # This year's finished tricks in order, masked like the last trick: what a careful
+            # player remembers (who led what, who showed out of a suit).
+            tricks=tuple(TrickView(_masked(t, secret), w) for t, w in game.tricks),
+            players=tuple(_player(game, s, seat) for s in range(game.n)),
+            north=_typed(game.north),
+            deck_count=len(game.deck),
+            discarded_rewards=_typed(game.discarded),
+            swap_pending=tuple(game.swap_pending),
+            ended_early=game.ended_early,
+            scores=tuple(game.scores()) if over else None,
+            winners=tuple(game.winners()) if over else None,
+            pass_pending=tuple(game.pass_pending),
+            legal=tuple(compute_legal(game, seat)) if legal and seat is not None else (),
+        )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], legal: Iterable[Action | str] = ()) -> View:

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine import Action
-from engine.ai import LEVELS, Advice, Bot
+from engine.ai import LEVELS, Advice
+from engine.ai import AIPlayer as Bot
 
 #: Levels that need no search: played inside the transaction.
 CHEAP_LEVELS: Final = frozenset({"random", "normal"})

@@ -58,6 +58,19 @@ def test_the_engine_imports_only_the_standard_library_and_itself() -> None:
     assert not found
 
 
+def test_the_rules_never_import_the_ai_players() -> None:
+    """engine/ai/ (the AI players) sits beside the rules: it imports them, never the other
+    way round, not even lazily or for type checking."""
+    pattern = re.compile(r"^\s*(?:from\s+engine\.ai\b|import\s+engine\.ai\b"
+                         r"|from\s+engine\s+import\s+[^\n]*\bai\b)", re.M)
+    found = [
+        str(p.relative_to(ROOT))
+        for p in _sources("engine")
+        if "ai" not in p.relative_to(ROOT / "engine").parts[:-1]
+        and pattern.search(p.read_text(encoding="utf-8"))
+    ]
+    assert not found
+
 
 def _module_name(path: Path, root: Path) -> str:
     parts = list(path.relative_to(root).with_suffix("").parts)

@@ -43,7 +43,8 @@ from typing import Any
 
 from telegram.ext import Application, Job
 
-from engine.ai import LEVELS, Bot
+from engine.ai import LEVELS
+from engine.ai import AIPlayer as Bot
 from kolkhoz_tg import metrics
 from kolkhoz_tg.bot.delivery import Deliverer
 from kolkhoz_tg.botplay import BotPolicy, advise, think

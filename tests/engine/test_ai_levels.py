@@ -1,4 +1,4 @@
-"""The bot levels: they play every setup from the seat's view alone, learn nothing hidden, and
+"""The AI levels: they play every setup from the seat's view alone, learn nothing hidden, and
 the view carries what a careful player remembers. Strength is measured by
 benchmarks/ai_bench.py, never here; the search levels run on tiny budgets."""
 
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from engine import PRESETS, Game, Phase, preset
-from engine.ai import LEVELS, Bot, default_action
+from engine.ai import LEVELS, AIPlayer, default_action
 from engine.cards import card_id
 from tests.engine.invariants import secret_cards
 from tests.engine.scripted import assign, deal, decision_states, play
@@ -21,12 +21,13 @@ from tests.engine.scripted import assign, deal, decision_states, play
 PRESET_NAMES = sorted(PRESETS)
 
 
-def _bots(players: int, seed: int) -> list[Bot]:
-    """One bot per seat, the levels in turn round the table (small search budgets)."""
+def _ais(players: int, seed: int) -> list[AIPlayer]:
+    """One AI player per seat, the levels in turn round the table (small search budgets)."""
     out = []
     for s in range(players):
         level = LEVELS[(s + seed) % len(LEVELS)]
-        out.append(Bot(level, seed=seed, iterations=2 if level in ("strong", "hard") else None))
+        iterations = 2 if level in ("strong", "hard") else None
+        out.append(AIPlayer(level, seed=seed, iterations=iterations))
     return out
 
 
@@ -34,13 +35,13 @@ def _bots(players: int, seed: int) -> list[Bot]:
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_every_level_plays_to_the_end_on_views_alone(name: str, players: int) -> None:
     g = Game.new(preset(name), players, seed=players)
-    bots = _bots(players, players)
+    ais = _ais(players, players)
     phases = set()
     while not g.is_over:
         for seat in g.to_act:  # every seat that may act is asked, swaps included
             view = g.view(seat)
             before = json.dumps(view, sort_keys=True)
-            action = bots[seat].choose(view)
+            action = ais[seat].choose(view)
             assert json.dumps(view, sort_keys=True) == before  # the view is not changed
             assert action in g.legal_actions(seat)
         phases.add(g.phase)
@@ -52,24 +53,24 @@ def test_every_level_plays_to_the_end_on_views_alone(name: str, players: int) ->
 def test_levels_and_their_errors() -> None:
     assert LEVELS == ("random", "normal", "strong", "hard")
     with pytest.raises(ValueError):
-        Bot("grandmaster")
+        AIPlayer("grandmaster")
     g = Game.new(preset("classic"), 4, seed=1, planner=0)
     with pytest.raises(ValueError):
-        Bot("strong").choose(g.view(1))  # seat 1 has nothing to do
+        AIPlayer("strong").choose(g.view(1))  # seat 1 has nothing to do
     with pytest.raises(ValueError):
-        Bot("normal").choose(g.view(None))
+        AIPlayer("normal").choose(g.view(None))
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_normal_on_the_view_is_the_heuristic_on_the_game(name: str, players: int) -> None:
-    """The service plays ``normal`` bots and stand-ins with ``default_action`` on the game;
-    that is the same move as ``Bot("normal")`` on the seat's view alone, at every decision
+    """The service plays ``normal`` AI players and stand-ins with ``default_action`` on the game;
+    that is the same move as ``AIPlayer("normal")`` on the seat's view alone, at every decision
     of every setup (so the heuristic reads nothing the seat cannot see)."""
-    bot = Bot("normal")
+    ai = AIPlayer("normal")
     checked = 0
     for g, seat in decision_states(name, players, seed=players, every=1, random_share=0.3):
-        assert bot.choose(g.view(seat)) == default_action(g, seat)
+        assert ai.choose(g.view(seat)) == default_action(g, seat)
         checked += 1
     assert checked > 50
 
@@ -117,19 +118,19 @@ def test_exchanging_what_the_seat_cannot_see_changes_neither_view_nor_choice(
             changed += 1
         assert other.view(seat) == g.view(seat)
         for level in LEVELS:
-            first = Bot(level, seed=3, iterations=4).choose(g.view(seat))
-            assert Bot(level, seed=3, iterations=4).choose(other.view(seat)) == first
+            first = AIPlayer(level, seed=3, iterations=4).choose(g.view(seat))
+            assert AIPlayer(level, seed=3, iterations=4).choose(other.view(seat)) == first
     assert changed >= 5
 
 
 def test_normal_is_the_heuristic_and_forced_moves_are_free() -> None:
     g = Game.new(preset("kolkhoz"), 4, seed=3)
-    bot = Bot("normal")
-    strong = Bot("strong", seed=2, iterations=10**9)  # would take hours if it searched
+    ai = AIPlayer("normal")
+    strong = AIPlayer("strong", seed=2, iterations=10**9)  # would take hours if it searched
     while not g.is_over:
         seat = g.to_act[0]
         view = g.view(seat)
-        assert bot.choose(view) == default_action(g, seat)
+        assert ai.choose(view) == default_action(g, seat)
         forced = g.forced_action(seat)
         if forced is not None:
             assert strong.choose(view) == forced
@@ -155,8 +156,8 @@ def test_no_level_learns_what_the_seat_cannot_see(name: str) -> None:
         if any(other.hands[s] != g.hands[s] for s in range(4) if s != seat):
             checked += 1
         for level in LEVELS:
-            first = Bot(level, seed=5, iterations=6).choose(g.view(seat))
-            second = Bot(level, seed=5, iterations=6).choose(other.view(seat))
+            first = AIPlayer(level, seed=5, iterations=6).choose(g.view(seat))
+            second = AIPlayer(level, seed=5, iterations=6).choose(other.view(seat))
             assert first == second, (level, view["phase"])
             assert first in g.legal_actions(seat) and first in other.legal_actions(seat)
     assert checked >= 3
@@ -165,16 +166,16 @@ def test_no_level_learns_what_the_seat_cannot_see(name: str) -> None:
 def test_a_decision_is_a_function_of_level_seed_and_view() -> None:
     g, seat = next(_states("classic", 4, seed=2, every=7))
     view = g.view(seat)
-    bot = Bot("strong", seed=9, iterations=40)
-    first = bot.choose(view)
-    assert bot.choose(view) == first  # asking again does not change the answer
-    assert Bot("strong", seed=9, iterations=40).choose(view) == first
+    ai = AIPlayer("strong", seed=9, iterations=40)
+    first = ai.choose(view)
+    assert ai.choose(view) == first  # asking again does not change the answer
+    assert AIPlayer("strong", seed=9, iterations=40).choose(view) == first
     # The others' face-up plot cards in another order are the same view to the seat.
     shuffled = copy.deepcopy(view)
     for p in shuffled["players"]:
         if p["seat"] != seat:
             p["plot_revealed"].reverse()
-    assert bot.choose(shuffled) == first
+    assert ai.choose(shuffled) == first
 
 
 def test_the_view_remembers_the_years_tricks() -> None:
@@ -218,7 +219,7 @@ def test_seconds_sets_the_time_of_a_decision() -> None:
     g = Game.new(preset("zone"), 4, seed=4)
     seat = g.to_act[0]
     start = time.perf_counter()
-    action = Bot("hard", seed=1, seconds=0.02).choose(g.view(seat))
+    action = AIPlayer("hard", seed=1, seconds=0.02).choose(g.view(seat))
     assert action in g.legal_actions(seat)
     assert time.perf_counter() - start < 1.0
 
@@ -226,7 +227,7 @@ def test_seconds_sets_the_time_of_a_decision() -> None:
 def test_zone_value_ranks_each_suit_across_the_plots() -> None:
     """Where everyone is exposed and only a suit's highest plot card goes north, the year-end
     value keeps a card by its rank in the suit among all plots."""
-    from engine.search import _rank_margin, _survival
+    from engine.ai.search import _rank_margin, _survival
 
     assert _survival(3, 0.5) == [0.125, 0.5, 0.875]
     assert _survival(1, 0.5) == [0.5]

@@ -7,31 +7,31 @@ from __future__ import annotations
 import pytest
 
 from engine import PRESETS, Game, preset
-from engine.ai import LEVELS, Advice, Bot, Reason, advise, default_action
-from engine.heuristic import decide, describe
+from engine.ai import LEVELS, Advice, AIPlayer, Reason, advise, default_action
+from engine.ai.heuristic import decide, describe
 
 PRESET_NAMES = sorted(PRESETS)
 
 
-def _bot(level: str, seed: int = 0) -> Bot:
-    return Bot(level, seed=seed, iterations=6 if level in ("strong", "hard") else None)
+def _ai(level: str, seed: int = 0) -> AIPlayer:
+    return AIPlayer(level, seed=seed, iterations=6 if level in ("strong", "hard") else None)
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
 def test_every_level_gives_a_legal_move_with_a_reason(name: str) -> None:
     g = Game.new(preset(name), 4, seed=11)
-    bots = [_bot(LEVELS[s % len(LEVELS)], seed=s) for s in range(4)]
+    ais = [_ai(LEVELS[s % len(LEVELS)], seed=s) for s in range(4)]
     reasons: dict[str, set[Reason]] = {level: set() for level in LEVELS}
     steps = 0
     while not g.is_over and steps < 80:
         seat = g.to_act[0]
-        bot = bots[seat]
+        ai = ais[seat]
         view = g.view(seat)
-        advice = bot.advise(view)
+        advice = ai.advise(view)
         assert isinstance(advice, Advice) and isinstance(advice.reason, Reason)
         assert advice.action in g.legal_actions(seat)
-        assert advice.action == bot.choose(view)  # the same choice, explained
-        level = bot.level.name
+        assert advice.action == ai.choose(view)  # the same choice, explained
+        level = ai.level.name
         reasons[level].add(advice.reason)
         if level in ("strong", "hard") and advice.reason is not Reason.ONLY_MOVE:
             assert advice.value is not None and 0.0 <= advice.value <= 1.0
@@ -76,7 +76,7 @@ def test_advice_is_deterministic(level: str) -> None:
     first = advise(view, level, seed="s", iterations=iterations)
     again = advise(g.view(seat), level, seed="s", iterations=iterations)
     assert first == again
-    assert first.action == Bot(level, seed="s", iterations=iterations).choose(view)
+    assert first.action == AIPlayer(level, seed="s", iterations=iterations).choose(view)
 
 
 def test_normal_advice_names_the_branch_that_fired() -> None:

@@ -18,10 +18,10 @@ import pytest
 from engine import PRESETS, Action, ActionKind, Game, IllegalAction, InvalidAction, Phase, preset
 from engine import events as ev
 from engine.actions import N_CODES, PASSES, SWAP_PASS_CODE
-from engine.ai import LEVELS, Bot, Reason, default_action
+from engine.ai import LEVELS, AIPlayer, Reason, default_action
+from engine.ai.heuristic import decide, describe
 from engine.cards import CARD_TEXT, CARDS, SUIT_OF
 from engine.determinize import Determinizer
-from engine.heuristic import decide, describe
 from engine.views import View
 from tests.engine.invariants import check_conservation as check_all_cards
 from tests.engine.invariants import check_view, secret_cards
@@ -527,7 +527,7 @@ def test_worlds_from_games_with_the_pass(name: str, players: int) -> None:
     assert placed > 0
 
 
-# ---------------------------------------------------------------------- the bots
+# ---------------------------------------------------------------------- the AI players
 
 
 def test_the_heuristic_passes_a_low_side_card() -> None:
@@ -548,7 +548,7 @@ def test_the_heuristic_passes_a_low_side_card() -> None:
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_every_bot_level_passes_a_chosen_card_not_a_random_one(level: str) -> None:
+def test_every_ai_level_passes_a_chosen_card_not_a_random_one(level: str) -> None:
     """The ``random`` level too passes the heuristic's card; the search levels search it.
     Each gives a legal pass with a reason, whatever its seed."""
     g = deal(CLASSIC, 4, 0, year=2, phase="trump",
@@ -556,8 +556,8 @@ def test_every_bot_level_passes_a_chosen_card_not_a_random_one(level: str) -> No
                     3: "8D 9D 10D JD JS"})
     act(g, "trump:S")
     for seed in range(8):
-        bot = Bot(level, seed=seed, iterations=8 if level in ("strong", "hard") else None)
-        advice = bot.advise(g.view(0))
+        ai = AIPlayer(level, seed=seed, iterations=8 if level in ("strong", "hard") else None)
+        advice = ai.advise(g.view(0))
         assert advice.action in g.legal_actions(0)
         assert isinstance(advice.reason, Reason)
         if level in ("random", "normal"):
@@ -566,19 +566,19 @@ def test_every_bot_level_passes_a_chosen_card_not_a_random_one(level: str) -> No
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_every_level_plays_a_game_with_the_pass_on_views_alone(players: int) -> None:
-    """Bots of every level round the table, each asked on its own view only; the normal
+    """AI players of every level round the table, each asked on its own view only; the normal
     level's choice is the heuristic's on the real game at every decision."""
     g = Game.new(dataclasses.replace(preset("kolkhoz"), pass_cards=True), players, seed=players)
-    bots = [Bot(LEVELS[(s + players) % len(LEVELS)], seed=s,
+    ais = [AIPlayer(LEVELS[(s + players) % len(LEVELS)], seed=s,
                 iterations=2 if LEVELS[(s + players) % len(LEVELS)] in ("strong", "hard")
                 else None) for s in range(players)]
-    normal = Bot("normal")
+    normal = AIPlayer("normal")
     phases = set()
     while not g.is_over:
         seat = g.to_act[-1]
         view = g.view(seat)
         assert normal.choose(view) == default_action(g, seat)
-        action = bots[seat].choose(view)
+        action = ais[seat].choose(view)
         assert action in g.legal_actions(seat)
         phases.add(g.phase)
         g.apply(seat, action)
@@ -590,7 +590,7 @@ def test_the_search_plays_out_a_pass() -> None:
     first in every world, the rest chosen in the playout)."""
     g = _year(4, 2)
     act(g, "trump:S", (1, "pass:7D"))
-    advice = Bot("strong", seed=1, iterations=12).advise(g.view(2))
+    advice = AIPlayer("strong", seed=1, iterations=12).advise(g.view(2))
     assert advice.action in g.legal_actions(2)
     assert advice.value is not None and advice.worlds > 0
     check_conservation(g)

@@ -1,5 +1,5 @@
 """The search's optional settings: playouts past the current year, inference from the cards
-others played (engine.infer), a trick's placement searched whole, and the refined playout
+others played (engine.ai.infer), a trick's placement searched whole, and the refined playout
 policy."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 
 from engine import PRESETS, Action, Game, Phase, preset
 from engine.ai import default_action
+from engine.ai.heuristic import refined_action
+from engine.ai.infer import Inference
+from engine.ai.search import PlayoutGame, SearchParams, _playout, placements, ranked_search
 from engine.determinize import Determinizer
-from engine.heuristic import refined_action
-from engine.infer import Inference
-from engine.search import PlayoutGame, SearchParams, _playout, placements, ranked_search
 from tests.engine.scripted import deal, decision_states, play
 
 PRESET_NAMES = sorted(PRESETS)

@@ -36,7 +36,7 @@ def _choose(g: Game, rng: random.Random) -> tuple[int, Action]:
 
 
 def _assert_same(a: Game, b: Game, where: str) -> None:
-    """Everything a front end, a bot or the rules can ask of the two games is the same."""
+    """Everything a front end, an AI player or the rules can ask of the two games is the same."""
     assert a.to_json() == b.to_json(), where
     assert a.to_act == b.to_act and a.phase is b.phase and a.is_over == b.is_over, where
     for seat in [*range(a.n), None]:

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from benchmarks import ai_bench
-from benchmarks.ai_bench import agreement, make_bot, parse_define, play_one
+from benchmarks.ai_bench import agreement, make_ai, parse_define, play_one
 from engine import Game, preset
-from engine.heuristic import default_action
-from engine.search import SearchParams
+from engine.ai.heuristic import default_action
+from engine.ai.search import SearchParams
 
 
 def test_a_define_names_a_search_level_and_sets_fields_of_its_params() -> None:
@@ -25,10 +25,10 @@ def test_a_define_names_a_search_level_and_sets_fields_of_its_params() -> None:
     assert (name, base) == ("careful", "strong")
     assert dict(changes) == {"moves": 5000, "opponent_noise": (0.0, 0.05, 0.15)}
 
-    bot = make_bot("careful", "1/0", None, ((name, base, changes),))
-    assert bot.level.name == "careful"
-    assert bot.params == SearchParams(moves=5000, opponent_noise=(0.0, 0.05, 0.15))
-    assert make_bot("strong", "1/0", None, ((name, base, changes),)).params == SearchParams(
+    ai = make_ai("careful", "1/0", None, ((name, base, changes),))
+    assert ai.level.name == "careful"
+    assert ai.params == SearchParams(moves=5000, opponent_noise=(0.0, 0.05, 0.15))
+    assert make_ai("strong", "1/0", None, ((name, base, changes),)).params == SearchParams(
         moves=10_000)
 
 
@@ -57,11 +57,11 @@ def test_a_malformed_define_is_refused(text: str) -> None:
 def test_a_defines_fields_win_over_iterations_and_numbers_take_the_fields_type() -> None:
     define = parse_define(" careful = strong; moves=5000; scale=6; opponent_noise=(0, 0.1)")
     assert define[0] == "careful"
-    bot = make_bot("careful", "0/0", 2, (define,))
-    assert bot.params is not None
-    assert (bot.params.moves, bot.params.playouts) == (5000, 2)  # moves set: moves count
-    assert bot.params.scale == 6.0 and isinstance(bot.params.scale, float)
-    assert bot.params.opponent_noise == (0.0, 0.1)
+    ai = make_ai("careful", "0/0", 2, (define,))
+    assert ai.params is not None
+    assert (ai.params.moves, ai.params.playouts) == (5000, 2)  # moves set: moves count
+    assert ai.params.scale == 6.0 and isinstance(ai.params.scale, float)
+    assert ai.params.opponent_noise == (0.0, 0.1)
     assert dict(parse_define("r=hard;refined=True;infer_worlds=4")[2]) == {
         "refined": True, "infer_worlds": 4}
 
@@ -120,8 +120,8 @@ def test_agreement_counts_the_decisions_that_are_the_heuristics(
 
 
 def test_a_game_records_its_search_players_settings() -> None:
-    hard, strong = make_bot("hard", "1/0", None, ()), make_bot("strong", "1/1", None, ())
-    recorded = ai_bench.settings(hard, strong, make_bot("normal", "1/2", None, ()))
+    hard, strong = make_ai("hard", "1/0", None, ()), make_ai("strong", "1/1", None, ())
+    recorded = ai_bench.settings(hard, strong, make_ai("normal", "1/2", None, ()))
     # Only what differs from SearchParams' defaults, by level: a later change to a level
     # shows in its games' records.
     assert recorded == {
@@ -183,3 +183,19 @@ def test_a_renamed_variant_pools_with_the_level_only_where_its_settings_are_the_
     assert [(p[1], p[2]) for p in pooled] == [("2", "0.500"), ("1", "1.000")]
     with pytest.raises(argparse.ArgumentTypeError):
         ai_bench.parse_rename("h25")
+
+
+def test_a_recorded_game_replays_to_the_same_moves(tmp_path: Path) -> None:
+    """``--replay``: a game of an ``--out`` file played again from its record (match-up,
+    preset, seed, table size, budget, variants) has the same moves, win and margin."""
+    define = parse_define("careful=strong; opponent_noise=(0.0, 0.05, 0.15)")
+    tasks = [("careful", "normal", "zone", 3, 3, 2, (define,)),
+             ("random", "normal", "classic", 1, 4, None, ())]
+    out = tmp_path / "games.jsonl"
+    out.write_text("".join(json.dumps(play_one(t)) + "\n" for t in tasks), encoding="utf-8")
+    rows = ai_bench.read_results([str(out)])
+    assert [ai_bench.replay_task(r) for r in rows] == tasks
+    assert ai_bench.replay([str(out)]) == 0
+    changed = dict(rows[1], moves="0" * 32)
+    out.write_text(json.dumps(rows[0]) + "\n" + json.dumps(changed) + "\n", encoding="utf-8")
+    assert ai_bench.replay([str(out)]) == 1

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine import PRESETS, Action
-from engine.ai import Bot
+from engine.ai import AIPlayer as Bot
 from kolkhoz_tg import botplay, terminal
 from kolkhoz_tg.cli import build_parser
 from kolkhoz_tg.cli import main as cli_main

@@ -1,7 +1,7 @@
 """The heuristic player: a cheap deterministic move for any seat.
 
-:func:`default_action` is what the ``normal`` bot level plays, what is played for a player who
-timed out, and the policy the search levels (:mod:`engine.search`) play their games out with,
+:func:`default_action` is what the ``normal`` AI level plays, what is played for a player who
+timed out, and the policy the search levels (:mod:`engine.ai.search`) play their games out with,
 so it tries to play reasonably and stays cheap (about 10 µs a move): keep strong cards for the
 plot, win tricks that complete a job worth having, put workers where they finish jobs or
 shield the Brigadier's own plot, and send the trump Jack (Пьяница) to a job that is going to

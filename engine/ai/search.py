@@ -10,7 +10,7 @@ budget of simulated moves:
   with the same generator for the rest of the game: candidates are compared on the same deals,
   so the luck of the deal, the largest noise by far, cancels out of the comparison.
 - **Playouts.** After the candidate, everyone plays the heuristic
-  (:func:`engine.heuristic.default_action`) to the end of the year (the end of the game in its
+  (:func:`engine.ai.heuristic.default_action`) to the end of the year (the end of the game in its
   last year). Opponents are not assumed to play the heuristic: a share of the worlds
   (:attr:`SearchParams.random_tables`) seats a table of opponents who all play at random, and
   the others give each opponent a style, a share of uniformly random moves drawn from
@@ -34,9 +34,9 @@ seat.
 
 Settings the levels leave off, for experiments (docs/ai-lab.md): playouts past the current year
 (:attr:`SearchParams.horizon`), worlds weighted by how well they explain others' plays this
-year (:attr:`SearchParams.infer_worlds`, :mod:`engine.infer`), a trick's whole placement as
+year (:attr:`SearchParams.infer_worlds`, :mod:`engine.ai.infer`), a trick's whole placement as
 one candidate (:attr:`SearchParams.joint_assign`), and playouts of
-:func:`engine.heuristic.refined_action` (:attr:`SearchParams.refined`).
+:func:`engine.ai.heuristic.refined_action` (:attr:`SearchParams.refined`).
 
 The budget is counted in simulated moves, not seconds, so a decision is a function of the view
 and the generator alone (reproducible, and the same on a slow machine); an optional deadline
@@ -54,9 +54,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.actions import Action
+from engine.ai.heuristic import default_action, refined_action
+from engine.ai.infer import Inference
 from engine.determinize import Determinizer
-from engine.heuristic import default_action, refined_action
-from engine.infer import Inference
 from engine.phase import ASSIGN, OVER, PASS, PLAY, SWAP, TRUMP
 from engine.rules import Losers, Requisition, Reward
 from engine.state import Game
@@ -108,7 +108,7 @@ class SearchParams:
     table_noise: float = 1.0  # the random-move share of opponents in those worlds
     rank_risk: float = 0.5  # zone-like rules: chance a year takes a suit's top plot card
     horizon: int = 0  # years a playout goes on past the current one (0: to its end)
-    infer_worlds: int = 0  # worlds dealt for each one kept by inference (engine.infer; <2: none)
+    infer_worlds: int = 0  # worlds dealt for each one kept by inference (engine.ai.infer; <2: none)
     infer_noise: float = 0.5  # inference: the share of an opponent's plays not the heuristic's
     joint_assign: int = 0  # assigning a trick: search up to this many whole placements (0: none)
     refined: bool = False  # playouts play heuristic.refined_action instead of default_action

@@ -1,16 +1,16 @@
-"""Computer players: the bot levels, and the players the service uses directly.
+"""AI players (computer players): the AI levels, and the players the service uses directly.
 
-- :class:`Bot` plays a level of :data:`LEVELS` from a seat's JSON view alone
-  (``Bot("strong", seed=1).choose(game.view(seat))``): ``random`` (uniform, for tests),
-  ``normal`` (the heuristic), ``strong`` and ``hard`` (determinized search, :mod:`engine.search`,
+- :class:`AIPlayer` plays a level of :data:`LEVELS` from a seat's JSON view alone
+  (``AIPlayer("strong", seed=1).choose(game.view(seat))``): ``random`` (uniform, for tests),
+  ``normal`` (the heuristic), ``strong`` and ``hard`` (determinized search, :mod:`engine.ai.search`,
   about 0.2 s and 1 s a decision). docs/ai.md says what each level means and how strong it is.
   The card passed with ``pass_cards`` is never a random one: ``random`` passes the heuristic's
   card (it is handed to another player, who should not get a gift by chance).
-- :meth:`Bot.advise` (or :func:`advise`) gives the same choice with why: an :class:`Advice`
-  holding the heuristic's :class:`~engine.heuristic.Reason` for the move and, at the search
+- :meth:`AIPlayer.advise` (or :func:`advise`) gives the same choice with why: an :class:`Advice`
+  holding the heuristic's :class:`~engine.ai.heuristic.Reason` for the move and, at the search
   levels, the move's estimated value against the runner-up's (codes and numbers: the words
   are the front end's).
-- :func:`default_action` (:mod:`engine.heuristic`) is the cheap deterministic move the
+- :func:`default_action` (:mod:`engine.ai.heuristic`) is the cheap deterministic move the
   service plays for a player who timed out; :func:`random_action` and :class:`RandomPlayer`
   are seeded random players. These read the game itself, but only the seat's share of it.
 """
@@ -25,14 +25,14 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from engine.actions import Action
+from engine.ai.heuristic import Reason, decide, default_action, describe
+from engine.ai.search import PlayoutGame, SearchParams, ranked_search
 from engine.determinize import Determinizer
-from engine.heuristic import Reason, decide, default_action, describe
 from engine.legality import forced_among
 from engine.phase import ASSIGN, PASS
-from engine.search import PlayoutGame, SearchParams, ranked_search
 from engine.state import Game
 
-__all__ = ["LEVELS", "Advice", "Bot", "Level", "RandomPlayer", "Reason", "advise",
+__all__ = ["LEVELS", "AIPlayer", "Advice", "Level", "RandomPlayer", "Reason", "advise",
            "default_action", "random_action"]
 
 
@@ -56,7 +56,7 @@ class RandomPlayer:
 
 @dataclass(frozen=True, slots=True)
 class Level:
-    """A bot level: its name, what it plays, and the wall time a decision was calibrated to
+    """An AI level: its name, what it plays, and the wall time a decision was calibrated to
     take on one core of the reference machine (docs/ai.md)."""
 
     name: str
@@ -64,7 +64,7 @@ class Level:
     seconds: float  # nominal time per decision; the budget itself is counted in moves
 
 
-#: The bot levels, weakest first.
+#: The AI levels, weakest first.
 LEVELS: Final = ("random", "normal", "strong", "hard")
 _LEVELS: Final = {
     "random": Level("random", None, 0.0),
@@ -78,10 +78,10 @@ _LEVELS: Final = {
 
 @dataclass(frozen=True, slots=True)
 class Advice:
-    """A bot's choice and why (:meth:`Bot.advise`).
+    """An AI player's choice and why (:meth:`AIPlayer.advise`).
 
     ``reason``: the heuristic's reason when the move is the heuristic's choice, else what
-    the move does (:func:`engine.heuristic.describe`). A search level also gives ``value``,
+    the move does (:func:`engine.ai.heuristic.describe`). A search level also gives ``value``,
     the move's mean value over the worlds it was played in (0 to 1: mostly the chance to
     win, see docs/ai.md), and the ``runner_up`` it beat with that one's value; both None at
     the other levels and for a forced move."""
@@ -95,8 +95,8 @@ class Advice:
     worlds: int = 0
 
 
-class Bot:
-    """A computer player of one level: ``Bot("strong", seed=1).choose(game.view(seat))``.
+class AIPlayer:
+    """A computer player of one level: ``AIPlayer("strong", seed=1).choose(game.view(seat))``.
 
     ``choose`` sees only the seat's view, and its decision is a function of the level, the
     seed and that view: two views the seat cannot tell apart give the same action, whatever
@@ -117,7 +117,7 @@ class Bot:
         iterations: int | None = None,
     ) -> None:
         if level not in _LEVELS:
-            raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
+            raise ValueError(f"unknown AI level {level!r}; choose one of {', '.join(LEVELS)}")
         self.level = _LEVELS[level]
         self.seed = seed
         self.seconds = seconds
@@ -132,10 +132,10 @@ class Bot:
         self.params = params
 
     def __repr__(self) -> str:
-        return f"Bot({self.level.name!r}, seed={self.seed!r})"
+        return f"AIPlayer({self.level.name!r}, seed={self.seed!r})"
 
     def choose(self, view: dict[str, Any]) -> Action:
-        """The action this bot takes for the view's seat; it is legal now in any game with
+        """The action this AI player takes for the view's seat; it is legal now in any game with
         this view. Raises :class:`ValueError` for a public view or a seat that may not act."""
         return self.advise(view).action
 
@@ -176,10 +176,10 @@ def advise(
     view: dict[str, Any], level: str = "strong", seed: int | str = 0, *,
     seconds: float | None = None, iterations: int | None = None,
 ) -> Advice:
-    """What a bot of ``level`` would play on the seat's ``view``, and why:
-    ``Bot(level, seed, ...).advise(view)``. Raises :class:`ValueError` as :class:`Bot`
-    and :meth:`Bot.choose` do."""
-    return Bot(level, seed, seconds=seconds, iterations=iterations).advise(view)
+    """What an AI player of ``level`` would play on the seat's ``view``, and why:
+    ``AIPlayer(level, seed, ...).advise(view)``. Raises :class:`ValueError` as :class:`AIPlayer`
+    and :meth:`AIPlayer.choose` do."""
+    return AIPlayer(level, seed, seconds=seconds, iterations=iterations).advise(view)
 
 
 def _canonical(view: dict[str, Any]) -> dict[str, Any]:

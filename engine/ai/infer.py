@@ -7,7 +7,7 @@ side card, a player who ducked a valuable trick probably could not take it. :cla
 reads this year's tricks from the view once; for a world it rebuilds, for every card another
 seat played, that seat's hand at the time (its hand in the world and the cards it played since)
 with the trick so far and the jobs' hours before that trick, and asks what the heuristic
-(:mod:`engine.heuristic`) would have played there. A play the heuristic would make counts
+(:mod:`engine.ai.heuristic`) would have played there. A play the heuristic would make counts
 ``1 - noise + noise / k`` (k: the legal cards), any other ``noise / k``; the world's weight is
 the product. :meth:`Inference.sample` deals several worlds and keeps one with a chance
 proportional to its weight (sampling importance resampling), so a search on its worlds plays
@@ -24,8 +24,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
+from engine.ai.heuristic import default_action
 from engine.cards import SUIT_OF
-from engine.heuristic import default_action
 from engine.legality import compute_legal
 from engine.phase import Phase
 
