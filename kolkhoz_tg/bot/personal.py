@@ -15,6 +15,7 @@ from telegram.ext import Application, ContextTypes, Job, JobQueue
 from kolkhoz_tg.bot import chat_settings
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call, command, deps, is_group
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.scheduler import GAME_JOB_PREFIX
 from kolkhoz_tg.service import ActStatus, BadRequest, GameInfo, UserInfo
 from kolkhoz_tg.timeutil import format_clock_time, local_time, parse_duration, zone_label
 
@@ -33,7 +34,8 @@ def away_key(user_id: int) -> str:
 
 
 def away_job_name(game_id: int, user_id: int) -> str:
-    return f"game:{game_id}:away:{user_id}"
+    """The id of the job that ends the user's absence from the game."""
+    return f"{GAME_JOB_PREFIX}{game_id}:away:{user_id}"
 
 
 # ---------------------------------------------------------------------- /settings in private
