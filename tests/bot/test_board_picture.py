@@ -11,8 +11,8 @@ import pytest
 
 from engine import Card
 from kolkhoz_tg import texts
-from kolkhoz_tg.bot.delivery import steps
 from kolkhoz_tg.bot.context import DEPS_KEY
+from kolkhoz_tg.bot.delivery import steps
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.picture import BOARDS
 from kolkhoz_tg.picture import draw as draw_module
