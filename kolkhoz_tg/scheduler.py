@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
 from apscheduler.schedulers.base import BaseScheduler  # type: ignore[import-untyped]
@@ -37,6 +37,14 @@ _KINDS = ("timeout", "reminder")
 #: (:attr:`~kolkhoz_tg.service.DueJob.job_id`, the one place their ids are spelt) and the
 #: bot's end of a player's absence (:func:`kolkhoz_tg.bot.personal.away_job_name`).
 GAME_JOB_PREFIX = "game:"
+#: Any time: a :class:`DueJob` made only for its name (see :func:`job_id`).
+_ANY_TIME = datetime.min.replace(tzinfo=UTC)
+
+
+def job_id(game_id: int, kind: str) -> str:
+    """The id of the game's deadline job of ``kind`` (``timeout`` or ``reminder``): the
+    service's :attr:`DueJob.job_id`, where it is spelt."""
+    return DueJob(game_id, kind, _ANY_TIME).job_id
 
 
 class DeadlineScheduler:
@@ -122,7 +130,7 @@ class DeadlineScheduler:
         for kind, at in zip(_KINDS, (deadline, reminder), strict=True):
             if at is None or at > reach:  # (a later one: the sweep arms it in time)
                 with contextlib.suppress(JobLookupError):
-                    self.scheduler.remove_job(DueJob(game_id, kind, reach).job_id)
+                    self.scheduler.remove_job(job_id(game_id, kind))
             else:
                 self._put(DueJob(game_id, kind, at))
 
