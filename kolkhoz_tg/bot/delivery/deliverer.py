@@ -37,7 +37,7 @@ from kolkhoz_tg.bot import render
 from kolkhoz_tg.bot.delivery.claims import Claims
 from kolkhoz_tg.bot.delivery.group_queue import GroupQueues, group_part, in_order
 from kolkhoz_tg.bot.delivery.sender import Passing, Sender, ShownCache, TopicGone, topic_gone
-from kolkhoz_tg.bot.delivery.settle import Settler
+from kolkhoz_tg.bot.delivery.settle import Outcome, Settler
 from kolkhoz_tg.bot.delivery.steps import StepRunner
 from kolkhoz_tg.bot.delivery.topic_loss import TopicLoss
 from kolkhoz_tg.bot.pace import GroupPace
@@ -190,12 +190,7 @@ class Deliverer:
                 # cards: without it that message would be sent again instead of edited. (One
                 # player, one process: what this process stored last is the newest.)
                 scene.game.meta.update(self.settler.stored(game_id))
-            rated: dict[int, tuple[int, int]] = {}
-            if not scene.game.practice and any(n.kind is Kind.GAME_OVER for n in notes):
-                try:  # each player's private message says what the game did to them
-                    rated = await self.call(self.service.rating_changes, game_id)
-                except Exception:  # (a rating is not worth holding the last word back)
-                    log.exception("game %s: its rating changes could not be read", game_id)
+            rated = await self._ratings(scene, notes)
             steps = planning.plan(notes, scene, self.now(), self._username(), acting,
                                   ratings=rated)
             steps.steps = in_order(steps.steps, acting)
@@ -204,23 +199,41 @@ class Deliverer:
                 steps.steps = [s for s in steps.steps if s not in deferred]
                 held = {n for s in deferred for n in s.notes}
                 self.group.queue(game_id, scene, deferred,
-                                  [n for n in notes if n.id in held])
+                                 [n for n in notes if n.id in held])
                 claims.ids -= held
-            every = self.heartbeat
-            if every is None:
-                every = self.service.outbox_lease.total_seconds() / 3
-            beat = asyncio.create_task(claims.beat(every)) if claims.active else None
-            try:
-                outcome = await self.steps.carry_out(scene, steps, claims)
-            finally:
-                if beat is not None:
-                    beat.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await beat
+            outcome = await self._carry_out_kept(scene, steps, claims)
             await self.settler.settle(game_id, outcome)
         await self.topic_loss.after(game_id, outcome, notes)
         if deferred:
             await self.group.start_painter(game_id)
+
+    async def _ratings(
+        self, scene: Scene, notes: list[Notification]
+    ) -> dict[int, tuple[int, int]]:
+        """At the end of a rated game, what it did to each player's rating (before, after),
+        for their private message; else (or when it cannot be read) nothing."""
+        if scene.game.practice or not any(n.kind is Kind.GAME_OVER for n in notes):
+            return {}
+        try:
+            return await self.call(self.service.rating_changes, scene.game.id)
+        except Exception:  # (a rating is not worth holding the last word back)
+            log.exception("game %s: its rating changes could not be read", scene.game.id)
+            return {}
+
+    async def _carry_out_kept(self, scene: Scene, steps: Plan, claims: Claims) -> Outcome:
+        """Carry the steps out while the claims are renewed in the background (every
+        :attr:`heartbeat` seconds)."""
+        every = self.heartbeat
+        if every is None:
+            every = self.service.outbox_lease.total_seconds() / 3
+        beat = asyncio.create_task(claims.beat(every)) if claims.active else None
+        try:
+            return await self.steps.carry_out(scene, steps, claims)
+        finally:
+            if beat is not None:
+                beat.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await beat
 
     async def show_private(self, scene: Scene, acting: Acting) -> None:
         """Edit the message a player tapped to show the game as it is now (their tap

@@ -220,25 +220,33 @@ class StepRunner:
             elif new_id == -1:
                 return  # the bot is not in the group any more
         if new_id is None:
-            if picture is not None:
-                new_id = await self.sender.send_group_photo(step.chat_id, picture, step.text,
-                                                      step.keyboard, step.topic_id)
-            else:
-                new_id = await self.sender.send_group(step.chat_id, step.text, step.keyboard,
-                                                topic_id=step.topic_id)
+            new_id = await self._send_board(step, picture, out)
             if new_id is None:
                 return
-            out.meta[BOARD_KEY] = new_id
-            out.meta[BOARD_STYLE_KEY] = "picture" if picture is not None else "text"
-            if picture is None:
-                self.shown.put(step.chat_id, new_id, step.text, step.keyboard)
-            if board_id and step.resend:
-                with contextlib.suppress(TelegramError):
-                    await self.sender.bot.delete_message(step.chat_id, board_id)
         if step.pin:
             with contextlib.suppress(TelegramError):
                 await self.sender.bot.pin_chat_message(step.chat_id, new_id,
                                                        disable_notification=True)
+
+    async def _send_board(self, step: Board, picture: bytes | None, out: Outcome) -> int | None:
+        """Send the board as a new message (deleting the old one when sent anew on
+        purpose); its id, None when the bot is not in the group."""
+        if picture is not None:
+            new_id = await self.sender.send_group_photo(step.chat_id, picture, step.text,
+                                                        step.keyboard, step.topic_id)
+        else:
+            new_id = await self.sender.send_group(step.chat_id, step.text, step.keyboard,
+                                                  topic_id=step.topic_id)
+        if new_id is None:
+            return None
+        out.meta[BOARD_KEY] = new_id
+        out.meta[BOARD_STYLE_KEY] = "picture" if picture is not None else "text"
+        if picture is None:
+            self.shown.put(step.chat_id, new_id, step.text, step.keyboard)
+        if step.message_id and step.resend:
+            with contextlib.suppress(TelegramError):
+                await self.sender.bot.delete_message(step.chat_id, step.message_id)
+        return new_id
 
     async def _edit_board(
         self, scene: Scene, step: Board, board_id: int, picture: bytes | None, prepaid: bool
