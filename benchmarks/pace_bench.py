@@ -140,10 +140,10 @@ async def product(games: int, seed: int, think: float) -> dict[str, Any]:
                     await asyncio.sleep(3.0)
                     # After 3 s of quiet: boards still waiting for the group (queued edits
                     # are drawn as one, so at most one state behind).
-                    waiting = d.deliverer._boards.get(game_id)
+                    waiting = d.deliverer.group.waiting.get(game_id)
                     behind.append(0 if waiting is None else 1)
-                    await wait_for(lambda: not d.deliverer._boards
-                                   and not d.deliverer._painters, 120)
+                    await wait_for(lambda: not d.deliverer.group.waiting
+                                   and not d.deliverer.group.painters, 120)
                     catch_up.append(time.perf_counter() - started)
             last_move = time.perf_counter()
 
@@ -152,7 +152,7 @@ async def product(games: int, seed: int, think: float) -> dict[str, Any]:
                 board = fake.message(chat, service.game_info(gid).meta["board"])
                 return ("the five-year plan is over" in (board.text or "")
                         and any("Final score" in t or "🏆" in t for t in texts[:-1] + texts[-1:])
-                        and not d.deliverer._boards)
+                        and not d.deliverer.group.waiting)
             await wait_for(done)
             endings.append(time.perf_counter() - last_move)
             print(f"  game {g + 1}: {moves} taps", flush=True)

@@ -16,12 +16,12 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
 from apscheduler.schedulers.base import BaseScheduler  # type: ignore[import-untyped]
 
-from kolkhoz_tg.service import GameService, Notification
+from kolkhoz_tg.service import DueJob, GameService, Notification
 
 log = logging.getLogger(__name__)
 
@@ -33,10 +33,18 @@ SWEEP_JOB_ID = "sweep"
 ARM_AHEAD = timedelta(hours=1)
 PURGE_JOB_ID = "purge-outbox"
 _KINDS = ("timeout", "reminder")
+#: What the id of every job of one game starts with: its deadline jobs
+#: (:attr:`~kolkhoz_tg.service.DueJob.job_id`, the one place their ids are spelt) and the
+#: bot's end of a player's absence (:func:`kolkhoz_tg.bot.personal.away_job_name`).
+GAME_JOB_PREFIX = "game:"
+#: Any time: a :class:`DueJob` made only for its name (see :func:`job_id`).
+_ANY_TIME = datetime.min.replace(tzinfo=UTC)
 
 
 def job_id(game_id: int, kind: str) -> str:
-    return f"game:{game_id}:{kind}"
+    """The id of the game's deadline job of ``kind`` (``timeout`` or ``reminder``): the
+    service's :attr:`DueJob.job_id`, where it is spelt."""
+    return DueJob(game_id, kind, _ANY_TIME).job_id
 
 
 class DeadlineScheduler:
@@ -92,7 +100,7 @@ class DeadlineScheduler:
         PTB's job queue) running."""
         self.service.remove_schedule_listener(self.on_change)
         for job in self.scheduler.get_jobs():
-            if job.id.startswith("game:") or job.id in (SWEEP_JOB_ID, PURGE_JOB_ID):
+            if job.id.startswith(GAME_JOB_PREFIX) or job.id in (SWEEP_JOB_ID, PURGE_JOB_ID):
                 with contextlib.suppress(JobLookupError):
                     job.remove()
 
@@ -100,7 +108,7 @@ class DeadlineScheduler:
         """Replace every game job with what the database says is due within
         :attr:`ahead`; returns how many."""
         for job in self.scheduler.get_jobs():
-            if job.id.startswith("game:"):
+            if job.id.startswith(GAME_JOB_PREFIX):
                 job.remove()
         return self.arm_soon()
 
@@ -109,9 +117,9 @@ class DeadlineScheduler:
         indexed column); returns how many are due within it."""
         jobs = self.service.scheduled_jobs(until=self.service.clock.now() + self.ahead)
         for due in jobs:
-            job = self.scheduler.get_job(job_id(due.game_id, due.kind))
+            job = self.scheduler.get_job(due.job_id)
             if job is None or job.next_run_time != due.at:
-                self._put(due.game_id, due.kind, due.at)
+                self._put(due)
         return len(jobs)
 
     def on_change(
@@ -124,15 +132,15 @@ class DeadlineScheduler:
                 with contextlib.suppress(JobLookupError):
                     self.scheduler.remove_job(job_id(game_id, kind))
             else:
-                self._put(game_id, kind, at)
+                self._put(DueJob(game_id, kind, at))
 
-    def _put(self, game_id: int, kind: str, at: datetime) -> None:
+    def _put(self, due: DueJob) -> None:
         self.scheduler.add_job(
             self.fire,
             "date",
-            run_date=at,
-            args=[game_id],
-            id=job_id(game_id, kind),
+            run_date=due.at,
+            args=[due.game_id],
+            id=due.job_id,
             replace_existing=True,
             misfire_grace_time=None,  # late is better than never: run whenever possible
             coalesce=True,

@@ -16,6 +16,7 @@ from kolkhoz_tg import present
 from kolkhoz_tg.bot import chat_settings
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call, command, deps, is_group
 from kolkhoz_tg.present import people as say
+from kolkhoz_tg.scheduler import GAME_JOB_PREFIX
 from kolkhoz_tg.service import ActStatus, BadRequest, GameInfo
 from kolkhoz_tg.timeutil import parse_duration
 
@@ -34,7 +35,8 @@ def away_key(user_id: int) -> str:
 
 
 def away_job_name(game_id: int, user_id: int) -> str:
-    return f"game:{game_id}:away:{user_id}"
+    """The id of the job that ends the user's absence from the game."""
+    return f"{GAME_JOB_PREFIX}{game_id}:away:{user_id}"
 
 
 # ---------------------------------------------------------------------- /settings in private

@@ -170,15 +170,45 @@ def plan(
 ) -> Plan:
     """The steps that show ``notes`` (all of one game) to their readers, given the game as
     they see it now (``scene``); ``acting``: the message the player who caused them tapped;
-    ``ratings``: at the end, what the game did to each player's rating (before, after)."""
-    game = scene.game
-    out = Plan(game.id)
-    chat_tr = translator(scene.chat_locale)
+    ``ratings``: at the end, what the game did to each player's rating (before, after).
+
+    In this order: the group's steps (:func:`_plan_group`), the personal notes
+    (:func:`_plan_personal`), a new game message for whoever must now decide
+    (:func:`_plan_turns`), then the game messages to bring up to date (:func:`_to_refresh`).
+    """
     group = [n for n in notes if n.user_id is None]
     board_notes = tuple(n.id for n in group if n.kind in GROUP_KINDS)
     # A reminder also brings the deadline on the board and in the reminded player's game
     # message up to date ("in 3 hours" was right when they were written).
     reminded = [n.user_id for n in notes if n.kind is Kind.REMINDER and n.user_id is not None]
+    out = Plan(scene.game.id)
+    _plan_group(out, group, board_notes, scene, now, bot_username, reminded=bool(reminded))
+    turns = _plan_personal(out, notes, scene, now, bot_username)
+    # A card played for someone as their only possible one: their message says so (it is
+    # edited even when it carries no move buttons).
+    forced = forced_cards(group, scene.game)
+    _plan_turns(out, turns, scene, now, bot_username, acting, forced)
+    refresh = _to_refresh(notes, group, scene, acting, list(turns), reminded, forced,
+                          board_changed=bool(board_notes))
+    for user_id in refresh:
+        step = private_step(scene, user_id, now, bot_username, acting, new=False,
+                            forced=forced.get(user_id, ()),
+                            rating=(ratings or {}).get(user_id))
+        if step is not None:
+            out.steps.append(step)
+    return out
+
+
+def _plan_group(
+    out: Plan, group: list[Notification], board_notes: tuple[int, ...], scene: Scene,
+    now: datetime, bot_username: str, *, reminded: bool,
+) -> None:
+    """The group's steps: the board (edited for ``board_notes``, or for a reminder's
+    deadline), the year's summary and the final table as posts of their own, the closing
+    of the topic the bot opened for the game once it is over. The other group notes show
+    nothing more."""
+    game = scene.game
+    chat_tr = translator(scene.chat_locale)
     if board_notes or (reminded and game.meta.get(BOARD_KEY)):
         out.steps.append(board_step(
             scene, now, bot_username, recent_lines(chat_tr, group),
@@ -201,12 +231,14 @@ def plan(
         # stays readable (the final table, the board).
         out.steps.append(CloseTopic(game.chat_id, game.topic_id))
 
-    humans = [s.user_id for s in game.seats if s.user_id is not None and not s.is_bot]
-    happened = board_events(notes)
-    # A new message for whoever must now decide, and at a deal (the start, a new year) for
-    # everyone else too, with their fresh hand (NEW_HAND): each has its note, so one that
-    # fails is sent again by the relay, and one that went out is not sent twice.
-    turn_users: list[int] = []
+
+def _plan_personal(
+    out: Plan, notes: list[Notification], scene: Scene, now: datetime, bot_username: str
+) -> dict[int, list[int]]:
+    """The personal notes: a reminder that still holds as a note of its own, missed turns
+    (with the stand-in they brought) as one note per player; the rest shows nothing more.
+    Returns the turn notes (YOUR_TURN, NEW_HAND that still holds) per player, in order:
+    each brings that player a new game message (:func:`_plan_turns`)."""
     turn_notes: dict[int, list[int]] = {}
     missed: dict[int, list[Notification]] = {}
     for note in notes:
@@ -215,8 +247,6 @@ def plan(
         if note.kind is Kind.NEW_HAND and not hand_holds(note, scene):
             out.free.append(note.id)
         elif note.kind in (Kind.YOUR_TURN, Kind.NEW_HAND):
-            if note.user_id not in turn_users:
-                turn_users.append(note.user_id)
             turn_notes.setdefault(note.user_id, []).append(note.id)
         elif note.kind is Kind.REMINDER and not reminder_holds(note, scene):
             out.free.append(note.id)
@@ -229,41 +259,56 @@ def plan(
             out.free.append(note.id)
     for told in missed.values():
         out.steps.append(_missed_note(told, scene, now))
-    # A card played for someone as their only possible one: their message says so (it is
-    # edited even when it carries no move buttons).
-    forced = forced_cards(group, game)
-    for user_id in turn_users:
+    return turn_notes
+
+
+def _plan_turns(
+    out: Plan, turns: dict[int, list[int]], scene: Scene, now: datetime, bot_username: str,
+    acting: Acting | None, forced: dict[int, list[str]],
+) -> None:
+    """A new message for whoever must now decide, and at a deal (the start, a new year) for
+    everyone else too, with their fresh hand (NEW_HAND): each has its note, so one that
+    fails is sent again by the relay, and one that went out is not sent twice. (The player
+    who tapped gets it in the message they tapped.)"""
+    for user_id, ids in turns.items():
         step = private_step(scene, user_id, now, bot_username, acting,
                             new=acting is None or acting.user_id != user_id,
-                            notes=tuple(turn_notes.get(user_id, ())),
-                            forced=forced.get(user_id, ()))
+                            notes=tuple(ids), forced=forced.get(user_id, ()))
         if step is not None:
             out.steps.append(step)
         else:
-            out.free.extend(turn_notes.get(user_id, ()))
+            out.free.extend(ids)
+
+
+def _to_refresh(
+    notes: list[Notification], group: list[Notification], scene: Scene,
+    acting: Acting | None, turn_users: list[int], reminded: list[int],
+    forced: dict[int, list[str]], *, board_changed: bool,
+) -> list[int]:
+    """The players whose game message is edited to show the game as it is now (besides
+    ``turn_users``, who get a new one), in order."""
+    game = scene.game
+    humans = [s.user_id for s in game.seats if s.user_id is not None and not s.is_bot]
     # Whoever just tapped sees the result in the same message even when their turn is over
     # (their hand changed); once trump is declared, everyone's message shows it.
     edit_users = [u for u in humans if u not in turn_users] if (
-        "TrumpDeclared" in happened) else []
+        "TrumpDeclared" in board_events(notes)) else []
     if acting is not None and acting.user_id not in turn_users + edit_users:
         edit_users.append(acting.user_id)
-    # No private message may keep buttons the game has moved past (a move made for them,
-    # from the group or inline) or say nothing of a pause or an end: those that carry move
-    # buttons are brought up to date whenever the game changes, all of them when it stops
-    # or goes on again.
-    stopped = any(n.kind in STATUS_KINDS for n in group)
     # A seat taken over by a bot or given back: its message says so and offers (or stops
     # offering) the button that takes the seat back.
-    for note in group:
-        if note.kind in (Kind.STAND_IN, Kind.PLAYER_BACK) and note.seat is not None:
-            seat_user = next((s.user_id for s in game.seats if s.seat == note.seat), None)
-            if seat_user is not None and seat_user not in turn_users + edit_users and (
-                    scene.can_pm.get(seat_user, True)):
-                edit_users.append(seat_user)
+    for user_id in _seats_changed(group, scene):
+        if user_id not in turn_users + edit_users:
+            edit_users.append(user_id)
     for user_id in [*reminded, *forced]:
         if user_id not in turn_users + edit_users and game.meta.get(pm_key(user_id)):
             edit_users.append(user_id)
-    if board_notes:
+    if board_changed:
+        # No private message may keep buttons the game has moved past (a move made for
+        # them, from the group or inline) or say nothing of a pause or an end: those that
+        # carry move buttons are brought up to date whenever the game changes, all of them
+        # when it stops or goes on again.
+        stopped = any(n.kind in STATUS_KINDS for n in group)
         for user_id in humans:
             if user_id in turn_users or user_id in edit_users or not scene.can_pm.get(
                     user_id, True):
@@ -271,13 +316,20 @@ def plan(
             if game.meta.get(pm_key(user_id)) and (
                     stopped or game.meta.get(live_key(user_id), True)):
                 edit_users.append(user_id)
-    for user_id in edit_users:
-        step = private_step(scene, user_id, now, bot_username, acting, new=False,
-                            forced=forced.get(user_id, ()),
-                            rating=(ratings or {}).get(user_id))
-        if step is not None:
-            out.steps.append(step)
-    return out
+    return edit_users
+
+
+def _seats_changed(group: list[Notification], scene: Scene) -> list[int]:
+    """The reachable players whose seat a bot took over or gave back (STAND_IN,
+    PLAYER_BACK), in order."""
+    users = []
+    for note in group:
+        if note.kind in (Kind.STAND_IN, Kind.PLAYER_BACK) and note.seat is not None:
+            seat_user = next((s.user_id for s in scene.game.seats if s.seat == note.seat),
+                             None)
+            if seat_user is not None and scene.can_pm.get(seat_user, True):
+                users.append(seat_user)
+    return users
 
 
 def board_step(

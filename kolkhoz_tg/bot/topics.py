@@ -7,10 +7,11 @@ command into its topic), and a command addresses the game of the topic it was se
 for the new game when the bot may manage topics (else the game stays in "General"), and the
 bot closes the topics it opened when their game is over. A deleted topic is noticed when a
 message into it fails: the game moves to "General" and pauses (see
-:meth:`~kolkhoz_tg.bot.delivery.Deliverer.topic_lost`), and ``/resume`` continues it where it
-is sent. A place holds one open game at most (the service refuses a second): a game whose
-topic is lost while "General" has one stays out of it until ``/resume`` in another topic, and
-``/newgame`` in such a "General" opens the new game's topic before it makes the game.
+:meth:`~kolkhoz_tg.bot.delivery.topic_loss.TopicLoss.topic_lost`), and ``/resume`` continues
+it where it is sent. A place holds one open game at most (the service refuses a second): a
+game whose topic is lost while "General" has one stays out of it until ``/resume`` in
+another topic, and ``/newgame`` in such a "General" opens the new game's topic before it
+makes the game.
 """
 
 from __future__ import annotations

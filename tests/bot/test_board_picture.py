@@ -11,8 +11,8 @@ import pytest
 
 from engine import Card
 from kolkhoz_tg import present
-from kolkhoz_tg.bot import delivery
 from kolkhoz_tg.bot.context import DEPS_KEY
+from kolkhoz_tg.bot.delivery import steps
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.picture import BOARDS
 from kolkhoz_tg.picture import draw as draw_module
@@ -39,7 +39,7 @@ async def test_the_board_as_a_picture_edited_in_place_and_back_to_text(
     BOARDS.clear()  # (each picture below is drawn, not taken from another test's cache)
     with spying(monkeypatch) as drawn:
         renders: list[tuple[dict[str, Any], slice, slice]] = []  # the view, what it drew
-        real = delivery.cached_board_png
+        real = steps.cached_board_png
 
         def spy(reader: Any, game: Any, view: dict[str, Any], **kwargs: Any) -> bytes:
             at = len(drawn.texts), len(drawn.highlights)
@@ -48,7 +48,7 @@ async def test_the_board_as_a_picture_edited_in_place_and_back_to_text(
                             slice(at[1], len(drawn.highlights))))
             return png
 
-        monkeypatch.setattr(delivery, "cached_board_png", spy)
+        monkeypatch.setattr(steps, "cached_board_png", spy)
         async with fake.running(make_app(fake, service)):
             game_id = await open_game(fake, users, group)
             board_id = service.game_info(game_id).meta["board"]
@@ -136,7 +136,7 @@ async def test_the_final_picture_shows_every_plot_face_up_under_a_whole_title(
     title (once cut: "…the five-year plan is…"). A one-year game: the end is the same."""
     drawn_for: list[object] = []
     final: list[slice] = []
-    real = delivery.cached_board_png
+    real = steps.cached_board_png
     tr = translator(lang)
     users = players(fake, lang, base=8400 if lang == "en" else 8450)
     group = fake.create_group("Final picture", users)
@@ -154,7 +154,7 @@ async def test_the_final_picture_shows_every_plot_face_up_under_a_whole_title(
                 final.append(slice(first[1], len(drawn.cards)))
             return png
 
-        monkeypatch.setattr(delivery, "cached_board_png", spy)
+        monkeypatch.setattr(steps, "cached_board_png", spy)
         app = make_app(fake, service)
         async with fake.running(app):
             d = app.bot_data[DEPS_KEY]

@@ -444,21 +444,21 @@ async def test_a_game_whose_messages_always_fail_holds_up_no_other(
     """A bug that one game's messages meet every time (here: they cannot be planned) is
     logged; they go back to the outbox with its back-off, while the other games of the same
     batch are delivered; once they have failed long enough they are given up."""
-    from kolkhoz_tg.bot import delivery
+    from kolkhoz_tg.bot import plan as planning
     from kolkhoz_tg.service.outbox import GIVE_UP_AFTER
 
     users = players(fake, base=7600)
     broken, fine = await opened_then_stopped(fake, service, users, ["Broken", "Fine"])
     for game_id in (broken, fine):
         move_without_the_bot(service, game_id, users, moves=2)
-    plan = delivery.planning.plan
+    plan = planning.plan
 
     def failing(notes: list[Any], scene: Any, *args: Any, **kwargs: Any) -> Any:
         if scene.game.id == broken:
             raise KeyError("theme")  # say, data written by another version
         return plan(notes, scene, *args, **kwargs)
 
-    monkeypatch.setattr(delivery.planning, "plan", failing)
+    monkeypatch.setattr(planning, "plan", failing)
     app = make_app(fake, service)
     try:
         async with fake.running(app):

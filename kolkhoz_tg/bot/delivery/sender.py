@@ -1,0 +1,206 @@
+"""The guarded sender: every Bot API call of a delivery, and what its failures mean.
+
+Passing trouble (flood control beyond the rate limiter's retries, the network, a 5xx after
+the transport's retries) becomes :class:`Passing`, so the step's notifications wait for the
+relay; a forum topic found deleted becomes :class:`TopicGone` (see
+:mod:`kolkhoz_tg.bot.delivery.topic_loss`); "message is not modified" and a message that is
+gone are told apart from real refusals. :class:`ShownCache` remembers what each message
+says, so that an edit that would change nothing is never made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from datetime import datetime, timedelta
+from typing import Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
+from telegram.ext import ExtBot
+
+from kolkhoz_tg import present
+from kolkhoz_tg.bot.retry import PREPAID
+from kolkhoz_tg.service import GameService
+
+log = logging.getLogger(__name__)
+
+
+def markup(keyboard: present.Keyboard) -> InlineKeyboardMarkup | None:
+    """Telegram markup for the neutral buttons of present (None for no buttons)."""
+    if not keyboard:
+        return None
+    rows = []
+    for row in keyboard:
+        buttons = []
+        for b in row:
+            if b.url is not None:
+                buttons.append(InlineKeyboardButton(b.text, url=b.url))
+            elif b.inline_query is not None:
+                buttons.append(
+                    InlineKeyboardButton(b.text, switch_inline_query_current_chat=b.inline_query)
+                )
+            else:
+                buttons.append(InlineKeyboardButton(b.text, callback_data=b.data))
+        rows.append(buttons)
+    return InlineKeyboardMarkup(rows)
+
+
+def is_not_modified(error: BadRequest) -> bool:
+    return "not modified" in error.message.lower()
+
+
+def message_gone(error: BadRequest) -> bool:
+    """The message to edit or the chat no longer exists."""
+    text = error.message.lower()
+    return "not found" in text or "can't be edited" in text
+
+
+def topic_gone(error: BadRequest) -> bool:
+    """The forum topic a message was sent to is deleted, or closed to the bot (which may
+    not manage topics there)."""
+    text = error.message.lower()
+    return "message thread not found" in text or "topic_closed" in text
+
+
+class TopicGone(Exception):
+    """The game's forum topic is gone: nothing more can be posted there."""
+
+    def __init__(self, chat_id: int, topic_id: int) -> None:
+        super().__init__(chat_id, topic_id)
+        self.chat_id = chat_id
+        self.topic_id = topic_id
+
+
+class Passing(Exception):
+    """A step failed for a passing reason: its notifications wait for the relay."""
+
+    def __init__(self, chat_id: int | None, until: datetime | None = None) -> None:
+        super().__init__(chat_id, until)
+        self.chat_id = chat_id
+        self.until = until
+
+
+class ShownCache:
+    """What this process last made a message say (text and buttons), so that an edit that
+    would change nothing is skipped. Bounded: the oldest entries go first."""
+
+    LIMIT = 20_000
+
+    def __init__(self) -> None:
+        self._said: OrderedDict[tuple[int, int], int] = OrderedDict()
+
+    @staticmethod
+    def _digest(text: str, keyboard: present.Keyboard) -> int:
+        return hash((text, tuple(tuple(row) for row in keyboard)))
+
+    def same(self, chat_id: int, message_id: int, text: str,
+             keyboard: present.Keyboard) -> bool:
+        return self._said.get((chat_id, message_id)) == self._digest(text, keyboard)
+
+    def put(self, chat_id: int, message_id: int, text: str,
+            keyboard: present.Keyboard) -> None:
+        key = (chat_id, message_id)
+        self._said[key] = self._digest(text, keyboard)
+        self._said.move_to_end(key)
+        if len(self._said) > self.LIMIT:
+            self._said.popitem(last=False)
+
+    def forget(self, chat_id: int, message_id: int) -> None:
+        self._said.pop((chat_id, message_id), None)
+
+
+
+class Sender:
+    """Sends and edits on Telegram for a delivery (see the module docstring). ``bot`` may
+    be replaced (a test's gated bot); ``shown`` is the cache the edits keep up to date."""
+
+    def __init__(self, bot: ExtBot[Any], service: GameService, shown: ShownCache) -> None:
+        self.bot = bot
+        self.service = service
+        self.shown = shown
+
+    async def guard(self, chat_id: int | None, call: Any) -> Any:
+        """Await a Bot API call; passing trouble (flood control beyond the rate limiter's
+        retries, the network, a 5xx after the transport's retries) becomes :class:`Passing`
+        so the step's notifications wait for the relay."""
+        try:
+            return await call
+        except RetryAfter as e:
+            wait = e.retry_after if isinstance(e.retry_after, int | float) else (
+                e.retry_after.total_seconds())
+            until = self.service.clock.now() + timedelta(seconds=float(wait))
+            raise Passing(chat_id, until) from e
+        except (Forbidden, BadRequest, ChatMigrated):
+            raise
+        except TelegramError as e:
+            log.warning("Telegram call for chat %s failed, will retry: %s", chat_id, e)
+            raise Passing(chat_id) from e
+
+    async def send_group(
+        self, chat_id: int, text: str, keyboard: present.Keyboard | None = None,
+        parse_mode: str | None = None, *, topic_id: int | None = None,
+        prepaid: bool = False,
+    ) -> int | None:
+        """Post in the group, into its forum topic ``topic_id`` (None: "General", or a chat
+        without topics); raises :class:`TopicGone` when that topic was deleted.
+        ``prepaid``: the slot of the group's budget is taken already."""
+        try:
+            msg = await self.guard(chat_id, self.bot.send_message(
+                chat_id, text, reply_markup=markup(keyboard or []), parse_mode=parse_mode,
+                message_thread_id=topic_id, rate_limit_args=PREPAID if prepaid else None))
+        except ChatMigrated as e:
+            # (A basic group has no topics: its supergroup has none yet either.)
+            await asyncio.to_thread(self.service.migrate_chat, chat_id, e.new_chat_id)
+            msg = await self.guard(e.new_chat_id, self.bot.send_message(
+                e.new_chat_id, text, reply_markup=markup(keyboard or []),
+                parse_mode=parse_mode))
+        except Forbidden:
+            log.info("the bot is no longer in chat %s", chat_id)
+            return None
+        except BadRequest as e:
+            if topic_id is not None and topic_gone(e):
+                raise TopicGone(chat_id, topic_id) from e
+            raise
+        return int(msg.message_id)
+
+    async def send_group_photo(
+        self, chat_id: int, picture: bytes, caption: str, keyboard: present.Keyboard,
+        topic_id: int | None = None,
+    ) -> int | None:
+        try:
+            msg = await self.guard(chat_id, self.bot.send_photo(
+                chat_id, picture, caption=caption, reply_markup=markup(keyboard),
+                message_thread_id=topic_id))
+        except ChatMigrated as e:
+            await asyncio.to_thread(self.service.migrate_chat, chat_id, e.new_chat_id)
+            msg = await self.guard(e.new_chat_id, self.bot.send_photo(
+                e.new_chat_id, picture, caption=caption, reply_markup=markup(keyboard)))
+        except Forbidden:
+            log.info("the bot is no longer in chat %s", chat_id)
+            return None
+        except BadRequest as e:
+            if topic_id is not None and topic_gone(e):
+                raise TopicGone(chat_id, topic_id) from e
+            raise
+        return int(msg.message_id)
+
+    async def send_private(
+        self, user_id: int, text: str, keyboard: present.Keyboard, no_pm: set[int]
+    ) -> int | None:
+        """Send privately; None (and the user added to ``no_pm``) if the user has not
+        opened or has blocked the private chat."""
+        try:
+            msg = await self.guard(user_id, self.bot.send_message(
+                user_id, text, reply_markup=markup(keyboard)))
+        except Forbidden:
+            no_pm.add(user_id)
+            return None
+        except BadRequest as e:
+            if "chat not found" in e.message.lower():
+                no_pm.add(user_id)
+                return None
+            raise
+        return int(msg.message_id)
+
