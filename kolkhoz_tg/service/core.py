@@ -37,7 +37,7 @@ from kolkhoz_tg.service.bots import BotTurn, ComputerPlayers
 from kolkhoz_tg.service.clock import ClockService
 from kolkhoz_tg.service.common import ChatInfo, UserInfo
 from kolkhoz_tg.service.kernel import BotListener, Kernel, ScheduleListener
-from kolkhoz_tg.service.lobby import LobbyService
+from kolkhoz_tg.service.lobby import LobbyOpening, LobbyService
 from kolkhoz_tg.service.outbox import OutboxService
 from kolkhoz_tg.service.people import PeopleService
 from kolkhoz_tg.service.play import PlayService
@@ -280,6 +280,33 @@ class GameService:
             seed=seed,
             join=join,
             alone=alone,
+        )
+
+    def open_lobby(
+        self,
+        chat_id: int,
+        creator_id: int,
+        *,
+        title: str | None = None,
+        creator_name: str | None = None,
+        creator_locale: str | None = None,
+        topic_id: int | None = None,
+        preset: str | None = None,
+        options: dict[str, Any] | None = None,
+        players: int = 4,
+        create: bool = True,
+    ) -> LobbyOpening:
+        return self.lobby.open_lobby(
+            chat_id,
+            creator_id,
+            title=title,
+            creator_name=creator_name,
+            creator_locale=creator_locale,
+            topic_id=topic_id,
+            preset=preset,
+            options=options,
+            players=players,
+            create=create,
         )
 
     def join(

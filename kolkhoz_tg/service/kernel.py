@@ -427,6 +427,23 @@ class Kernel:
         if s.exec(stmt).first() is not None:
             raise NotAllowed("another game is open there", "place_taken")
 
+    def games_at(
+        self, s: Session, chat_id: int, topic_id: int | None = None, open_only: bool = True,
+        *, all_topics: bool = False,
+    ) -> list[GameRow]:
+        """The games of the chat's forum topic ``topic_id`` (None: a chat without topics, or
+        the forum's "General"), or with ``all_topics`` of every topic, newest first (only
+        lobby / active / paused unless ``open_only`` is false)."""
+        stmt = select(GameRow).where(GameRow.chat_id == chat_id)
+        if not all_topics:
+            stmt = stmt.where(
+                GameRow.topic_id.is_(None) if topic_id is None  # type: ignore[union-attr]
+                else GameRow.topic_id == topic_id
+            )
+        if open_only:
+            stmt = stmt.where(GameRow.status.in_(OPEN))  # type: ignore[attr-defined]
+        return list(s.exec(stmt.order_by(GameRow.id.desc())).all())  # type: ignore[union-attr]
+
     def seat_row(self, s: Session, game_id: int, user_id: int) -> SeatRow | None:
         return s.exec(
             select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.user_id == user_id)

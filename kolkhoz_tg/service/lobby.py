@@ -4,7 +4,7 @@ abort."""
 from __future__ import annotations
 
 import secrets
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlmodel import Session
@@ -19,12 +19,13 @@ from kolkhoz_tg.service.common import (
     check_reminders,
     check_standin,
     check_timeout,
+    locale_or_none,
     make_rules,
     new_note,
     notification_record,
     parse_seed,
 )
-from kolkhoz_tg.service.errors import BadRequest, NotAllowed, WrongState
+from kolkhoz_tg.service.errors import BadRequest, NotAllowed, ServiceError, WrongState
 from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.records import (
@@ -38,7 +39,22 @@ from kolkhoz_tg.storage.models import (
     GameRow,
     GameStatus,
     SeatRow,
+    UserRow,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyOpening:
+    """What :meth:`LobbyService.open_lobby` did: the chat's language (settled by it), and
+    the lobby it opened (``game``), or the open game it found at the place (``existing``;
+    ``raced``: found only after another request opened it first), or why it could not open
+    one (``error``); all None when asked not to create and nothing is there."""
+
+    locale: str
+    game: GameInfo | None = None
+    existing: GameInfo | None = None
+    raced: bool = False
+    error: ServiceError | None = None
 
 
 class LobbyService:
@@ -117,6 +133,50 @@ class LobbyService:
                               joined_at=self.kernel.clock.now()))
             s.flush()
             return self.kernel.game_info(s, row)
+
+    def open_lobby(
+        self,
+        chat_id: int,
+        creator_id: int,
+        *,
+        title: str | None = None,
+        creator_name: str | None = None,
+        creator_locale: str | None = None,
+        topic_id: int | None = None,
+        preset: str | None = None,
+        options: dict[str, Any] | None = None,
+        players: int = 4,
+        create: bool = True,
+    ) -> LobbyOpening:
+        """A group's request for a new game, in one call: the chat recorded (``title``), its
+        language settled to the creator's when it has none (theirs, else
+        ``creator_locale``, else the default), the open game at the place looked up, and
+        unless there is one (or ``create`` is false) a lobby opened as by
+        :meth:`create_game`. A game opened there meanwhile comes back as ``existing`` with
+        ``raced``; any other refusal as ``error`` (the language stays settled)."""
+        with self.kernel.write() as s:
+            chat = self.kernel.ensure_chat_row(s, chat_id, title)
+            if chat.locale is None:
+                user = s.get(UserRow, creator_id)
+                chat.locale = ((user.locale if user is not None else None)
+                               or locale_or_none(creator_locale) or self.kernel.settings.locale)
+            locale = chat.locale
+            found = self.kernel.games_at(s, chat_id, topic_id)
+            existing = self.kernel.game_info(s, found[0]) if found else None
+        if existing is not None or not create:
+            return LobbyOpening(locale, existing=existing)
+        try:
+            game = self.create_game(chat_id, creator_id, topic_id=topic_id,
+                                    creator_name=creator_name, preset=preset, players=players,
+                                    options=options)
+        except ServiceError as e:
+            if e.code != "place_taken":
+                return LobbyOpening(locale, error=e)
+            with self.kernel.db.read() as s:
+                found = self.kernel.games_at(s, chat_id, topic_id)
+                existing = self.kernel.game_info(s, found[0]) if found else None
+            return LobbyOpening(locale, existing=existing, raced=True)
+        return LobbyOpening(locale, game=game)
 
     def join(
         self, game_id: int, user_id: int, name: str | None = None, seat: int | None = None

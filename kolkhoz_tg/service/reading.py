@@ -57,15 +57,7 @@ class ReadingService:
         the forum's "General"), or with ``all_topics`` of every topic, newest first (only
         lobby / active / paused by default)."""
         with self.kernel.db.read() as s:
-            stmt = select(GameRow).where(GameRow.chat_id == chat_id)
-            if not all_topics:
-                stmt = stmt.where(
-                    GameRow.topic_id.is_(None) if topic_id is None  # type: ignore[union-attr]
-                    else GameRow.topic_id == topic_id
-                )
-            if open_only:
-                stmt = stmt.where(GameRow.status.in_(OPEN))  # type: ignore[attr-defined]
-            rows = s.exec(stmt.order_by(GameRow.id.desc())).all()  # type: ignore[union-attr]
+            rows = self.kernel.games_at(s, chat_id, topic_id, open_only, all_topics=all_topics)
             return [self.kernel.game_info(s, r) for r in rows]
 
     def games_of_user(self, user_id: int, open_only: bool = True) -> list[GameInfo]:
