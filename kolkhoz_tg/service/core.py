@@ -208,6 +208,14 @@ class GameService:
     def chat(self, chat_id: int) -> ChatInfo | None:
         return self.people.chat(chat_id)
 
+    def set_own_language(self, user_id: int, chat_id: int, locale: str) -> GameInfo | None:
+        return self.people.set_own_language(user_id, chat_id, locale)
+
+    def set_chat_language(
+        self, chat_id: int, by_user: int, locale: str, *, admin: bool = False
+    ) -> list[GameInfo] | None:
+        return self.people.set_chat_language(chat_id, by_user, locale, admin=admin)
+
     def set_chat_locale(self, chat_id: int, locale: str) -> ChatInfo:
         return self.people.set_chat_locale(chat_id, locale)
 

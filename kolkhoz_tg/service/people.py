@@ -22,8 +22,9 @@ from kolkhoz_tg.service.common import (
 )
 from kolkhoz_tg.service.errors import BadRequest
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.practice import open_practice
 from kolkhoz_tg.service.rating_store import mark_stale
-from kolkhoz_tg.service.records import PRACTICE_KEY, PlayerStats, UserStats
+from kolkhoz_tg.service.records import PRACTICE_KEY, GameInfo, PlayerStats, UserStats
 from kolkhoz_tg.storage.models import (
     ActionRow,
     ChatRow,
@@ -152,6 +153,39 @@ class PeopleService:
         with self.kernel.db.read() as s:
             chat = s.get(ChatRow, chat_id)
             return None if chat is None else chat_info(chat)
+
+    def set_own_language(self, user_id: int, chat_id: int, locale: str) -> GameInfo | None:
+        """``/lang`` in a private chat, in one transaction: the user's language, and their
+        private chat's (``chat_id``: its messages, a practice game's board, follow the
+        user). Returns the user's open practice game (its board to show again), or None.
+        Raises :class:`BadRequest` (``bad_locale``) or :class:`NotFound`
+        (``user_not_found``)."""
+        loc = locale_or_none(locale)
+        if loc is None:
+            raise BadRequest(f"unknown locale {locale!r}", "bad_locale")
+        with self.kernel.write() as s:
+            self.kernel.user_row(s, user_id).locale = loc
+            self.kernel.ensure_chat_row(s, chat_id).locale = loc
+            row = open_practice(s, user_id)
+            return None if row is None else self.kernel.game_info(s, row)
+
+    def set_chat_language(
+        self, chat_id: int, by_user: int, locale: str, *, admin: bool = False
+    ) -> list[GameInfo] | None:
+        """``/lang`` in a group, in one transaction: the whole chat's language, changed by
+        one of its admins (``admin``: the front end vouches) or by the creator of every
+        game open in it (of any topic; anyone while none is). Returns the chat's open games
+        (their boards to show again), or None, changing nothing, when ``by_user`` may not.
+        Raises :class:`BadRequest` (``bad_locale``)."""
+        loc = locale_or_none(locale)
+        if loc is None:
+            raise BadRequest(f"unknown locale {locale!r}", "bad_locale")
+        with self.kernel.write() as s:
+            rows = self.kernel.games_at(s, chat_id, all_topics=True)
+            if not (admin or {r.creator_id for r in rows} <= {by_user}):
+                return None
+            self.kernel.ensure_chat_row(s, chat_id).locale = loc
+            return [self.kernel.game_info(s, r) for r in rows]
 
     def set_chat_locale(self, chat_id: int, locale: str) -> ChatInfo:
         loc = locale_or_none(locale)

@@ -69,17 +69,8 @@ class PracticeService:
     def practice_game(self, user_id: int) -> GameInfo | None:
         """The user's open practice game (active or paused), or None."""
         with self.kernel.db.read() as s:
-            row = self._open_practice(s, user_id)
+            row = open_practice(s, user_id)
             return None if row is None else self.kernel.game_info(s, row)
-
-    def _open_practice(self, s: Session, user_id: int) -> GameRow | None:
-        rows = s.exec(
-            select(GameRow)
-            .where(GameRow.chat_id == user_id,
-                   GameRow.status.in_(OPEN))  # type: ignore[attr-defined]
-            .order_by(GameRow.id.desc())  # type: ignore[union-attr]
-        ).all()
-        return next((r for r in rows if is_practice(r) and r.creator_id == user_id), None)
 
     def start_practice(
         self,
@@ -112,7 +103,7 @@ class PracticeService:
             if self.kernel.db.is_postgres:
                 users = UserRow.__table__  # type: ignore[attr-defined]
                 s.execute(sa.select(users.c.id).where(users.c.id == user_id).with_for_update())
-            if self._open_practice(s, user_id) is not None:
+            if open_practice(s, user_id) is not None:
                 raise NotAllowed("a practice game is open already", "practice_open")
             chat = self.kernel.ensure_chat_row(s, user_id)
             chat.locale = locale or user.locale or chat.locale
@@ -179,9 +170,23 @@ class PracticeService:
                             "hint:" + decision_seed(row.id, len(game.log), seat_row.seat))
 
 
+def open_practice(s: Session, user_id: int) -> GameRow | None:
+    """The user's open practice game (in their private chat), or None."""
+    rows = s.exec(
+        select(GameRow)
+        .where(GameRow.chat_id == user_id,
+               GameRow.status.in_(OPEN))  # type: ignore[attr-defined]
+        .order_by(GameRow.id.desc())  # type: ignore[union-attr]
+    ).all()
+    return next((r for r in rows if is_practice(r) and r.creator_id == user_id), None)
+
+
 def is_practice(row: GameRow) -> bool:
     """Whether a game is a practice game (see the module docstring)."""
     return bool(row.meta.get(PRACTICE_KEY))
 
 
-__all__ = ["HINT_FLOOR", "PRACTICE_LEVELS", "HintTurn", "PracticeService", "is_practice"]
+__all__ = [
+    "HINT_FLOOR", "PRACTICE_LEVELS", "HintTurn", "PracticeService", "is_practice",
+    "open_practice",
+]
