@@ -140,7 +140,7 @@ class ClockService:
                 if timeout:
                     self.kernel.finish_tx(tx, moved=True, store=False)
             self.kernel.store_log(s, [a for tx, _ in txs for a in tx.actions],
-                            [n for tx, _ in txs for n in tx.notes])
+                                  [n for tx, _ in txs for n in tx.notes])
             del users  # held until here: the session keeps only weak references
             return [tx for tx, _ in txs]
 

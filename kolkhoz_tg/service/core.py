@@ -571,3 +571,23 @@ class GameService:
 
     def hint_turn(self, game_id: int, user_id: int) -> HintTurn:
         return self.practice.hint_turn(game_id, user_id)
+
+
+def _share_docs() -> None:
+    """Each facade method shows the docstring of the part's method it hands the call to
+    (for ``help()`` and the docs; the text lives once, on the part)."""
+    parts: tuple[type, ...] = (
+        PeopleService, LobbyService, PlayService, ClockService, ReadingService, OutboxService,
+        ComputerPlayers, RatingsService, PracticeService, Kernel,
+    )
+    for name, method in vars(GameService).items():
+        if name.startswith("_") or not callable(method) or method.__doc__:
+            continue
+        for part in parts:
+            source = getattr(part, name, None)
+            if callable(source) and source.__doc__:
+                method.__doc__ = source.__doc__
+                break
+
+
+_share_docs()

@@ -359,7 +359,7 @@ class Kernel:
         if user is None:
             # Two first messages of a new user may arrive at once: insert-or-ignore, re-read.
             self.insert_ignore(s, UserRow, id=user_id, name=(name or str(user_id))[:128],
-                                locale=locale, can_pm=False, created_at=self.clock.now())
+                               locale=locale, can_pm=False, created_at=self.clock.now())
             user = s.get(UserRow, user_id)
             assert user is not None
         elif user_changes(user, name, locale):
@@ -370,7 +370,7 @@ class Kernel:
         return user
 
     def insert_ignore(self, s: Session, model: type[UserRow] | type[ChatRow],
-                       **values: Any) -> None:
+                      **values: Any) -> None:
         """INSERT … ON CONFLICT (id) DO NOTHING, on SQLite and PostgreSQL."""
         table = model.__table__  # type: ignore[union-attr]
         if self.db.is_postgres:
@@ -397,7 +397,7 @@ class Kernel:
         locale = locale_or_none(locale)
         if chat is None:
             self.insert_ignore(s, ChatRow, id=chat_id, title=title[:256] if title else None,
-                                locale=locale, settings={}, created_at=self.clock.now())
+                               locale=locale, settings={}, created_at=self.clock.now())
             chat = s.get(ChatRow, chat_id)
             assert chat is not None
         elif title and chat.title != title:

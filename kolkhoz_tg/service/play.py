@@ -103,7 +103,7 @@ class PlayService:
                                          locale=answer)
                     self.kernel.finish_tx(tx, moved=False)
                     result = self.kernel.act_result(tx, ActStatus.ILLEGAL, seat.seat,
-                                          reason=illegal.reason, message=str(illegal))
+                                                    reason=illegal.reason, message=str(illegal))
                 else:
                     tx.apply(seat.seat, action, Actor.PLAYER, user_id)
                     seat.timeouts = 0
