@@ -30,21 +30,18 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     locale = args[0].lower()
     if c.in_group:
-        games = await call(d.service.games_in_chat, chat.id, all_topics=True)
-        creators = {g.creator_id for g in games}
         # The whole chat's language: its admins', or the creator's whose games are the only
         # ones open (never while other people's games are, in their topics or here).
-        if not (await is_admin(update, context) or creators <= {user.id}):
+        admin = await is_admin(update, context)
+        games = await call(d.service.set_chat_language, chat.id, user.id, locale, admin=admin)
+        if games is None:
             await c.reply(say.only_admins_language(c.tr))
             return
-        await call(d.service.set_chat_locale, chat.id, locale)
         for game in games:
             await d.deliverer.refresh_board(game.id)
     else:
-        await call(d.service.set_user_locale, user.id, locale)
         # The private chat's own messages (a practice game's board) follow the user.
-        await call(d.service.set_chat_locale, chat.id, locale)
-        practice_game = await call(d.service.practice_game, user.id)
+        practice_game = await call(d.service.set_own_language, user.id, chat.id, locale)
         if practice_game is not None:
             await d.deliverer.refresh_board(practice_game.id)
     await c.reply(say.language_set(translator(locale)))
@@ -72,18 +69,19 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     try:
         if key == "timeout" and len(values) == 1:
-            await call(d.service.configure, game.id, user.id, turn_timeout=values[0])
+            info = await call(d.service.configure, game.id, user.id, turn_timeout=values[0])
         elif key == "reminders" and len(values) == 1:
-            await call(d.service.configure, game.id, user.id,
-                       reminders=[v for v in values[0].split(",") if v])
+            info = await call(d.service.configure, game.id, user.id,
+                              reminders=[v for v in values[0].split(",") if v])
         elif key == "preset" and len(values) == 1:
-            await call(d.service.configure_lobby, game.id, user.id, preset=values[0],
-                       options={"medals_score": bool(game.rules.get("medals_score"))})
+            info = await call(d.service.configure_lobby, game.id, user.id, preset=values[0],
+                              options={"medals_score": bool(game.rules.get("medals_score"))})
         elif key == "players" and len(values) == 1 and values[0].isdecimal():
-            await call(d.service.configure_lobby, game.id, user.id, players=int(values[0]))
+            info = await call(d.service.configure_lobby, game.id, user.id,
+                              players=int(values[0]))
         elif key == "medals" and len(values) == 1 and values[0] in ("on", "off"):
-            await call(d.service.configure_lobby, game.id, user.id,
-                       options={"medals_score": values[0] == "on"})
+            info = await call(d.service.configure_lobby, game.id, user.id,
+                              options={"medals_score": values[0] == "on"})
         else:
             await c.reply(say.settings_usage(tr))
             return
@@ -91,8 +89,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         await c.reply(service_error_text(tr, e))
         return
     await d.deliverer.refresh_board(game.id)
-    info = await call(d.service.game_info, game.id)
-    await c.reply(present.rules_line(tr, info))
+    await c.reply(present.rules_line(tr, info))  # the game as the change left it
 
 
 async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:

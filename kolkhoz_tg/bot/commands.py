@@ -40,7 +40,7 @@ from kolkhoz_tg.bot.topics import (
     topic_link,
 )
 from kolkhoz_tg.bot.typed import TypedError, parse_typed
-from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.present import commands as say
 from kolkhoz_tg.present import practice as lessons
 from kolkhoz_tg.present import taps
@@ -166,35 +166,33 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     if not c.in_group:
         await c.reply(say.newgame_in_private(c.tr))
         return
-    await call(d.service.ensure_chat, chat.id, chat.title)
-    info = await call(d.service.chat, chat.id)
-    if info is not None and info.locale is None:
-        creator = await call(d.service.locale_for, user.id, None, user.language_code)
-        await call(d.service.set_chat_locale, chat.id, creator)
-    tr = await group_tr(update, d)  # the chat's language, settled just now
     args = [a.lower() for a in c.args]
     general = bool(chat.is_forum) and place.topic_id is None
     own_topic = general and not HERE.intersection(args) and await may_open_topics(
         context, chat)
-    open_games = await call(d.service.games_in_chat, place.chat_id, place.topic_id)
-    if open_games and not own_topic:
-        await _has_a_game(c, tr, open_games[0])
+    preset_name, players, options, bad = _newgame_args(args)
+    # The chat recorded, its language settled (the creator's when it has none), the place's
+    # open game looked up, and unless there is one (or an argument is a typo) the lobby.
+    opening = await call(d.service.open_lobby, place.chat_id, user.id, title=chat.title,
+                         creator_name=user.full_name, creator_locale=user.language_code,
+                         topic_id=place.topic_id, preset=preset_name, players=players,
+                         options=options or None, create=bad is None)
+    tr = translator(opening.locale)  # the chat's language, settled just now
+    if opening.raced:
+        # Someone opened a game here a moment ago.
+        if opening.existing is not None:
+            await _has_a_game(c, tr, opening.existing)
         return
-    preset_name: str | None = None
-    players = 4
-    options: dict[str, Any] = {}
-    for arg in args:
-        option = house_rules.parse_option(arg)
-        if arg in PRESETS:
-            preset_name = arg
-        elif arg.isdecimal() and int(arg) in PLAYER_COUNTS:
-            players = int(arg)
-        elif option is not None:
-            options[option[0]] = option[1]
-        elif arg not in HERE:
-            # A typo must not open a game of other rules (or players) than asked for.
-            await c.reply(lessons.bad_args_text(tr, arg, "newgame"))
-            return
+    if opening.existing is not None and not own_topic:
+        await _has_a_game(c, tr, opening.existing)
+        return
+    if bad is not None:
+        # A typo must not open a game of other rules (or players) than asked for.
+        await c.reply(lessons.bad_args_text(tr, bad, "newgame"))
+        return
+    if opening.error is not None:
+        await c.reply(service_error_text(tr, opening.error))
+        return
 
     async def create(topic_id: int | None) -> GameInfo:
         return await call(d.service.create_game, chat.id, user.id, topic_id=topic_id,
@@ -202,7 +200,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
                           options=options or None)
 
     try:
-        if own_topic and open_games:
+        if opening.existing is not None:
             # "General" has a game already (one game a place): the new one begins in a
             # topic of its own, or not at all.
             made = await game_in_new_topic(context, tr, chat.id, create)
@@ -211,7 +209,8 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
                 return
             game = made
         else:
-            game = await create(place.topic_id)
+            assert opening.game is not None
+            game = opening.game
             if own_topic:
                 game = await open_topic(context, d, tr, game)
     except ServiceError as e:
@@ -230,6 +229,25 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         await c.reply(msg.text, msg.keyboard)
     elif general and not own_topic and not HERE.intersection(args):
         await c.reply(say.topics_tip(tr))
+
+
+def _newgame_args(args: list[str]) -> tuple[str | None, int, dict[str, Any], str | None]:
+    """``/newgame``'s arguments: (preset, players, house rules, the first argument that is
+    none of them, or None)."""
+    preset_name: str | None = None
+    players = 4
+    options: dict[str, Any] = {}
+    for arg in args:
+        option = house_rules.parse_option(arg)
+        if arg in PRESETS:
+            preset_name = arg
+        elif arg.isdecimal() and int(arg) in PLAYER_COUNTS:
+            players = int(arg)
+        elif option is not None:
+            options[option[0]] = option[1]
+        elif arg not in HERE:
+            return preset_name, players, options, arg
+    return preset_name, players, options, None
 
 
 async def _has_a_game(c: Cmd, tr: Translator, game: GameInfo) -> None:

@@ -24,6 +24,7 @@ from kolkhoz_tg.service.errors import (
     ServiceError,
     WrongState,
 )
+from kolkhoz_tg.service.lobby import LobbyOpening
 from kolkhoz_tg.service.people import BOARD_STYLES
 from kolkhoz_tg.service.practice import PRACTICE_LEVELS, HintTurn
 from kolkhoz_tg.service.records import (
@@ -72,6 +73,7 @@ __all__ = [
     "GameService",
     "HintTurn",
     "Kind",
+    "LobbyOpening",
     "NotAllowed",
     "NotFound",
     "Notification",

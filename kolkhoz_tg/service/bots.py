@@ -6,43 +6,39 @@ A bot seat has its own level (``seats.level``); a stand-in plays at its chat's l
 inside the transaction that made them due. With :attr:`BotPolicy.defer` (a front end with a
 worker pool), a ``strong`` or ``hard`` bot whose move is not forced does not: the game
 records since when it waits (``games.bot_due``), the front end is told after the commit
-(:meth:`BotsMixin.add_bot_listener`), reads what to think about (:meth:`bot_turn`: the
-seat's view and a seed, nothing else), thinks in a worker, and plays the move with
-:meth:`bot_act` at the version it thought about; if the game moved on meanwhile the move is
-refused as stale and the worker thinks again. :meth:`games_waiting_for_bots` finds the
-games a restart or a lost wake-up left waiting.
+(:meth:`~kolkhoz_tg.service.kernel.Kernel.add_bot_listener`), reads what to think about
+(:meth:`bot_turn`: the seat's view and a seed, nothing else), thinks in a worker, and plays
+the move with :meth:`bot_act` at the version it thought about; if the game moved on
+meanwhile the move is refused as stale and the worker thinks again.
+:meth:`games_waiting_for_bots` finds the games a restart or a lost wake-up left waiting.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from engine import Action, Game, InvalidAction
-from kolkhoz_tg.botplay import LEGACY_LEVEL, SEARCH_LEVELS, BotPolicy, check_level, decision_seed
-from kolkhoz_tg.service.base import (
-    _ACTIVE,
+from kolkhoz_tg.botplay import LEGACY_LEVEL, SEARCH_LEVELS, check_level, decision_seed
+from kolkhoz_tg.service.common import (
+    ACTIVE,
     ChatInfo,
-    ServiceBase,
-    _chat_info,
-    _Conflict,
-    _possible_id,
+    Conflict,
+    chat_info,
+    possible_id,
 )
 from kolkhoz_tg.service.errors import BadRequest, NotFound
+from kolkhoz_tg.service.gametx import GameTx
+from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.records import ActResult, ActStatus
-from kolkhoz_tg.service.turn import Turn
-from kolkhoz_tg.storage.models import ChatRow, GameRow, SeatRow
+from kolkhoz_tg.storage.models import ChatRow, GameRow
 
 log = logging.getLogger(__name__)
 
-#: Told the id of a game that waits for a search bot, after the commit that made it wait
-#: (or that changed it while it waits). Runs in the thread that committed.
-BotListener = Callable[[int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,45 +56,12 @@ class BotTurn:
     searchers: int
 
 
-class BotsMixin(ServiceBase):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        #: How this service plays bots; a front end with a worker pool sets ``defer``.
-        self.bot_policy = BotPolicy()
-        self._bot_listeners: list[BotListener] = []
+class ComputerPlayers:
+    """The computer players' seats: the chat's level for stand-ins, and the moves that
+    a worker thought about off the transaction (see the module docstring)."""
 
-    # ------------------------------------------------------------------ plumbing
-
-    def _start_turn(
-        self, s: Session, row: GameRow, seats: dict[int, SeatRow] | None = None
-    ) -> Turn:
-        turn = super()._start_turn(s, row, seats)
-        turn.bots = self.bot_policy
-        return turn
-
-    def _fire_listeners(self, rows: Iterable[GameRow]) -> None:
-        rows = list(rows)
-        super()._fire_listeners(rows)
-        self._fire_bot_listeners(
-            row.id for row in rows
-            if row.id is not None and row.bot_due is not None and row.status == _ACTIVE)
-
-    def _fire_bot_listeners(self, game_ids: Iterable[int]) -> None:
-        for game_id in game_ids:
-            for listener in list(self._bot_listeners):
-                try:
-                    listener(game_id)
-                except Exception:  # committed already; the periodic look finds it
-                    log.exception("bot listener failed for game %s", game_id)
-
-    def add_bot_listener(self, listener: BotListener) -> None:
-        """``listener(game_id)`` runs after every commit that leaves a running game waiting
-        for a search bot."""
-        self._bot_listeners.append(listener)
-
-    def remove_bot_listener(self, listener: BotListener) -> None:
-        if listener in self._bot_listeners:
-            self._bot_listeners.remove(listener)
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
 
     # ------------------------------------------------------------------ levels
 
@@ -112,24 +75,24 @@ class BotsMixin(ServiceBase):
             check_level(level)
         except ValueError as e:
             raise BadRequest(str(e), "bad_level") from None
-        with self._write() as s:
-            chat = self._ensure_chat(s, chat_id)
+        with self.kernel.write() as s:
+            chat = self.kernel.ensure_chat_row(s, chat_id)
             chat.settings = {**chat.settings, "bot_level": level}
-            info = _chat_info(chat)
+            info = chat_info(chat)
             waiting = s.exec(
                 select(GameRow.id).where(
-                    GameRow.chat_id == chat_id, GameRow.status == _ACTIVE,
+                    GameRow.chat_id == chat_id, GameRow.status == ACTIVE,
                     GameRow.bot_due.is_not(None))  # type: ignore[union-attr]
             ).all()
-        self._fire_bot_listeners(i for i in waiting if i is not None)
+        self.kernel.fire_bot_listeners(i for i in waiting if i is not None)
         return info
 
     def chat_bot_level(self, chat_id: int) -> str:
         """The chat's level for stand-ins (the policy's default when it chose none)."""
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             chat = s.get(ChatRow, chat_id)
             chosen = chat.settings.get("bot_level") if chat is not None else None
-        return chosen if isinstance(chosen, str) else self.bot_policy.default_level
+        return chosen if isinstance(chosen, str) else self.kernel.bot_policy.default_level
 
     # ------------------------------------------------------------------ thinking
 
@@ -139,38 +102,38 @@ class BotsMixin(ServiceBase):
         """Running games that wait for a search bot, the longest waiting first; with
         ``idle_for``, only those where no move was made for that long (nobody is thinking
         for them: a worker that died, a process that stopped)."""
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             stmt = (
                 select(GameRow.id)
-                .where(GameRow.status == _ACTIVE,
+                .where(GameRow.status == ACTIVE,
                        GameRow.bot_due.is_not(None))  # type: ignore[union-attr]
                 .order_by(GameRow.bot_due)  # type: ignore[arg-type]
                 .limit(limit)
             )
             if idle_for is not None:
-                stmt = stmt.where(GameRow.bot_due <= self.clock.now() - idle_for)  # type: ignore[operator]
+                stmt = stmt.where(GameRow.bot_due <= self.kernel.clock.now() - idle_for)  # type: ignore[operator]
             return [i for i in s.exec(stmt).all() if i is not None]
 
     def bot_turn(self, game_id: int) -> BotTurn | None:
         """The next decision a worker is to think about in this game (the first waiting
         seat), or None when the game waits for no search bot."""
-        if not _possible_id(game_id):
+        if not possible_id(game_id):
             return None
-        with self.db.read() as s:
-            row, seats = self._load_with_seats(s, game_id, lock=False)
-            if row is None or row.status != _ACTIVE or row.state is None:
+        with self.kernel.db.read() as s:
+            row, seats = self.kernel.load_with_seats(s, game_id, lock=False)
+            if row is None or row.status != ACTIVE or row.state is None:
                 return None
             # Not from the cache: another thread may be changing that object now.
             game = Game.from_json(row.state)
-            turn = Turn(s, row, seats, game, self.clock.now(), row.version,
-                        bots=self.bot_policy)
-            waiting = turn.thinking_seats()
+            tx = GameTx(s, row, seats, game, self.kernel.clock.now(), row.version,
+                        bots=self.kernel.bot_policy)
+            waiting = tx.thinking_seats()
             if not waiting:
                 return None
             seat = waiting[0]
-            searchers = sum(1 for i in seats if (turn.level_of(i) or LEGACY_LEVEL)
+            searchers = sum(1 for i in seats if (tx.level_of(i) or LEGACY_LEVEL)
                             in SEARCH_LEVELS)
-            return BotTurn(game_id, row.version, seat, turn.level_of(seat) or LEGACY_LEVEL,
+            return BotTurn(game_id, row.version, seat, tx.level_of(seat) or LEGACY_LEVEL,
                            game.view(seat), decision_seed(game_id, len(game.log), seat),
                            max(1, searchers))
 
@@ -180,30 +143,30 @@ class BotsMixin(ServiceBase):
         stand-ins and forced moves play now, as after a move, and return what followed
         (APPLIED, with the notifications to deliver); or only clear the wait. None when
         there was nothing to settle."""
-        if not _possible_id(game_id):
+        if not possible_id(game_id):
             return None
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             row = s.get(GameRow, game_id)
-            if row is None or row.status != _ACTIVE or row.bot_due is None:
+            if row is None or row.status != ACTIVE or row.bot_due is None:
                 return None
         try:
-            with self._write() as s:
-                row, seats = self._load_with_seats(s, game_id)
-                if row is None or row.status != _ACTIVE or row.bot_due is None:
+            with self.kernel.write() as s:
+                row, seats = self.kernel.load_with_seats(s, game_id)
+                if row is None or row.status != ACTIVE or row.bot_due is None:
                     return None
-                turn = self._start_turn(s, row, seats)
-                if turn.thinking_seats():
+                tx = self.kernel.open_tx(s, row, seats)
+                if tx.thinking_seats():
                     return None  # a worker has thinking to do: not stuck
-                turn.run_automatic()
-                if not turn.moves:
-                    turn.update_bot_due()
+                tx.run_automatic()
+                if not tx.moves:
+                    tx.update_bot_due()
                     return None
-                self._finish_turn(turn, moved=True)
-                result = self._result(turn, ActStatus.APPLIED, None)
-                result = replace(result, scene=self._scene(s, row, turn.views, turn.seats))
-        except _Conflict:
+                self.kernel.finish_tx(tx, moved=True)
+                result = self.kernel.act_result(tx, ActStatus.APPLIED, None)
+                result = replace(result, scene=self.kernel.scene(s, row, tx.views, tx.seats))
+        except Conflict:
             return None  # someone moved meanwhile, and that move settled it
-        self._after_commit(turn)
+        self.kernel.after_commit(tx)
         return result
 
     def bot_act(self, game_id: int, seat: int, action_text: str, version: int) -> ActResult:
@@ -218,34 +181,34 @@ class BotsMixin(ServiceBase):
             return ActResult(ActStatus.INVALID, game_id, version, seat, reason="invalid",
                              message=str(e))
         try:
-            with self._write() as s:
-                row, seats = self._load_with_seats(s, game_id)
+            with self.kernel.write() as s:
+                row, seats = self.kernel.load_with_seats(s, game_id)
                 if row is None:
                     raise NotFound(f"no game {game_id}", "game_not_found")
                 if row.version != version:
                     return ActResult(ActStatus.STALE, game_id, row.version, seat)
-                if row.status != _ACTIVE:
+                if row.status != ACTIVE:
                     return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat,
                                      reason=row.status)
-                turn = self._start_turn(s, row, seats)
-                if seat not in turn.thinking_seats():
-                    self._remember(game_id, row.version, turn.game)
+                tx = self.kernel.open_tx(s, row, seats)
+                if seat not in tx.thinking_seats():
+                    self.kernel.remember(game_id, row.version, tx.game)
                     return ActResult(ActStatus.STALE, game_id, row.version, seat,
                                      reason="not_waiting")
-                illegal = turn.game.why_illegal(seat, action)
+                illegal = tx.game.why_illegal(seat, action)
                 if illegal is not None:
                     log.warning("game %s: a bot chose %s, which is illegal: %s", game_id,
                                 action.text, illegal)
-                    self._remember(game_id, row.version, turn.game)
+                    self.kernel.remember(game_id, row.version, tx.game)
                     return ActResult(ActStatus.ILLEGAL, game_id, row.version, seat,
                                      reason=illegal.reason, message=str(illegal))
-                turn.play_for_bot(seat, action)
-                turn.run_automatic()
-                self._finish_turn(turn, moved=True)
-                result = self._result(turn, ActStatus.APPLIED, seat)
-                result = replace(result, scene=self._scene(s, row, turn.views, turn.seats))
-        except _Conflict:
-            return ActResult(ActStatus.STALE, game_id, self._version(game_id), seat,
+                tx.play_for_bot(seat, action)
+                tx.run_automatic()
+                self.kernel.finish_tx(tx, moved=True)
+                result = self.kernel.act_result(tx, ActStatus.APPLIED, seat)
+                result = replace(result, scene=self.kernel.scene(s, row, tx.views, tx.seats))
+        except Conflict:
+            return ActResult(ActStatus.STALE, game_id, self.kernel.current_version(game_id), seat,
                              reason="conflict")
-        self._after_commit(turn)
+        self.kernel.after_commit(tx)
         return result

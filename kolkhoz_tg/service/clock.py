@@ -7,21 +7,21 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
-from kolkhoz_tg.service.base import (
-    _ACTIVE,
-    ServiceBase,
-    _Conflict,
-    _possible_id,
-    _to_record,
+from kolkhoz_tg.service.common import (
+    ACTIVE,
+    Conflict,
+    notification_record,
+    possible_id,
 )
 from kolkhoz_tg.service.errors import Busy
+from kolkhoz_tg.service.gametx import GameTx
+from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.records import (
     DueJob,
     Kind,
     Notification,
     SweepResult,
 )
-from kolkhoz_tg.service.turn import Turn
 from kolkhoz_tg.storage.models import (
     GameRow,
     SeatRow,
@@ -37,7 +37,13 @@ log = logging.getLogger(__name__)
 SWEEP_BATCH = 20
 
 
-class ClockMixin(ServiceBase):
+class ClockService:
+    """The clock's work: reminders and timeouts that are due, the sweep, the jobs a
+    scheduler needs."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+
     def process_due(self, game_id: int) -> list[Notification]:
         """Send the reminders and play the timeouts of one game that are due by now.
 
@@ -56,12 +62,12 @@ class ClockMixin(ServiceBase):
         If the transaction fails (a lost version race, an error in one game, a deadlock),
         nothing of it is kept and each game is tried again in a transaction of its own, so
         one game never holds up the others and errors surface exactly as one at a time."""
-        ids = [i for i in dict.fromkeys(game_ids) if _possible_id(i)]
+        ids = [i for i in dict.fromkeys(game_ids) if possible_id(i)]
         if not ids:
             return []
         try:
-            turns = self._due_transaction(ids)
-        except _Conflict:
+            txs = self._due_transaction(ids)
+        except Conflict:
             if len(ids) == 1:
                 return []
             return self._one_by_one(ids)
@@ -72,11 +78,11 @@ class ClockMixin(ServiceBase):
                      len(ids), exc_info=True)
             return self._one_by_one(ids)
         out: list[tuple[int, list[Notification]]] = []
-        for turn in turns:
-            row = turn.row
+        for tx in txs:
+            row = tx.row
             assert row.id is not None
-            self._after_commit(turn)
-            out.append((row.id, [_to_record(n) for n in turn.notes]))
+            self.kernel.after_commit(tx)
+            out.append((row.id, [notification_record(n) for n in tx.notes]))
         return out
 
     def _one_by_one(self, ids: list[int]) -> list[tuple[int, list[Notification]]]:
@@ -93,17 +99,17 @@ class ClockMixin(ServiceBase):
                 log.exception("sweep: game %s failed; the other games go on", game_id)
         return out
 
-    def _due_transaction(self, ids: list[int]) -> list[Turn]:
+    def _due_transaction(self, ids: list[int]) -> list[GameTx]:
         """One write transaction over the games of ``ids`` that are due now; the turns
         committed (in the order of ``ids``)."""
-        with self._write() as s:
-            now = self.clock.now()
+        with self.kernel.write() as s:
+            now = self.kernel.clock.now()
             stmt = select(GameRow).where(
                 GameRow.id.in_(ids),  # type: ignore[union-attr]
-                GameRow.status == _ACTIVE,
+                GameRow.status == ACTIVE,
                 GameRow.next_due <= now,  # type: ignore[operator]
             )
-            if self.db.is_postgres:
+            if self.kernel.db.is_postgres:
                 # Rows another process holds (its act() or its sweep) are left to it; the
                 # WHERE is re-checked on rows committed meanwhile, so a game it has just
                 # handled is no longer due here.
@@ -116,27 +122,27 @@ class ClockMixin(ServiceBase):
             # First every game's moves (timeouts, then the automatic moves after them) or
             # reminders; the moves and seat counters of the whole batch are then written in
             # a few statements, instead of a few per game.
-            turns: list[tuple[Turn, bool]] = []
+            txs: list[tuple[GameTx, bool]] = []
             for row in rows:
                 assert row.id is not None
-                turn = self._start_turn(s, row, seats.get(row.id, {}))
-                turn.now = now
+                tx = self.kernel.open_tx(s, row, seats.get(row.id, {}))
+                tx.now = now
                 timeout = row.deadline is not None and row.deadline <= now
                 if timeout:
-                    self._timeout(turn)
+                    self._timeout(tx)
                 else:
-                    self._remind(turn)
-                turns.append((turn, timeout))
+                    self._remind(tx)
+                txs.append((tx, timeout))
             s.flush()
             # Then each game's clock, snapshot and version, as one at a time, and the
             # notifications of the whole batch in one go.
-            for turn, timeout in turns:
+            for tx, timeout in txs:
                 if timeout:
-                    self._finish_turn(turn, moved=True, store=False)
-            self._store_log(s, [a for turn, _ in turns for a in turn.actions],
-                            [n for turn, _ in turns for n in turn.notes])
+                    self.kernel.finish_tx(tx, moved=True, store=False)
+            self.kernel.store_log(s, [a for tx, _ in txs for a in tx.actions],
+                                  [n for tx, _ in txs for n in tx.notes])
             del users  # held until here: the session keeps only weak references
-            return [turn for turn, _ in turns]
+            return [tx for tx, _ in txs]
 
     def _seats_of_games(
         self, s: Session, game_ids: list[int]
@@ -156,69 +162,69 @@ class ClockMixin(ServiceBase):
         users = select(UserRow).where(UserRow.id.in_(user_ids))  # type: ignore[attr-defined]
         return seats, list(s.exec(users).all())
 
-    def _timeout(self, turn: Turn) -> None:
-        for seat in list(turn.game.to_act):
-            if not turn.waits_for_human(seat):
+    def _timeout(self, tx: GameTx) -> None:
+        for seat in list(tx.game.to_act):
+            if not tx.waits_for_human(seat):
                 continue
-            seat_row = turn.seats[seat]
-            played = turn.play_timeout(seat)
+            seat_row = tx.seats[seat]
+            played = tx.play_timeout(seat)
             if not played:
                 continue
             seat_row.timeouts += 1
             seat_row.auto_moves += len(played)
-            turn.notify(
+            tx.notify(
                 Kind.TIMED_OUT,
                 {
                     "actions": [m.action for m in played],
                     "timeouts": seat_row.timeouts,
-                    "standin_after": turn.row.standin_after,
+                    "standin_after": tx.row.standin_after,
                 },
                 user_id=seat_row.user_id,
                 seat=seat,
             )
-            if seat_row.timeouts >= turn.row.standin_after:
+            if seat_row.timeouts >= tx.row.standin_after:
                 seat_row.standin = True
                 data = {"timeouts": seat_row.timeouts, "name": seat_row.name}
-                turn.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat)
-                turn.notify(Kind.STAND_IN, data, seat=seat)
+                tx.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat)
+                tx.notify(Kind.STAND_IN, data, seat=seat)
         # A search bot (or stand-in) that no worker played for in a whole turn's time (its
         # workers keep failing, or none runs): the heuristic plays for it, so the game never
         # waits for ever behind a deadline that keeps moving on.
-        for seat in turn.thinking_seats():
+        for seat in tx.thinking_seats():
             log.warning("game %s: no worker played the bot of seat %s by the deadline; "
-                        "the heuristic plays for it", turn.row.id, seat)
-            turn.play_cheap(seat)
-        turn.run_automatic()
+                        "the heuristic plays for it", tx.row.id, seat)
+            tx.play_cheap(seat)
+        tx.run_automatic()
 
-    def _remind(self, turn: Turn) -> None:
-        now = turn.now
-        deadline = turn.row.deadline
-        for seat, seat_row in turn.seats.items():
+    def _remind(self, tx: GameTx) -> None:
+        now = tx.now
+        deadline = tx.row.deadline
+        for seat, seat_row in tx.seats.items():
             if seat_row.remind_at is None or seat_row.remind_at > now:
                 continue
             left = [t for t in seat_row.reminders if datetime.fromisoformat(t) > now]
             seat_row.reminders = left
             seat_row.remind_at = datetime.fromisoformat(left[0]) if left else None
-            user = turn.session.get(UserRow, seat_row.user_id) if seat_row.user_id else None
-            turn.notify(
+            user = tx.session.get(UserRow, seat_row.user_id) if seat_row.user_id else None
+            tx.notify(
                 Kind.REMINDER,
                 {
                     "deadline": None if deadline is None else deadline.isoformat(),
                     "last": not left,
                     "can_pm": bool(user and user.can_pm),
-                    "phase": turn.game.phase.value,
+                    "phase": tx.game.phase.value,
                 },
                 user_id=seat_row.user_id,
                 seat=seat,
-                version=turn.base_version,
+                version=tx.base_version,
             )
-        turn.update_due()
+        tx.update_due()
 
     def due_game_ids(self, limit: int = 500, now: datetime | None = None) -> list[int]:
         """Games with a reminder or timeout due by ``now``, most overdue first (an index
         range scan on ``next_due``: the cost follows the due games, not all games)."""
-        when = now or self.clock.now()
-        with self.db.read() as s:
+        when = now or self.kernel.clock.now()
+        with self.kernel.db.read() as s:
             stmt = (
                 select(GameRow.id)
                 .where(GameRow.next_due <= when)  # type: ignore[operator]
@@ -249,7 +255,7 @@ class ClockMixin(ServiceBase):
         )
         if until is not None:
             stmt = stmt.where(GameRow.next_due <= until)  # type: ignore[operator]
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             rows = s.exec(stmt).all()
         jobs: list[DueJob] = []
         for game_id, deadline, reminder in rows:

@@ -4,46 +4,64 @@ abort."""
 from __future__ import annotations
 
 import secrets
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlmodel import Session
 
 from engine import Game, Rules, preset_name
-from kolkhoz_tg.botplay import BotPolicy, check_level
-from kolkhoz_tg.service.base import (
-    _ACTIVE,
-    _LOBBY,
-    _OPEN,
-    ServiceBase,
-    _bot_seat,
-    _check_reminders,
-    _check_standin,
-    _check_timeout,
-    _make_rules,
-    _note,
-    _seed,
-    _to_record,
+from kolkhoz_tg.botplay import check_level
+from kolkhoz_tg.service.common import (
+    ACTIVE,
+    LOBBY,
+    OPEN,
+    bot_seat,
+    check_reminders,
+    check_standin,
+    check_timeout,
+    locale_or_none,
+    make_rules,
+    new_note,
+    notification_record,
+    parse_seed,
 )
-from kolkhoz_tg.service.errors import BadRequest, NotAllowed, WrongState
+from kolkhoz_tg.service.errors import BadRequest, NotAllowed, ServiceError, WrongState
+from kolkhoz_tg.service.gametx import GameTx
+from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
     GameInfo,
     Kind,
 )
-from kolkhoz_tg.service.turn import Turn
 from kolkhoz_tg.storage.models import (
     ChatRow,
     GameRow,
     GameStatus,
     SeatRow,
+    UserRow,
 )
 
 
-class LobbyMixin(ServiceBase):
-    #: Set by :class:`~kolkhoz_tg.service.bots.BotsMixin`.
-    bot_policy: BotPolicy
+@dataclass(frozen=True, slots=True)
+class LobbyOpening:
+    """What :meth:`LobbyService.open_lobby` did: the chat's language (settled by it), and
+    the lobby it opened (``game``), or the open game it found at the place (``existing``;
+    ``raced``: found only after another request opened it first), or why it could not open
+    one (``error``); all None when asked not to create and nothing is there."""
+
+    locale: str
+    game: GameInfo | None = None
+    existing: GameInfo | None = None
+    raced: bool = False
+    error: ServiceError | None = None
+
+
+class LobbyService:
+    """The lobby: create a game, seats, bots, rules and clock settings, start, abort."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
 
     def create_game(
         self,
@@ -72,20 +90,20 @@ class LobbyMixin(ServiceBase):
         not switched off, as a front end with one game per chat, like a terminal, may)."""
         if not isinstance(players, int) or not 3 <= players <= 5:
             raise BadRequest(f"3 to 5 players, not {players!r}", "bad_players")
-        with self._write() as s:
-            chat = self._ensure_chat(s, chat_id)
+        with self.kernel.write() as s:
+            chat = self.kernel.ensure_chat_row(s, chat_id)
             if alone:
-                self._check_place(s, chat_id, topic_id)
-            user = self._ensure_user(s, creator_id, creator_name)
+                self.kernel.check_place(s, chat_id, topic_id)
+            user = self.kernel.ensure_user_row(s, creator_id, creator_name)
             d = chat.settings
             preset_value = preset or d.get("preset") or "classic"
             opts = options if options is not None else d.get("options") or {}
-            rules = _make_rules(preset_value, opts)
+            rules = make_rules(preset_value, opts)
             row = GameRow(
                 chat_id=chat_id,
                 topic_id=topic_id,
                 creator_id=creator_id,
-                status=_LOBBY,
+                status=LOBBY,
                 # The preset chosen, whatever options change (the house rules): the game
                 # keeps its name, and its rules tell what differs.
                 preset=preset_value,
@@ -93,18 +111,18 @@ class LobbyMixin(ServiceBase):
                 players=players,
                 seed=str(seed) if seed is not None else str(secrets.randbelow(10**12)),
                 turn_timeout=(
-                    _check_timeout(turn_timeout) if turn_timeout is not None
-                    else d.get("turn_timeout", self.default_turn_timeout)
+                    check_timeout(turn_timeout) if turn_timeout is not None
+                    else d.get("turn_timeout", self.kernel.default_turn_timeout)
                 ),
                 reminders=(
-                    _check_reminders(reminders) if reminders is not None
-                    else d.get("reminders", self.default_reminders)
+                    check_reminders(reminders) if reminders is not None
+                    else d.get("reminders", self.kernel.default_reminders)
                 ),
                 standin_after=(
-                    _check_standin(standin_after) if standin_after is not None
-                    else d.get("standin_after", self.default_standin_after)
+                    check_standin(standin_after) if standin_after is not None
+                    else d.get("standin_after", self.kernel.default_standin_after)
                 ),
-                created_at=self.clock.now(),
+                created_at=self.kernel.clock.now(),
                 meta={},
             )
             s.add(row)
@@ -112,9 +130,53 @@ class LobbyMixin(ServiceBase):
             assert row.id is not None
             if join:
                 s.add(SeatRow(game_id=row.id, seat=0, user_id=creator_id, name=user.name,
-                              joined_at=self.clock.now()))
+                              joined_at=self.kernel.clock.now()))
             s.flush()
-            return self._info(s, row)
+            return self.kernel.game_info(s, row)
+
+    def open_lobby(
+        self,
+        chat_id: int,
+        creator_id: int,
+        *,
+        title: str | None = None,
+        creator_name: str | None = None,
+        creator_locale: str | None = None,
+        topic_id: int | None = None,
+        preset: str | None = None,
+        options: dict[str, Any] | None = None,
+        players: int = 4,
+        create: bool = True,
+    ) -> LobbyOpening:
+        """A group's request for a new game, in one call: the chat recorded (``title``), its
+        language settled to the creator's when it has none (theirs, else
+        ``creator_locale``, else the default), the open game at the place looked up, and
+        unless there is one (or ``create`` is false) a lobby opened as by
+        :meth:`create_game`. A game opened there meanwhile comes back as ``existing`` with
+        ``raced``; any other refusal as ``error`` (the language stays settled)."""
+        with self.kernel.write() as s:
+            chat = self.kernel.ensure_chat_row(s, chat_id, title)
+            if chat.locale is None:
+                user = s.get(UserRow, creator_id)
+                chat.locale = ((user.locale if user is not None else None)
+                               or locale_or_none(creator_locale) or self.kernel.settings.locale)
+            locale = chat.locale
+            found = self.kernel.games_at(s, chat_id, topic_id)
+            existing = self.kernel.game_info(s, found[0]) if found else None
+        if existing is not None or not create:
+            return LobbyOpening(locale, existing=existing)
+        try:
+            game = self.create_game(chat_id, creator_id, topic_id=topic_id,
+                                    creator_name=creator_name, preset=preset, players=players,
+                                    options=options)
+        except ServiceError as e:
+            if e.code != "place_taken":
+                return LobbyOpening(locale, error=e)
+            with self.kernel.db.read() as s:
+                found = self.kernel.games_at(s, chat_id, topic_id)
+                existing = self.kernel.game_info(s, found[0]) if found else None
+            return LobbyOpening(locale, existing=existing, raced=True)
+        return LobbyOpening(locale, game=game)
 
     def join(
         self, game_id: int, user_id: int, name: str | None = None, seat: int | None = None
@@ -122,30 +184,30 @@ class LobbyMixin(ServiceBase):
         """Take a seat (the first free one unless given). Raises :class:`WrongState`
         (``not_lobby``), :class:`NotAllowed` (``already_seated``, ``seat_taken``,
         ``game_full``) or :class:`BadRequest` (``bad_seat``)."""
-        with self._write() as s:
+        with self.kernel.write() as s:
             row = self._lobby(s, game_id)
-            user = self._ensure_user(s, user_id, name)
-            seats = self._seats(s, game_id)
+            user = self.kernel.ensure_user_row(s, user_id, name)
+            seats = self.kernel.seats_of(s, game_id)
             if any(r.user_id == user_id for r in seats.values()):
                 raise NotAllowed("already seated", "already_seated")
             index = self._free_seat(row, seats, seat)
             s.add(SeatRow(game_id=game_id, seat=index, user_id=user_id, name=user.name,
-                          joined_at=self.clock.now()))
-            self._bump(s, row)
+                          joined_at=self.kernel.clock.now()))
+            self.kernel.bump(s, row)
             s.flush()
-            return self._info(s, row)
+            return self.kernel.game_info(s, row)
 
     def leave(self, game_id: int, user_id: int) -> GameInfo:
         """Give up a lobby seat. Raises ``not_lobby`` / ``not_seated``."""
-        with self._write() as s:
+        with self.kernel.write() as s:
             row = self._lobby(s, game_id)
-            seat = self._seat_row(s, game_id, user_id)
+            seat = self.kernel.seat_row(s, game_id, user_id)
             if seat is None:
                 raise NotAllowed("not seated", "not_seated")
             s.delete(seat)
-            self._bump(s, row)
+            self.kernel.bump(s, row)
             s.flush()
-            return self._info(s, row)
+            return self.kernel.game_info(s, row)
 
     def add_bot(
         self, game_id: int, by_user: int, seat: int | None = None, level: str | None = None,
@@ -155,25 +217,25 @@ class LobbyMixin(ServiceBase):
         by default the policy's). ``version``: the game's version the request was made on
         (a button's); another one raises :class:`WrongState` ``lobby_changed``, so a
         double tap seats one bot. Raises :class:`BadRequest` ``bad_level`` too."""
-        level = _level(level or self.bot_policy.default_level)
-        with self._write() as s:
+        level = _level(level or self.kernel.bot_policy.default_level)
+        with self.kernel.write() as s:
             row = self._lobby(s, game_id)
-            self._check_seen(row, version)
-            seats = self._seats(s, game_id)
+            self.kernel.check_seen(row, version)
+            seats = self.kernel.seats_of(s, game_id)
             self._check_member(row, seats, by_user)
             index = self._free_seat(row, seats, seat)
-            bot = _bot_seat(game_id, index, seats, self.clock.now())
+            bot = bot_seat(game_id, index, seats, self.kernel.clock.now())
             bot.level = level
             s.add(bot)
-            self._bump(s, row)
+            self.kernel.bump(s, row)
             s.flush()
-            return self._info(s, row)
+            return self.kernel.game_info(s, row)
 
     def remove_seat(self, game_id: int, by_user: int, seat: int) -> GameInfo:
         """Remove a bot (by a member) or any seat (by the creator) in the lobby."""
-        with self._write() as s:
+        with self.kernel.write() as s:
             row = self._lobby(s, game_id)
-            seats = self._seats(s, game_id)
+            seats = self.kernel.seats_of(s, game_id)
             self._check_member(row, seats, by_user)
             target = seats.get(seat)
             if target is None:
@@ -181,9 +243,9 @@ class LobbyMixin(ServiceBase):
             if not target.is_bot and by_user not in (row.creator_id, target.user_id):
                 raise NotAllowed("only the creator removes players", "not_creator")
             s.delete(target)
-            self._bump(s, row)
+            self.kernel.bump(s, row)
             s.flush()
-            return self._info(s, row)
+            return self.kernel.game_info(s, row)
 
     def configure(
         self,
@@ -197,23 +259,23 @@ class LobbyMixin(ServiceBase):
     ) -> GameInfo:
         """Change the clock settings (creator only; in a running game from the next turn).
         ``version`` as for :meth:`add_bot`."""
-        with self._write() as s:
-            row = self._get(s, game_id)
-            if row.status not in _OPEN:
+        with self.kernel.write() as s:
+            row = self.kernel.get_game(s, game_id)
+            if row.status not in OPEN:
                 raise WrongState("the game is over", "game_over")
             if by_user != row.creator_id:
                 raise NotAllowed("only the creator changes settings", "not_creator")
-            self._check_seen(row, version)
+            self.kernel.check_seen(row, version)
             if turn_timeout is not None:
-                row.turn_timeout = _check_timeout(turn_timeout)
+                row.turn_timeout = check_timeout(turn_timeout)
             if reminders is not None:
-                row.reminders = _check_reminders(reminders)
+                row.reminders = check_reminders(reminders)
             if standin_after is not None:
-                row.standin_after = _check_standin(standin_after)
-            if row.status == _LOBBY:
-                self._bump(s, row)  # the lobby's buttons show the time per turn
+                row.standin_after = check_standin(standin_after)
+            if row.status == LOBBY:
+                self.kernel.bump(s, row)  # the lobby's buttons show the time per turn
             s.flush()
-            return self._info(s, row)
+            return self.kernel.game_info(s, row)
 
     def configure_lobby(
         self,
@@ -235,13 +297,13 @@ class LobbyMixin(ServiceBase):
         ``bad_option``, ``bad_players``)."""
         if players is not None and (not isinstance(players, int) or not 3 <= players <= 5):
             raise BadRequest(f"3 to 5 players, not {players!r}", "bad_players")
-        with self._write() as s:
+        with self.kernel.write() as s:
             row = self._lobby(s, game_id)
             if by_user != row.creator_id:
                 raise NotAllowed("only the creator changes the rules", "not_creator")
-            self._check_seen(row, version)
+            self.kernel.check_seen(row, version)
             if preset is not None:
-                rules = _make_rules(preset, options)
+                rules = make_rules(preset, options)
             elif options:
                 try:
                     rules = replace(Rules.from_dict(row.rules), **options)
@@ -250,7 +312,7 @@ class LobbyMixin(ServiceBase):
             else:
                 rules = Rules.from_dict(row.rules)
             if players is not None:
-                seats = self._seats(s, game_id)
+                seats = self.kernel.seats_of(s, game_id)
                 if any(index >= players for index in seats):
                     raise NotAllowed("a seat that would go is taken", "seat_taken")
                 row.players = players
@@ -259,9 +321,9 @@ class LobbyMixin(ServiceBase):
                 row.preset = preset
             elif row.preset is None:
                 row.preset = preset_name(rules)
-            self._bump(s, row)
+            self.kernel.bump(s, row)
             s.flush()
-            return self._info(s, row)
+            return self.kernel.game_info(s, row)
 
     def start(
         self, game_id: int, by_user: int, fill_with_bots: bool = False,
@@ -273,63 +335,64 @@ class LobbyMixin(ServiceBase):
         policy, right after)."""
         if bot_level is not None:
             _level(bot_level)
-        with self._write() as s:
+        with self.kernel.write() as s:
             row = self._lobby(s, game_id)
             if by_user != row.creator_id:
                 raise NotAllowed("only the creator starts the game", "not_creator")
-            seats = self._seats(s, game_id)
+            seats = self.kernel.seats_of(s, game_id)
             free = [i for i in range(row.players) if i not in seats]
             if free and not fill_with_bots:
                 raise WrongState(f"{len(free)} seats are empty", "not_full")
-            now = self.clock.now()
+            now = self.kernel.clock.now()
             if free and bot_level is None:
                 chat = s.get(ChatRow, row.chat_id)
                 chosen = chat.settings.get("bot_level") if chat is not None else None
-                bot_level = chosen if isinstance(chosen, str) else self.bot_policy.default_level
+                bot_level = (chosen if isinstance(chosen, str)
+                             else self.kernel.bot_policy.default_level)
             for i in free:
-                bot = _bot_seat(game_id, i, seats, now)
+                bot = bot_seat(game_id, i, seats, now)
                 bot.level = bot_level
                 seats[i] = bot
                 s.add(bot)
             s.flush()
-            game = Game.new(Rules.from_dict(row.rules), row.players, _seed(row.seed))
+            game = Game.new(Rules.from_dict(row.rules), row.players, parse_seed(row.seed))
             row.state = game.to_json()
-            row.status = _ACTIVE
+            row.status = ACTIVE
             row.started_at = now
-            turn = Turn(s, row, seats, game, now, row.version, bots=self.bot_policy)
-            turn.notify(Kind.GAME_STARTED, {"game": turn.game_header(), "view": game.view(None)})
-            turn.run_automatic()
-            self._finish_turn(turn, moved=True, announce=True)
-            result = self._result(turn, ActStatus.APPLIED, None)
-        self._after_commit(turn)
+            tx = GameTx(s, row, seats, game, now, row.version, bots=self.kernel.bot_policy)
+            tx.notify(Kind.GAME_STARTED, {"game": tx.game_header(), "view": game.view(None)})
+            tx.run_automatic()
+            self.kernel.finish_tx(tx, moved=True, announce=True)
+            result = self.kernel.act_result(tx, ActStatus.APPLIED, None)
+        self.kernel.after_commit(tx)
         return result
 
     def abort(self, game_id: int, by_user: int, force: bool = False) -> ActResult:
         """Stop a game for good (the creator, or anyone the front end vouches for with
         ``force``, e.g. a chat admin)."""
-        with self._write() as s:
-            row = self._get(s, game_id)
-            if row.status not in _OPEN:
+        with self.kernel.write() as s:
+            row = self.kernel.get_game(s, game_id)
+            if row.status not in OPEN:
                 raise WrongState("the game is already over", "game_over")
             if by_user != row.creator_id and not force:
                 raise NotAllowed("only the creator aborts the game", "not_creator")
-            now = self.clock.now()
+            now = self.kernel.clock.now()
             row.status = GameStatus.ABORTED.value
             row.finished_at = now
             row.deadline = row.next_reminder = row.next_due = None
-            for seat in self._seats(s, game_id).values():
+            for seat in self.kernel.seats_of(s, game_id).values():
                 seat.reminders, seat.remind_at = [], None
-            version = self._bump(s, row)
-            note = _note(row, Kind.ABORTED, {"by": by_user}, now, version)
-            self._store_notes(s, [note])
+            version = self.kernel.bump(s, row)
+            note = new_note(row, Kind.ABORTED, {"by": by_user}, now, version)
+            self.kernel.store_notes(s, [note])
             result = ActResult(ActStatus.APPLIED, game_id, version,
-                               notifications=[_to_record(note)])
-        self._fire_listeners([row])
+                               notifications=[notification_record(note)])
+        self.kernel.fire_listeners([row])
         return result
 
     def _lobby(self, s: Session, game_id: int) -> GameRow:
-        row = self._get(s, game_id)
-        if row.status != _LOBBY:
+        row = self.kernel.get_game(s, game_id)
+        if row.status != LOBBY:
             raise WrongState("the game has started", "not_lobby")
         return row
 

@@ -1,13 +1,13 @@
 """The outbox, for a relay that delivers it: claim what is due, settle what was tried.
 
 A notification is written in the transaction of the change it reports (see
-:meth:`~kolkhoz_tg.service.base.ServiceBase._store_notes`). A front end's relay then
+:meth:`~kolkhoz_tg.service.kernel.Kernel.store_notes`). A front end's relay then
 *claims* due notifications (a lease: ``claimed_by`` and ``claimed_until``; on PostgreSQL the
 claim skips rows another relay is claiming right now, on SQLite the write lock serializes
 claims), delivers them, and *settles* them: delivered, or back in the outbox with a back-off
 that grows with each failed attempt. A claim that lapses (the process died mid-delivery) is
 free for any relay again, so every notification is delivered once a relay lives. A relay
-*holds* its claims right before and while it sends (:meth:`OutboxMixin.hold_notifications`
+*holds* its claims right before and while it sends (:meth:`OutboxService.hold_notifications`
 renews the lease and says which are still its own), so one that was too slow (its lease
 lapsed and another relay took the messages over) sends nothing more: two relays never
 deliver the same one.
@@ -25,8 +25,9 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import select
 
 from engine import Game
-from kolkhoz_tg.service.base import ServiceBase, _to_record
+from kolkhoz_tg.service.common import notification_record
 from kolkhoz_tg.service.errors import NotFound
+from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.records import Notification, Scene
 from kolkhoz_tg.storage.models import NotificationRow, UserRow
 
@@ -44,7 +45,13 @@ def backoff(attempts: int) -> timedelta:
     return timedelta(seconds=BACKOFF[min(max(attempts, 1), len(BACKOFF)) - 1])
 
 
-class OutboxMixin(ServiceBase):
+class OutboxService:
+    """The outbox for a relay: claim, hold and settle notifications (see the module
+    docstring)."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+
     def claim_notifications(
         self, owner: str, limit: int = 100, *, skip_chats: Iterable[int] = (),
     ) -> list[Notification]:
@@ -52,7 +59,7 @@ class OutboxMixin(ServiceBase):
         :attr:`outbox_lease`: undelivered, not claimed by a live lease, not waiting for a
         back-off, and not for a chat in ``skip_chats`` (the relay's per-chat back-off)."""
         t = NotificationRow.__table__  # type: ignore[attr-defined]
-        now = self.clock.now()
+        now = self.kernel.clock.now()
         due = (
             sa.select(t.c.id)
             .where(
@@ -66,22 +73,22 @@ class OutboxMixin(ServiceBase):
         skip = list(skip_chats)
         if skip:
             due = due.where(sa.or_(t.c.chat_id.is_(None), t.c.chat_id.not_in(skip)))
-        if self.db.is_postgres:
+        if self.kernel.db.is_postgres:
             due = due.with_for_update(skip_locked=True)
-        with self._write() as s:
+        with self.kernel.write() as s:
             ids = list(s.execute(due).scalars())
             if not ids:
                 return []
             s.execute(
                 sa.update(t).where(t.c.id.in_(ids))
-                .values(claimed_by=owner[:64], claimed_until=now + self.outbox_lease)
+                .values(claimed_by=owner[:64], claimed_until=now + self.kernel.outbox_lease)
             )
             rows = s.exec(
                 select(NotificationRow)
                 .where(NotificationRow.id.in_(ids))  # type: ignore[union-attr]
                 .order_by(NotificationRow.id)  # type: ignore[arg-type]
             ).all()
-            return [_to_record(r) for r in rows]
+            return [notification_record(r) for r in rows]
 
     def hold_notifications(self, owner: str, ids: Iterable[int]) -> set[int]:
         """Renew ``owner``'s claim on ``ids`` for another :attr:`outbox_lease`, right before
@@ -96,19 +103,19 @@ class OutboxMixin(ServiceBase):
         t = NotificationRow.__table__  # type: ignore[attr-defined]
 
         def hold() -> set[int]:
-            now = self.clock.now()
+            now = self.kernel.clock.now()
             free = sa.and_(
                 sa.or_(t.c.claimed_until.is_(None), t.c.claimed_until < now),
                 sa.or_(t.c.next_attempt_at.is_(None), t.c.next_attempt_at <= now),
             )
-            with self._write() as s:
+            with self.kernel.write() as s:
                 # (On PostgreSQL a row another relay is claiming right now is waited for,
                 # and the WHERE re-checked on what it committed.)
                 result = s.execute(
                     sa.update(t)
                     .where(t.c.id.in_(wanted), t.c.delivered_at.is_(None),
                            sa.or_(t.c.claimed_by == owner[:64], free))
-                    .values(claimed_by=owner[:64], claimed_until=now + self.outbox_lease)
+                    .values(claimed_by=owner[:64], claimed_until=now + self.kernel.outbox_lease)
                     .returning(t.c.id)
                 )
                 return set(result.scalars())
@@ -151,13 +158,13 @@ class OutboxMixin(ServiceBase):
         owner: str | None = None, free: list[int] | None = None,
     ) -> None:
         t = NotificationRow.__table__  # type: ignore[attr-defined]
-        now = self.clock.now()
+        now = self.kernel.clock.now()
         held = sa.true() if owner is None else t.c.claimed_by == owner[:64]
-        with self._write() as s:
+        with self.kernel.write() as s:
             # The game rows first, as act() locks them (before the notifications it
             # supersedes): the same order everywhere, so no deadlock on PostgreSQL.
             for game_id, values in (meta or {}).items():
-                row = self._load(s, game_id)
+                row = self.kernel.load_game(s, game_id)
                 if row is not None and values:
                     merged = {**row.meta, **values}
                     row.meta = {k: v for k, v in merged.items() if v is not None}
@@ -197,8 +204,8 @@ class OutboxMixin(ServiceBase):
         """The relays that hold a claim on an undelivered notification now (their leases
         not yet lapsed), by name."""
         t = NotificationRow.__table__  # type: ignore[attr-defined]
-        now = self.clock.now()
-        with self.db.read() as s:
+        now = self.kernel.clock.now()
+        with self.kernel.db.read() as s:
             return sorted(s.execute(
                 sa.select(t.c.claimed_by).distinct().where(
                     t.c.delivered_at.is_(None), t.c.claimed_by.is_not(None),
@@ -209,7 +216,7 @@ class OutboxMixin(ServiceBase):
         """Give back what ``owner`` holds (a relay shutting down, or one found dead by the
         process that replaced it): due again at once."""
         t = NotificationRow.__table__  # type: ignore[attr-defined]
-        with self._write() as s:
+        with self.kernel.write() as s:
             result = s.execute(
                 sa.update(t).where(t.c.claimed_by == owner[:64], t.c.delivered_at.is_(None))
                 .values(claimed_by=None, claimed_until=None)
@@ -219,17 +226,17 @@ class OutboxMixin(ServiceBase):
     def scene(self, game_id: int) -> Scene:
         """The game as its readers see it now (for notifications a relay picked up; an
         ``act()`` returns its scene itself). Raises :class:`NotFound`."""
-        with self.db.read() as s:
-            row, seats = self._load_with_seats(s, game_id, lock=False)
+        with self.kernel.db.read() as s:
+            row, seats = self.kernel.load_with_seats(s, game_id, lock=False)
             if row is None:
                 raise NotFound(f"no game {game_id}", "game_not_found")
             game = None if row.state is None else Game.from_json(row.state)
-            return self._scene(s, row, game, seats)
+            return self.kernel.scene(s, row, game, seats)
 
     def outbox_backlog(self) -> int:
         """How many notifications are still undelivered (for health checks and tests)."""
         t = NotificationRow.__table__  # type: ignore[attr-defined]
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             return int(s.execute(
                 sa.select(sa.func.count()).select_from(t).where(t.c.delivered_at.is_(None))
             ).scalar_one())
@@ -258,4 +265,4 @@ def _aware(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-__all__ = ["BACKOFF", "GIVE_UP_AFTER", "OutboxMixin", "backoff"]
+__all__ = ["BACKOFF", "GIVE_UP_AFTER", "OutboxService", "backoff"]

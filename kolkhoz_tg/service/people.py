@@ -7,23 +7,24 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import select
 
-from kolkhoz_tg.service.base import (
-    _LOBBY,
+from kolkhoz_tg.service.common import (
+    LOBBY,
     ChatInfo,
-    ServiceBase,
     UserInfo,
-    _chat_info,
-    _check_reminders,
-    _check_standin,
-    _check_timeout,
-    _locale_or_none,
-    _make_rules,
-    _user_changes,
-    _user_info,
+    chat_info,
+    check_reminders,
+    check_standin,
+    check_timeout,
+    locale_or_none,
+    make_rules,
+    user_changes,
+    user_info,
 )
 from kolkhoz_tg.service.errors import BadRequest
+from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.practice import open_practice
 from kolkhoz_tg.service.rating_store import mark_stale
-from kolkhoz_tg.service.records import PRACTICE_KEY, PlayerStats, UserStats
+from kolkhoz_tg.service.records import PRACTICE_KEY, GameInfo, PlayerStats, UserStats
 from kolkhoz_tg.storage.models import (
     ActionRow,
     ChatRow,
@@ -40,40 +41,46 @@ from kolkhoz_tg.timeutil import (
     parse_quiet_window,
 )
 
-#: How a chat's games show their board (:meth:`PeopleMixin.set_board_style`).
+#: How a chat's games show their board (:meth:`PeopleService.set_board_style`).
 BOARD_STYLES = ("text", "picture")
 
-class PeopleMixin(ServiceBase):
+class PeopleService:
+    """Users and chats: names, languages, private-message reach, quiet hours, chat
+    defaults, stats."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+
     def ensure_user(self, user_id: int, name: str, locale: str | None = None) -> UserInfo:
         """Create or update a user (the name follows the latest; a locale is only taken when
         the user has not chosen one). Nothing is written when nothing would change, as on
         most messages: a command then never waits for another process's write lock."""
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             known = s.get(UserRow, user_id)
-            if known is not None and not _user_changes(known, name, locale):
-                return _user_info(known)
-        with self._write() as s:
-            user = self._ensure_user(s, user_id, name, locale)
-            return _user_info(user)
+            if known is not None and not user_changes(known, name, locale):
+                return user_info(known)
+        with self.kernel.write() as s:
+            user = self.kernel.ensure_user_row(s, user_id, name, locale)
+            return user_info(user)
 
     def user(self, user_id: int) -> UserInfo | None:
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             user = s.get(UserRow, user_id)
-            return None if user is None else _user_info(user)
+            return None if user is None else user_info(user)
 
     def set_user_locale(self, user_id: int, locale: str) -> UserInfo:
-        loc = _locale_or_none(locale)
+        loc = locale_or_none(locale)
         if loc is None:
             raise BadRequest(f"unknown locale {locale!r}", "bad_locale")
-        with self._write() as s:
-            user = self._user(s, user_id)
+        with self.kernel.write() as s:
+            user = self.kernel.user_row(s, user_id)
             user.locale = loc
-            return _user_info(user)
+            return user_info(user)
 
     def set_can_pm(self, user_id: int, can_pm: bool) -> None:
         """Record whether the bot can write to the user privately."""
-        with self._write() as s:
-            self._user(s, user_id).can_pm = can_pm
+        with self.kernel.write() as s:
+            self.kernel.user_row(s, user_id).can_pm = can_pm
 
     def set_quiet_hours(
         self, user_id: int, timezone: str | None, start: str | None = None,
@@ -87,10 +94,10 @@ class PeopleMixin(ServiceBase):
             qe = None if tz is None or end is None else parse_clock_time(end)
         except ValueError as e:
             raise BadRequest(str(e), "bad_quiet_hours") from None
-        with self._write() as s:
-            user = self._user(s, user_id)
+        with self.kernel.write() as s:
+            user = self.kernel.user_row(s, user_id)
             user.timezone, user.quiet_start, user.quiet_end = tz, qs, qe
-            return _user_info(user)
+            return user_info(user)
 
     def set_time_zone(self, user_id: int, zone: str | None) -> UserInfo:
         """Set the user's time zone from what they typed (a zone name, a city in English or
@@ -101,12 +108,12 @@ class PeopleMixin(ServiceBase):
             tz = None if zone is None else find_zone(zone)
         except ValueError as e:
             raise BadRequest(str(e), "bad_timezone") from None
-        with self._write() as s:
-            user = self._user(s, user_id)
+        with self.kernel.write() as s:
+            user = self.kernel.user_row(s, user_id)
             user.timezone = tz
             if tz is None:
                 user.quiet_start = user.quiet_end = None
-            return _user_info(user)
+            return user_info(user)
 
     def set_quiet_window(self, user_id: int, window: str | None) -> UserInfo:
         """Set the user's quiet hours in their time zone from ``"23:00-08:00"``; None turns
@@ -116,17 +123,17 @@ class PeopleMixin(ServiceBase):
             start, end = (None, None) if window is None else parse_quiet_window(window)
         except ValueError as e:
             raise BadRequest(str(e), "bad_quiet_hours") from None
-        with self._write() as s:
-            user = self._user(s, user_id)
+        with self.kernel.write() as s:
+            user = self.kernel.user_row(s, user_id)
             if start is not None and not user.timezone:
                 raise BadRequest("quiet hours need a time zone", "no_timezone")
             user.quiet_start, user.quiet_end = start, end
-            return _user_info(user)
+            return user_info(user)
 
     def stood_in(self) -> list[tuple[int, int, dict[str, Any]]]:
         """The players a stand-in plays for in running games: ``(game_id, user_id, the
         game's meta)`` (for a front end that ends absences at a time it stored there)."""
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             rows = s.exec(
                 select(SeatRow.game_id, SeatRow.user_id, GameRow.meta)
                 .join(GameRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
@@ -139,22 +146,55 @@ class PeopleMixin(ServiceBase):
     def ensure_chat(
         self, chat_id: int, title: str | None = None, locale: str | None = None
     ) -> ChatInfo:
-        with self._write() as s:
-            return _chat_info(self._ensure_chat(s, chat_id, title, locale))
+        with self.kernel.write() as s:
+            return chat_info(self.kernel.ensure_chat_row(s, chat_id, title, locale))
 
     def chat(self, chat_id: int) -> ChatInfo | None:
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             chat = s.get(ChatRow, chat_id)
-            return None if chat is None else _chat_info(chat)
+            return None if chat is None else chat_info(chat)
 
-    def set_chat_locale(self, chat_id: int, locale: str) -> ChatInfo:
-        loc = _locale_or_none(locale)
+    def set_own_language(self, user_id: int, chat_id: int, locale: str) -> GameInfo | None:
+        """``/lang`` in a private chat, in one transaction: the user's language, and their
+        private chat's (``chat_id``: its messages, a practice game's board, follow the
+        user). Returns the user's open practice game (its board to show again), or None.
+        Raises :class:`BadRequest` (``bad_locale``) or :class:`NotFound`
+        (``user_not_found``)."""
+        loc = locale_or_none(locale)
         if loc is None:
             raise BadRequest(f"unknown locale {locale!r}", "bad_locale")
-        with self._write() as s:
-            chat = self._ensure_chat(s, chat_id)
+        with self.kernel.write() as s:
+            self.kernel.user_row(s, user_id).locale = loc
+            self.kernel.ensure_chat_row(s, chat_id).locale = loc
+            row = open_practice(s, user_id)
+            return None if row is None else self.kernel.game_info(s, row)
+
+    def set_chat_language(
+        self, chat_id: int, by_user: int, locale: str, *, admin: bool = False
+    ) -> list[GameInfo] | None:
+        """``/lang`` in a group, in one transaction: the whole chat's language, changed by
+        one of its admins (``admin``: the front end vouches) or by the creator of every
+        game open in it (of any topic; anyone while none is). Returns the chat's open games
+        (their boards to show again), or None, changing nothing, when ``by_user`` may not.
+        Raises :class:`BadRequest` (``bad_locale``)."""
+        loc = locale_or_none(locale)
+        if loc is None:
+            raise BadRequest(f"unknown locale {locale!r}", "bad_locale")
+        with self.kernel.write() as s:
+            rows = self.kernel.games_at(s, chat_id, all_topics=True)
+            if not (admin or {r.creator_id for r in rows} <= {by_user}):
+                return None
+            self.kernel.ensure_chat_row(s, chat_id).locale = loc
+            return [self.kernel.game_info(s, r) for r in rows]
+
+    def set_chat_locale(self, chat_id: int, locale: str) -> ChatInfo:
+        loc = locale_or_none(locale)
+        if loc is None:
+            raise BadRequest(f"unknown locale {locale!r}", "bad_locale")
+        with self.kernel.write() as s:
+            chat = self.kernel.ensure_chat_row(s, chat_id)
             chat.locale = loc
-            return _chat_info(chat)
+            return chat_info(chat)
 
     def set_board_style(self, chat_id: int, style: str) -> ChatInfo:
         """How the chat's games show their board: ``text`` (a message edited in place) or
@@ -163,10 +203,10 @@ class PeopleMixin(ServiceBase):
         if style not in BOARD_STYLES:
             raise BadRequest(f"board style {style!r} is not one of {BOARD_STYLES}",
                              "bad_board_style")
-        with self._write() as s:
-            chat = self._ensure_chat(s, chat_id)
+        with self.kernel.write() as s:
+            chat = self.kernel.ensure_chat_row(s, chat_id)
             chat.settings = {**chat.settings, "board": style}
-            return _chat_info(chat)
+            return chat_info(chat)
 
     def set_chat_defaults(
         self,
@@ -182,20 +222,20 @@ class PeopleMixin(ServiceBase):
         :meth:`create_game`. Raises :class:`BadRequest`."""
         settings: dict[str, Any] = {}
         if preset is not None or options is not None:
-            rules = _make_rules(preset or "classic", options)
+            rules = make_rules(preset or "classic", options)
             settings["preset"] = preset or "classic"
             settings["options"] = dict(options or {})
             del rules
         if turn_timeout is not None:
-            settings["turn_timeout"] = _check_timeout(turn_timeout)
+            settings["turn_timeout"] = check_timeout(turn_timeout)
         if reminders is not None:
-            settings["reminders"] = _check_reminders(reminders)
+            settings["reminders"] = check_reminders(reminders)
         if standin_after is not None:
-            settings["standin_after"] = _check_standin(standin_after)
-        with self._write() as s:
-            chat = self._ensure_chat(s, chat_id)
+            settings["standin_after"] = check_standin(standin_after)
+        with self.kernel.write() as s:
+            chat = self.kernel.ensure_chat_row(s, chat_id)
             chat.settings = {**chat.settings, **settings}
-            return _chat_info(chat)
+            return chat_info(chat)
 
     def locale_for(
         self, user_id: int | None = None, chat_id: int | None = None,
@@ -203,7 +243,7 @@ class PeopleMixin(ServiceBase):
     ) -> str:
         """The language to address someone in: the user's own, else the chat's, else
         ``fallback`` (e.g. the Telegram client language), else the configured default."""
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             if user_id is not None:
                 user = s.get(UserRow, user_id)
                 if user is not None and user.locale:
@@ -212,16 +252,16 @@ class PeopleMixin(ServiceBase):
                 chat = s.get(ChatRow, chat_id)
                 if chat is not None and chat.locale:
                     return chat.locale
-        return _locale_or_none(fallback) or self.settings.locale
+        return locale_or_none(fallback) or self.kernel.settings.locale
 
     def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games, settings, language and
         ratings (recomputed on the next read) move along. Idempotent; returns how many games
         moved."""
-        with self._write() as s:
+        with self.kernel.write() as s:
             old = s.get(ChatRow, old_chat_id)
             if old is not None:
-                new = self._ensure_chat(s, new_chat_id, old.title, old.locale)
+                new = self.kernel.ensure_chat_row(s, new_chat_id, old.title, old.locale)
                 new.settings = {**old.settings, **new.settings}
                 if new.locale is None:
                     new.locale = old.locale
@@ -246,7 +286,7 @@ class PeopleMixin(ServiceBase):
     def user_stats(self, user_id: int) -> UserStats:
         """Games played, finished and won, points, moves played for them automatically
         (practice games left out)."""
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             rows = s.exec(
                 select(SeatRow, GameRow)
                 .join(GameRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
@@ -254,7 +294,7 @@ class PeopleMixin(ServiceBase):
             ).all()
         games = finished = wins = total = auto = 0
         for seat, game in rows:
-            if game.status == _LOBBY or game.meta.get(PRACTICE_KEY):
+            if game.status == LOBBY or game.meta.get(PRACTICE_KEY):
                 continue
             games += 1
             auto += seat.auto_moves
@@ -268,11 +308,11 @@ class PeopleMixin(ServiceBase):
     def chat_stats(self, chat_id: int) -> list[PlayerStats]:
         """Every human player's record in the chat's started games, best first (wins, then
         average points); ``timeouts`` counts the deadlines they let pass."""
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             rows = s.exec(
                 select(SeatRow, GameRow)
                 .join(GameRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
-                .where(GameRow.chat_id == chat_id, GameRow.status != _LOBBY)
+                .where(GameRow.chat_id == chat_id, GameRow.status != LOBBY)
                 .where(SeatRow.user_id.is_not(None))  # type: ignore[union-attr]
             ).all()
             missed = s.exec(

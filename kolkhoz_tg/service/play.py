@@ -10,15 +10,16 @@ from typing import Any
 from sqlmodel import Session, select
 
 from engine import Action, ActionKind, InvalidAction
-from kolkhoz_tg.service.base import (
-    _ACTIVE,
-    _OPEN,
-    _PAUSED,
-    ServiceBase,
-    _Conflict,
-    _possible_id,
+from kolkhoz_tg.service.common import (
+    ACTIVE,
+    OPEN,
+    PAUSED,
+    Conflict,
+    possible_id,
 )
 from kolkhoz_tg.service.errors import BadRequest, NotAllowed, NotFound, WrongState
+from kolkhoz_tg.service.gametx import GameTx
+from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
@@ -26,7 +27,6 @@ from kolkhoz_tg.service.records import (
     Kind,
     Scene,
 )
-from kolkhoz_tg.service.turn import Turn
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,
@@ -37,7 +37,13 @@ from kolkhoz_tg.storage.models import (
 )
 
 
-class PlayMixin(ServiceBase):
+class PlayService:
+    """Playing: ``act()``, a player back, stand-ins, away, pause and resume, moving a
+    game."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+
     def act(
         self, game_id: int, user_id: int, action_text: str, expected_version: int, *,
         name: str | None = None, locale: str | None = None,
@@ -60,11 +66,11 @@ class PlayMixin(ServiceBase):
         except InvalidAction as e:
             action, invalid = None, str(e)
         try:
-            with self._write() as s:
+            with self.kernel.write() as s:
                 if name is not None:
-                    self._ensure_user(s, user_id, name, locale)
+                    self.kernel.ensure_user_row(s, user_id, name, locale)
                 # (``people`` and ``chat`` are held to the end: see _load_for_move.)
-                row, seats, people, chat = self._load_for_move(s, game_id)
+                row, seats, people, chat = self.kernel.load_for_move(s, game_id)
                 if row is None:
                     raise NotFound(f"no game {game_id}", "game_not_found")
                 seat = next((r for r in seats.values() if r.user_id == user_id), None)
@@ -82,34 +88,34 @@ class PlayMixin(ServiceBase):
                     scene = (self._unchanged_scene(s, row, seats)
                              if stale.status is ActStatus.STALE else None)
                     return replace(stale, locale=answer, scene=scene)
-                if row.status != _ACTIVE:
+                if row.status != ACTIVE:
                     return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat,
                                      reason=row.status, locale=answer,
                                      scene=self._unchanged_scene(s, row, seats))
-                turn = self._start_turn(s, row, seats)
-                back = self._take_back(turn, seat)
-                illegal = turn.game.why_illegal(seat.seat, action)
+                tx = self.kernel.open_tx(s, row, seats)
+                back = self._take_back(tx, seat)
+                illegal = tx.game.why_illegal(seat.seat, action)
                 if illegal is not None:
                     if not back:
-                        self._remember(game_id, row.version, turn.game)
+                        self.kernel.remember(game_id, row.version, tx.game)
                         return ActResult(ActStatus.ILLEGAL, game_id, row.version, seat.seat,
                                          reason=illegal.reason, message=str(illegal),
                                          locale=answer)
-                    self._finish_turn(turn, moved=False)
-                    result = self._result(turn, ActStatus.ILLEGAL, seat.seat,
-                                          reason=illegal.reason, message=str(illegal))
+                    self.kernel.finish_tx(tx, moved=False)
+                    result = self.kernel.act_result(tx, ActStatus.ILLEGAL, seat.seat,
+                                                    reason=illegal.reason, message=str(illegal))
                 else:
-                    turn.apply(seat.seat, action, Actor.PLAYER, user_id)
+                    tx.apply(seat.seat, action, Actor.PLAYER, user_id)
                     seat.timeouts = 0
-                    turn.run_automatic()
-                    self._finish_turn(turn, moved=True)
-                    result = self._result(turn, ActStatus.APPLIED, seat.seat)
+                    tx.run_automatic()
+                    self.kernel.finish_tx(tx, moved=True)
+                    result = self.kernel.act_result(tx, ActStatus.APPLIED, seat.seat)
                 result = replace(result, locale=answer,
-                                 scene=self._scene(s, row, turn.views, turn.seats))
-        except _Conflict:
-            return ActResult(ActStatus.STALE, game_id, self._version(game_id),
+                                 scene=self.kernel.scene(s, row, tx.views, tx.seats))
+        except Conflict:
+            return ActResult(ActStatus.STALE, game_id, self.kernel.current_version(game_id),
                              reason="conflict")
-        self._after_commit(turn)
+        self.kernel.after_commit(tx)
         return result
 
     def _no_move_since(self, s: Session, row: GameRow, version: int) -> bool:
@@ -117,7 +123,7 @@ class PlayMixin(ServiceBase):
         choices as they were (a player back, a pause and resume, a setting, a stand-in that
         has not moved yet): then a button made at ``version`` still acts. Any move since
         (recorded with the version it was made on) makes it stale."""
-        if not (_possible_id(version) and 0 < version < row.version):
+        if not (possible_id(version) and 0 < version < row.version):
             return False
         moved = s.exec(
             select(ActionRow.seq).where(
@@ -133,7 +139,7 @@ class PlayMixin(ServiceBase):
         of a card, ``kind`` PASS), none of them made before the phase that ``version`` saw;
         else None. (Such a phase has at most one decision a seat, and the moves between two
         of them are of other kinds.)"""
-        if not (_possible_id(version) and 0 < version < row.version):
+        if not (possible_id(version) and 0 < version < row.version):
             return None
         moves = s.exec(
             select(ActionRow.seat, ActionRow.action).where(
@@ -161,23 +167,23 @@ class PlayMixin(ServiceBase):
         """The scene of a game this request did not change (so that the front end can show
         a player who acted on an old message what the game looks like now)."""
         assert row.id is not None
-        game = None if row.state is None else self._engine(row)
-        scene = self._scene(s, row, game, seats)
-        if game is not None and row.status in (_ACTIVE, _PAUSED):
-            self._remember(row.id, row.version, game)
+        game = None if row.state is None else self.kernel.engine_state(row)
+        scene = self.kernel.scene(s, row, game, seats)
+        if game is not None and row.status in (ACTIVE, PAUSED):
+            self.kernel.remember(row.id, row.version, game)
         return scene
 
     def _answer_locale(self, user: UserRow | None, chat: ChatRow | None) -> str:
         """The language to answer a user acting in this game in: theirs, else the chat's."""
         if user is not None and user.locale:
             return user.locale
-        return (chat.locale if chat is not None else None) or self.settings.locale
+        return (chat.locale if chat is not None else None) or self.kernel.settings.locale
 
     def _stale(
         self, s: Session, row: GameRow, seat: SeatRow, action: Action, expected: int
     ) -> ActResult:
         assert row.id is not None
-        if not _possible_id(expected):
+        if not possible_id(expected):
             return ActResult(ActStatus.STALE, row.id, row.version, seat.seat)
         # A swap (a card to pass) stands while others decide (see _decision_stands), so
         # its record may come after the version it was chosen at.
@@ -196,65 +202,65 @@ class PlayMixin(ServiceBase):
         status = ActStatus.DUPLICATE if dup is not None else ActStatus.STALE
         return ActResult(status, row.id, row.version, seat.seat)
 
-    def _take_back(self, turn: Turn, seat: SeatRow) -> bool:
+    def _take_back(self, tx: GameTx, seat: SeatRow) -> bool:
         if not seat.standin:
             return False
         seat.standin = False
         seat.timeouts = 0
-        turn.notify(Kind.PLAYER_BACK, {"name": seat.name}, seat=seat.seat)
+        tx.notify(Kind.PLAYER_BACK, {"name": seat.name}, seat=seat.seat)
         return True
 
     def back(self, game_id: int, user_id: int) -> ActResult:
         """The player says they are back: the stand-in leaves their seat and the missed-turn
         count restarts. Harmless if no stand-in was playing (status DUPLICATE)."""
-        with self._write() as s:
-            row = self._get(s, game_id)
-            seat = self._seat_row(s, game_id, user_id)
+        with self.kernel.write() as s:
+            row = self.kernel.get_game(s, game_id)
+            seat = self.kernel.seat_row(s, game_id, user_id)
             if seat is None:
                 return ActResult(ActStatus.NOT_SEATED, game_id, row.version)
-            if row.status not in (_ACTIVE, _PAUSED):
+            if row.status not in (ACTIVE, PAUSED):
                 return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat)
             if not seat.standin:
                 seat.timeouts = 0
                 return ActResult(ActStatus.DUPLICATE, game_id, row.version, seat.seat)
-            turn = self._start_turn(s, row)
-            self._take_back(turn, turn.seats[seat.seat])
-            self._finish_turn(turn, moved=False)
-            result = self._result(turn, ActStatus.APPLIED, seat.seat)
-        self._after_commit(turn)
+            tx = self.kernel.open_tx(s, row)
+            self._take_back(tx, tx.seats[seat.seat])
+            self.kernel.finish_tx(tx, moved=False)
+            result = self.kernel.act_result(tx, ActStatus.APPLIED, seat.seat)
+        self.kernel.after_commit(tx)
         return result
 
     def stand_in(self, game_id: int, seat: int) -> ActResult:
         """A bot plays ``seat`` from now on, as after repeated timeouts, until its player
         acts or says they are back (the seat stays theirs). For the front end's kick by the
         creator or an admin, who checks that right. DUPLICATE if a bot already plays it."""
-        with self._write() as s:
-            row = self._get(s, game_id)
-            if row.status not in (_ACTIVE, _PAUSED):
+        with self.kernel.write() as s:
+            row = self.kernel.get_game(s, game_id)
+            if row.status not in (ACTIVE, PAUSED):
                 raise WrongState("the game is not running", "not_active")
-            turn = self._start_turn(s, row)
-            seat_row = turn.seats.get(seat)
+            tx = self.kernel.open_tx(s, row)
+            seat_row = tx.seats.get(seat)
             if seat_row is None:
                 raise BadRequest(f"seat {seat} is empty", "bad_seat")
             if seat_row.is_bot or seat_row.standin:
                 return ActResult(ActStatus.DUPLICATE, game_id, row.version, seat)
-            result = self._hand_over(turn, seat_row)
-        self._after_commit(turn)
+            result = self._hand_over(tx, seat_row)
+        self.kernel.after_commit(tx)
         return result
 
-    def _hand_over(self, turn: Turn, seat_row: SeatRow, *, away: bool = False) -> ActResult:
+    def _hand_over(self, tx: GameTx, seat_row: SeatRow, *, away: bool = False) -> ActResult:
         """A bot takes ``seat_row`` (told to its player and to the group) and plays at once
         if the game is running and waits for it."""
         seat_row.standin = True
         data: dict[str, Any] = {"timeouts": seat_row.timeouts, "name": seat_row.name}
         if away:
             data["away"] = True
-        turn.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat_row.seat)
-        turn.notify(Kind.STAND_IN, data, seat=seat_row.seat)
-        if turn.row.status == _ACTIVE:
-            turn.run_automatic()
-        self._finish_turn(turn, moved=bool(turn.moves))
-        return self._result(turn, ActStatus.APPLIED, seat_row.seat)
+        tx.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat_row.seat)
+        tx.notify(Kind.STAND_IN, data, seat=seat_row.seat)
+        if tx.row.status == ACTIVE:
+            tx.run_automatic()
+        self.kernel.finish_tx(tx, moved=bool(tx.moves))
+        return self.kernel.act_result(tx, ActStatus.APPLIED, seat_row.seat)
 
     def away(
         self, game_id: int, user_id: int, *, meta: dict[str, Any] | None = None
@@ -265,19 +271,19 @@ class PlayMixin(ServiceBase):
         end is to end the absence), stored only if the seat is handed over. NOT_SEATED,
         NOT_ACTIVE (not started, or over) and DUPLICATE (a bot already plays the seat)
         change nothing."""
-        with self._write() as s:
-            row = self._get(s, game_id)
-            seat = self._seat_row(s, game_id, user_id)
+        with self.kernel.write() as s:
+            row = self.kernel.get_game(s, game_id)
+            seat = self.kernel.seat_row(s, game_id, user_id)
             if seat is None:
                 return ActResult(ActStatus.NOT_SEATED, game_id, row.version)
-            if row.status not in (_ACTIVE, _PAUSED):
+            if row.status not in (ACTIVE, PAUSED):
                 return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat)
             if seat.standin:
                 return ActResult(ActStatus.DUPLICATE, game_id, row.version, seat.seat)
             _update_meta(row, meta)
-            turn = self._start_turn(s, row)
-            result = self._hand_over(turn, turn.seats[seat.seat], away=True)
-        self._after_commit(turn)
+            tx = self.kernel.open_tx(s, row)
+            result = self._hand_over(tx, tx.seats[seat.seat], away=True)
+        self.kernel.after_commit(tx)
         return result
 
     def pause(
@@ -288,24 +294,24 @@ class PlayMixin(ServiceBase):
         ``meta``: the front end's values to store on the game in the same transaction (e.g.
         why it paused; a None value removes the key). Raises :class:`WrongState`
         (``not_active``) or :class:`NotAllowed` (``not_creator``)."""
-        with self._write() as s:
-            row = self._get(s, game_id)
-            if row.status != _ACTIVE:
+        with self.kernel.write() as s:
+            row = self.kernel.get_game(s, game_id)
+            if row.status != ACTIVE:
                 raise WrongState("the game is not running", "not_active")
             if by_user != row.creator_id and not force:
                 raise NotAllowed("only the creator pauses the game", "not_creator")
             _update_meta(row, meta)
-            turn = self._start_turn(s, row)
+            tx = self.kernel.open_tx(s, row)
             remaining = None
             if row.deadline is not None:
-                remaining = max(int((row.deadline - turn.now).total_seconds()), 60)
+                remaining = max(int((row.deadline - tx.now).total_seconds()), 60)
             row.paused_remaining = remaining
-            row.status = _PAUSED
-            turn.clear_clock()
-            turn.notify(Kind.PAUSED, {"by": by_user, "remaining": remaining})
-            self._finish_turn(turn, moved=False)
-            result = self._result(turn, ActStatus.APPLIED, None)
-        self._after_commit(turn)
+            row.status = PAUSED
+            tx.clear_clock()
+            tx.notify(Kind.PAUSED, {"by": by_user, "remaining": remaining})
+            self.kernel.finish_tx(tx, moved=False)
+            result = self.kernel.act_result(tx, ActStatus.APPLIED, None)
+        self.kernel.after_commit(tx)
         return result
 
     def resume(
@@ -315,26 +321,26 @@ class PlayMixin(ServiceBase):
         """Restart the clock with the time that was left when paused; ``meta`` as for
         :meth:`pause`. Raises :class:`WrongState` (``not_paused``) or :class:`NotAllowed`
         (``not_creator``)."""
-        with self._write() as s:
-            row = self._get(s, game_id)
-            if row.status != _PAUSED:
+        with self.kernel.write() as s:
+            row = self.kernel.get_game(s, game_id)
+            if row.status != PAUSED:
                 raise WrongState("the game is not paused", "not_paused")
             if by_user != row.creator_id and not force:
                 raise NotAllowed("only the creator resumes the game", "not_creator")
             _update_meta(row, meta)
-            turn = self._start_turn(s, row)
-            row.status = _ACTIVE
+            tx = self.kernel.open_tx(s, row)
+            row.status = ACTIVE
             remaining = row.paused_remaining or row.turn_timeout
             row.paused_remaining = None
-            row.deadline = turn.now + timedelta(seconds=remaining)
-            turn.before_to_act = ()  # everyone waiting gets fresh reminders
-            turn.set_clock(moved=False)
-            turn.notify(Kind.RESUMED, {"by": by_user, "deadline": row.deadline.isoformat()})
-            turn.emit_play_notifications(announce=True)
-            self._bump(s, row)
-            self._store_notes(s, turn.notes)
-            result = self._result(turn, ActStatus.APPLIED, None)
-        self._after_commit(turn)
+            row.deadline = tx.now + timedelta(seconds=remaining)
+            tx.before_to_act = ()  # everyone waiting gets fresh reminders
+            tx.set_clock(moved=False)
+            tx.notify(Kind.RESUMED, {"by": by_user, "deadline": row.deadline.isoformat()})
+            tx.emit_play_notifications(announce=True)
+            self.kernel.bump(s, row)
+            self.kernel.store_notes(s, tx.notes)
+            result = self.kernel.act_result(tx, ActStatus.APPLIED, None)
+        self.kernel.after_commit(tx)
         return result
 
     def move_game(
@@ -345,29 +351,29 @@ class PlayMixin(ServiceBase):
         :meth:`pause`. No version change, no notification: the front end shows the game
         where it now lives. Raises :class:`NotFound`, or :class:`NotAllowed`
         (``place_taken``) when the game is open and another open game is there already."""
-        with self._write() as s:
+        with self.kernel.write() as s:
             # Columns only (no row in the session yet): the chat's row is locked before the
             # game's, in the order create_game() takes them.
             found = s.exec(
                 select(GameRow.chat_id, GameRow.status, GameRow.topic_id)
                 .where(GameRow.id == game_id)
-            ).first() if _possible_id(game_id) else None
+            ).first() if possible_id(game_id) else None
             if found is None:
                 raise NotFound(f"no game {game_id}", "game_not_found")
             chat_id, status, old_topic = found
-            if status in _OPEN and old_topic != topic_id:
-                self._check_place(s, chat_id, topic_id, game_id)
-            row = self._get(s, game_id)
+            if status in OPEN and old_topic != topic_id:
+                self.kernel.check_place(s, chat_id, topic_id, game_id)
+            row = self.kernel.get_game(s, game_id)
             row.topic_id = topic_id
             _update_meta(row, meta)
             s.flush()
-            return self._info(s, row)
+            return self.kernel.game_info(s, row)
 
     def set_meta(self, game_id: int, key: str, value: Any) -> None:
         """Store a front end's own value on the game (e.g. the board message id); no version
         change, no notification."""
-        with self._write() as s:
-            row = self._get(s, game_id)
+        with self.kernel.write() as s:
+            row = self.kernel.get_game(s, game_id)
             row.meta = {**row.meta, key: value}
 
 

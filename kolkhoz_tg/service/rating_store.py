@@ -6,7 +6,7 @@ finished games differs from the one it was computed from; a group's games moving
 supergroup's id drop the count, :func:`mark_stale`), and the next reader of a rating
 (``/stats``) recomputes every scope from the stored games in one write transaction. That is
 cheap at the scale of a chat bot (a few thousand games: well under a second) and always
-correct; :meth:`RatingsMixin.rerate` (``kolkhoz games rerate``) does the same on demand.
+correct; :meth:`RatingsService.rerate` (``kolkhoz games rerate``) does the same on demand.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from sqlmodel import Session, col, delete, select
 
 from kolkhoz_tg.house_rules import rated_rules
 from kolkhoz_tg.service import ratings
-from kolkhoz_tg.service.base import ServiceBase
+from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.records import PRACTICE_KEY, RatingLine
 from kolkhoz_tg.storage.models import (
     ActionRow,
@@ -87,17 +87,23 @@ def mark_stale(s: Session) -> None:
         col(RatingRow.scope) == _META[0], col(RatingRow.player) == _META[1]))
 
 
-class RatingsMixin(ServiceBase):
+class RatingsService:
+    """The ratings table: recomputed from the finished games when stale, read per
+    chat or per player."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+
     def rerate(self) -> int:
         """Recompute every rating from the stored finished games; returns how many games
         were read."""
-        with self.db.write() as s:
+        with self.kernel.db.write() as s:
             return self._rerate(s)
 
     def _rerate(self, s: Session) -> int:
         finished = _finished_count(s)
         result = ratings.compute(_load_games(s))
-        now = self.clock.now()
+        now = self.kernel.clock.now()
         s.exec(delete(RatingRow))
         rows = [RatingRow(scope=_META[0], player=_META[1], games=finished, computed_at=now)]
         for scope, table in result.tables.items():
@@ -115,7 +121,7 @@ class RatingsMixin(ServiceBase):
         displayed rating before it, after it), for the players it rated (none for a
         practice game, or a player a bot played for most of the time). Read from the stored
         games, like every rating."""
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             games = _load_games(s)
         index = next((i for i, g in enumerate(games) if g.game_id == game_id), None)
         if index is None or games[index].practice or games[index].house_rules:
@@ -133,12 +139,12 @@ class RatingsMixin(ServiceBase):
 
     def _fresh_ratings(self) -> None:
         """Recompute the table if a game finished since it was computed."""
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             meta = s.get(RatingRow, _META)
             if meta is not None and meta.games == _finished_count(s):
                 return
         try:
-            with self.db.write() as s:
+            with self.kernel.db.write() as s:
                 meta = s.get(RatingRow, _META)
                 if meta is None or meta.games != _finished_count(s):
                     self._rerate(s)
@@ -173,7 +179,7 @@ class RatingsMixin(ServiceBase):
     def chat_ratings(self, chat_id: int) -> list[RatingLine]:
         """The chat's rating table, best first (humans and bots per level)."""
         self._fresh_ratings()
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             rows = list(s.exec(select(RatingRow).where(
                 RatingRow.scope == ratings.chat_scope(chat_id))).all())
             return self._lines(rows, s)
@@ -181,6 +187,6 @@ class RatingsMixin(ServiceBase):
     def user_ratings(self, user_id: int) -> list[RatingLine]:
         """A player's global line (``chat_id`` None) first, then one line per chat."""
         self._fresh_ratings()
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             rows = list(s.exec(select(RatingRow).where(RatingRow.user_id == user_id)).all())
             return self._lines(rows, s)

@@ -2,7 +2,7 @@
 
 :func:`compute` is a pure function: finished games, in the order they finished, in; every
 player's rating per chat and over all chats out. The ``ratings`` table only caches its
-result (see :meth:`ReadingMixin.ratings_table`); ``kolkhoz games rerate`` recomputes it from
+result (see :mod:`~kolkhoz_tg.service.rating_store`); ``kolkhoz games rerate`` recomputes it from
 the stored games, so a change of the rules below never loses history.
 
 The rules:

@@ -11,15 +11,15 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from engine import ActionError, Game, InvalidAction, Rules, event_to_dict
-from kolkhoz_tg.service.base import (
-    _ACTIVE,
-    _OPEN,
-    ServiceBase,
-    _possible_id,
-    _seed,
-    _to_record,
+from kolkhoz_tg.service.common import (
+    ACTIVE,
+    OPEN,
+    notification_record,
+    parse_seed,
+    possible_id,
 )
 from kolkhoz_tg.service.errors import NotAllowed, NotFound, WrongState
+from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.records import (
     BoardView,
     GameInfo,
@@ -35,13 +35,19 @@ from kolkhoz_tg.storage.models import (
 )
 
 
-class ReadingMixin(ServiceBase):
+class ReadingService:
+    """Reading: game headers, views, the log, replay, history, operator figures, the
+    outbox's pending notifications."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+
     def game_info(self, game_id: int) -> GameInfo:
-        with self.db.read() as s:
-            row = s.get(GameRow, game_id) if _possible_id(game_id) else None
+        with self.kernel.db.read() as s:
+            row = s.get(GameRow, game_id) if possible_id(game_id) else None
             if row is None:
                 raise NotFound(f"no game {game_id}", "game_not_found")
-            return self._info(s, row)
+            return self.kernel.game_info(s, row)
 
     def games_in_chat(
         self, chat_id: int, topic_id: int | None = None, open_only: bool = True, *,
@@ -50,45 +56,37 @@ class ReadingMixin(ServiceBase):
         """The games of the chat's forum topic ``topic_id`` (None: a chat without topics, or
         the forum's "General"), or with ``all_topics`` of every topic, newest first (only
         lobby / active / paused by default)."""
-        with self.db.read() as s:
-            stmt = select(GameRow).where(GameRow.chat_id == chat_id)
-            if not all_topics:
-                stmt = stmt.where(
-                    GameRow.topic_id.is_(None) if topic_id is None  # type: ignore[union-attr]
-                    else GameRow.topic_id == topic_id
-                )
-            if open_only:
-                stmt = stmt.where(GameRow.status.in_(_OPEN))  # type: ignore[attr-defined]
-            rows = s.exec(stmt.order_by(GameRow.id.desc())).all()  # type: ignore[union-attr]
-            return [self._info(s, r) for r in rows]
+        with self.kernel.db.read() as s:
+            rows = self.kernel.games_at(s, chat_id, topic_id, open_only, all_topics=all_topics)
+            return [self.kernel.game_info(s, r) for r in rows]
 
     def games_of_user(self, user_id: int, open_only: bool = True) -> list[GameInfo]:
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             stmt = (
                 select(GameRow)
                 .join(SeatRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
                 .where(SeatRow.user_id == user_id)
             )
             if open_only:
-                stmt = stmt.where(GameRow.status.in_(_OPEN))  # type: ignore[attr-defined]
+                stmt = stmt.where(GameRow.status.in_(OPEN))  # type: ignore[attr-defined]
             rows = s.exec(stmt.order_by(GameRow.id.desc())).all()  # type: ignore[union-attr]
-            return [self._info(s, r) for r in rows]
+            return [self.kernel.game_info(s, r) for r in rows]
 
     def seat_view(self, game_id: int, user_id: int) -> SeatView:
         """The user's private view, legal actions and deadline. Raises :class:`NotFound`
         (``game_not_found``), :class:`NotAllowed` (``not_seated``) or :class:`WrongState`
         (``not_started``)."""
-        with self.db.read() as s:
-            row, game = self._read_game(s, game_id)
-            seat = self._seat_row(s, game_id, user_id)
+        with self.kernel.db.read() as s:
+            row, game = self.kernel.read_game(s, game_id)
+            seat = self.kernel.seat_row(s, game_id, user_id)
             if seat is None:
                 raise NotAllowed("not seated", "not_seated")
             if game is None:
                 raise WrongState("not started", "not_started")
-            active = row.status == _ACTIVE
+            active = row.status == ACTIVE
             legal = [a.text for a in game.legal_actions(seat.seat)] if active else []
             return SeatView(
-                game=self._info(s, row),
+                game=self.kernel.game_info(s, row),
                 seat=seat.seat,
                 view=game.view(seat.seat),
                 legal=legal,
@@ -98,10 +96,10 @@ class ReadingMixin(ServiceBase):
 
     def board(self, game_id: int) -> BoardView:
         """The public view for the group (``view`` None while in the lobby)."""
-        with self.db.read() as s:
-            row, game = self._read_game(s, game_id)
+        with self.kernel.db.read() as s:
+            row, game = self.kernel.read_game(s, game_id)
             return BoardView(
-                game=self._info(s, row),
+                game=self.kernel.game_info(s, row),
                 view=None if game is None else game.view(None),
                 deadline=row.deadline,
             )
@@ -109,12 +107,12 @@ class ReadingMixin(ServiceBase):
     def why_illegal(self, game_id: int, user_id: int, action_text: str) -> str | None:
         """None if the user's seat may take the action now, else the engine's reason code
         (``follow_suit``, ``trump_lead``, ``not_your_turn``, ``invalid`` …)."""
-        with self.db.read() as s:
-            row, game = self._read_game(s, game_id)
-            seat = self._seat_row(s, game_id, user_id)
+        with self.kernel.db.read() as s:
+            row, game = self.kernel.read_game(s, game_id)
+            seat = self.kernel.seat_row(s, game_id, user_id)
             if seat is None:
                 return "not_seated"
-            if game is None or row.status != _ACTIVE:
+            if game is None or row.status != ACTIVE:
                 return "not_active"
             try:
                 err = game.why_illegal(seat.seat, action_text)
@@ -124,9 +122,9 @@ class ReadingMixin(ServiceBase):
 
     def action_log(self, game_id: int) -> list[dict[str, Any]]:
         """The logged moves in order: seq, seat, action, actor, user_id, version, at."""
-        if not _possible_id(game_id):
+        if not possible_id(game_id):
             return []
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             rows = s.exec(
                 select(ActionRow).where(ActionRow.game_id == game_id).order_by(
                     ActionRow.seq  # type: ignore[arg-type]
@@ -144,13 +142,13 @@ class ReadingMixin(ServiceBase):
         """Rebuild the game from rules + seed + the action log (not from the snapshot).
         Raises :class:`WrongState` before the start and the engine's ActionError if the log
         does not fit."""
-        with self.db.read() as s:
-            row = s.get(GameRow, game_id) if _possible_id(game_id) else None
+        with self.kernel.db.read() as s:
+            row = s.get(GameRow, game_id) if possible_id(game_id) else None
             if row is None:
                 raise NotFound(f"no game {game_id}", "game_not_found")
             if row.state is None:
                 raise WrongState("not started", "not_started")
-            rules, players, seed = Rules.from_dict(row.rules), row.players, _seed(row.seed)
+            rules, players, seed = Rules.from_dict(row.rules), row.players, parse_seed(row.seed)
         log = [(e["seat"], e["action"]) for e in self.action_log(game_id)]
         return Game.replay(rules, players, seed, log)
 
@@ -159,15 +157,15 @@ class ReadingMixin(ServiceBase):
         the ``events`` it caused (engine event dicts), replayed from the log. Raises
         :class:`WrongState` (``not_over``) while the game is open: its log would tell hidden
         cards (swaps, the cards dealt)."""
-        with self.db.read() as s:
-            row = s.get(GameRow, game_id) if _possible_id(game_id) else None
+        with self.kernel.db.read() as s:
+            row = s.get(GameRow, game_id) if possible_id(game_id) else None
             if row is None:
                 raise NotFound(f"no game {game_id}", "game_not_found")
-            if row.status in _OPEN:
+            if row.status in OPEN:
                 raise WrongState("the game is not over", "not_over")
             if row.state is None:
                 return []
-            rules, players, seed = Rules.from_dict(row.rules), row.players, _seed(row.seed)
+            rules, players, seed = Rules.from_dict(row.rules), row.players, parse_seed(row.seed)
         game = Game.new(rules, players, seed)
         moves = []
         for entry in self.action_log(game_id):
@@ -185,26 +183,26 @@ class ReadingMixin(ServiceBase):
 
     def snapshot(self, game_id: int) -> Game | None:
         """The stored engine state (None in the lobby)."""
-        with self.db.read() as s:
-            return self._read_game(s, game_id)[1]
+        with self.kernel.db.read() as s:
+            return self.kernel.read_game(s, game_id)[1]
 
     def operator_figures(self, late_after: timedelta = timedelta(minutes=1)) -> OperatorFigures:
         """The outbox's debt and its oldest message, the games being played, and the
         deadlines passed (and those late by more than ``late_after``): a few counting
         queries on indexed columns, for a metrics scrape."""
-        now = self.clock.now()
+        now = self.kernel.clock.now()
         n = NotificationRow.__table__  # type: ignore[attr-defined]
         g = GameRow.__table__  # type: ignore[attr-defined]
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             owed, oldest = s.execute(
                 sa.select(sa.func.count(), sa.func.min(n.c.created_at))
                 .where(n.c.delivered_at.is_(None))).one()
             active = s.execute(sa.select(sa.func.count()).where(
-                g.c.status == _ACTIVE)).scalar_one()
+                g.c.status == ACTIVE)).scalar_one()
             due, late = s.execute(sa.select(
                 sa.func.count(),
                 sa.func.count().filter(g.c.deadline < now - late_after),
-            ).where(g.c.status == _ACTIVE, g.c.deadline <= now)).one()
+            ).where(g.c.status == ACTIVE, g.c.deadline <= now)).one()
         age = 0.0
         if oldest is not None:
             if oldest.tzinfo is None:  # (SQLite hands back naive UTC)
@@ -216,7 +214,7 @@ class ReadingMixin(ServiceBase):
         self, limit: int = 100, game_id: int | None = None
     ) -> list[Notification]:
         """Undelivered notifications, oldest first (what a front end still owes)."""
-        with self.db.read() as s:
+        with self.kernel.db.read() as s:
             stmt = select(NotificationRow).where(
                 NotificationRow.delivered_at.is_(None)  # type: ignore[union-attr]
             )
@@ -225,21 +223,21 @@ class ReadingMixin(ServiceBase):
             rows = s.exec(
                 stmt.order_by(NotificationRow.id).limit(limit)  # type: ignore[arg-type]
             ).all()
-            return [_to_record(r) for r in rows]
+            return [notification_record(r) for r in rows]
 
     def mark_delivered(self, ids: Iterable[int]) -> int:
         """Mark notifications delivered (idempotent); returns how many were pending."""
         wanted = list(ids)
         if not wanted:
             return 0
-        with self._write() as s:
+        with self.kernel.write() as s:
             result = s.execute(
                 sa.update(NotificationRow)
                 .where(
                     NotificationRow.id.in_(wanted),  # type: ignore[union-attr]
                     NotificationRow.delivered_at.is_(None),  # type: ignore[union-attr]
                 )
-                .values(delivered_at=self.clock.now(), claimed_by=None, claimed_until=None)
+                .values(delivered_at=self.kernel.clock.now(), claimed_by=None, claimed_until=None)
                 .execution_options(synchronize_session=False)
             )
             return int(result.rowcount)  # type: ignore[attr-defined]
@@ -247,8 +245,8 @@ class ReadingMixin(ServiceBase):
     def purge_notifications(self, older_than: timedelta = timedelta(days=7)) -> int:
         """Delete delivered (or superseded) notifications older than ``older_than``; pending
         ones are kept however old. Returns how many were deleted."""
-        cutoff = self.clock.now() - older_than
-        with self._write() as s:
+        cutoff = self.kernel.clock.now() - older_than
+        with self.kernel.write() as s:
             result = s.execute(
                 sa.delete(NotificationRow)
                 .where(

@@ -23,12 +23,12 @@ from tests.faketg import FakeTelegram
 
 def no_thinking_in_transactions(monkeypatch: pytest.MonkeyPatch) -> None:
     """A search inside a service transaction fails the test."""
-    import kolkhoz_tg.service.turn as turn
+    import kolkhoz_tg.service.gametx as gametx
 
     def refuse(level: str, *args: Any, **kwargs: Any) -> str:
         raise AssertionError(f"a {level} bot thought inside a transaction")
 
-    monkeypatch.setattr(turn, "think", refuse)
+    monkeypatch.setattr(gametx, "think", refuse)
 
 
 async def test_plus_bot_picks_a_level_and_search_bots_play_off_the_transaction(

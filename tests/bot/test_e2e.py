@@ -183,7 +183,7 @@ async def test_a_move_answered_early_but_refused_is_explained_in_private(
         user = next(u for u in users if action_buttons(u.last_message()))
         msg = user.last_message()
         assert msg is not None
-        sight = service._foresight[game_id]
+        sight = service.kernel.foresight[game_id]
         # Someone else's move in another process: here the same service, whose foresight
         # is then put back as that other process would have left it.
         info = service.game_info(game_id)
@@ -191,7 +191,7 @@ async def test_a_move_answered_early_but_refused_is_explained_in_private(
         assert seat is not None
         legal = service.seat_view(game_id, user.id).legal
         service.act(game_id, user.id, legal[-1], info.version)
-        service._foresight[game_id] = sight
+        service.kernel.foresight[game_id] = sight
         before = len(fake.calls())
         await user.tap(msg, action_buttons(msg)[0])
         await fake.settle()

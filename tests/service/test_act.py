@@ -9,6 +9,7 @@ import pytest
 from engine import PRESETS, Game, Phase, preset
 from engine.ai import default_action
 from kolkhoz_tg.service import ActStatus, GameService, Kind, NotFound, SeatView
+from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.storage.database import Database
 from tests.conftest import make_settings
 from tests.service.helpers import new_game, play_out, random_chooser, step
@@ -200,17 +201,17 @@ def _play_interrupted(
     url: str, clock: object, preset_name: str, rng: random.Random | None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Game:
-    from kolkhoz_tg.service.turn import Turn
+    from kolkhoz_tg.service.gametx import GameTx
 
-    original = Turn.set_clock
+    original = GameTx.set_clock
 
-    def maybe_crash(turn: Turn, moved: bool) -> None:
+    def maybe_crash(tx: GameTx, moved: bool) -> None:
         # Dies after the moves were applied in memory, before anything is committed.
-        if rng is not None and turn.moves and rng.random() < 0.05:
+        if rng is not None and tx.moves and rng.random() < 0.05:
             raise _Crash
-        original(turn, moved)
+        original(tx, moved)
 
-    monkeypatch.setattr(Turn, "set_clock", maybe_crash)
+    monkeypatch.setattr(GameTx, "set_clock", maybe_crash)
     db = Database(url)
     service = GameService(db, clock=clock, settings=make_settings())  # type: ignore[arg-type]
     game, _ = new_game(service, preset=preset_name, seed=21)
@@ -267,9 +268,9 @@ def test_lost_race_behind_the_locks_changes_nothing(
     user, view = _waiting(service, game.id)
     before = service.snapshot(game.id)
     log_len = len(service.action_log(game.id))
-    original = GameService._start_turn
+    original = Kernel.open_tx
 
-    def sneaky(self: GameService, s: object, row: GameRow, seats: object = None) -> object:
+    def sneaky(self: Kernel, s: object, row: GameRow, seats: object = None) -> object:
         s.execute(  # type: ignore[attr-defined]
             sa.update(GameRow).where(GameRow.id == row.id)  # type: ignore[arg-type]
             .values(version=row.version + 1)
@@ -277,7 +278,7 @@ def test_lost_race_behind_the_locks_changes_nothing(
         )
         return original(self, s, row, seats)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(GameService, "_start_turn", sneaky)
+    monkeypatch.setattr(Kernel, "open_tx", sneaky)
     result = service.act(game.id, user, view.legal[0], view.game.version)
     assert result.status is ActStatus.STALE and result.reason == "conflict"
     monkeypatch.undo()

@@ -32,12 +32,12 @@ def any_service(request: pytest.FixtureRequest, clock: FakeClock) -> Iterator[Ga
 @pytest.fixture
 def no_search_inside(monkeypatch: pytest.MonkeyPatch) -> None:
     """A search inside a service transaction fails the test."""
-    import kolkhoz_tg.service.turn as turn
+    import kolkhoz_tg.service.gametx as gametx
 
     def refuse(level: str, *args: Any, **kwargs: Any) -> str:
         raise AssertionError(f"a {level} bot thought inside a transaction")
 
-    monkeypatch.setattr(turn, "think", refuse)
+    monkeypatch.setattr(gametx, "think", refuse)
 
 
 def worker(service: GameService, game_id: int, limit: int = 400) -> int:

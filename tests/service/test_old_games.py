@@ -32,7 +32,7 @@ def _downgrade(service: GameService, game_id: int) -> None:
         assert row is not None and row.state is not None
         row.state = _as_stored_before_revision_3(row.state)
         row.rules = {k: v for k, v in row.rules.items() if k not in NEW_OPTIONS}
-    service._cache.clear()
+    service.kernel.engine_cache.clear()
 
 
 @pytest.mark.parametrize("preset", ["original", "kolkhoznik", "zone"])

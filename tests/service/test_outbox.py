@@ -57,7 +57,7 @@ def test_settling_survives_a_deadlock_abort(
 ) -> None:
     _started(service)
     ids = [n.id for n in service.claim_notifications("relay", 1000)]
-    real = service._settle
+    real = service.outbox._settle
     aborted = []
 
     class Deadlock(Exception):
@@ -69,7 +69,7 @@ def test_settling_survives_a_deadlock_abort(
             raise OperationalError("UPDATE notifications ...", {}, Deadlock())
         real(*args)
 
-    monkeypatch.setattr(service, "_settle", flaky)
+    monkeypatch.setattr(service.outbox, "_settle", flaky)
     service.settle_notifications(ids)
     assert aborted and service.outbox_backlog() == 0
 
@@ -103,7 +103,7 @@ def test_settling_survives_a_lost_connection(
 ) -> None:
     _started(service)
     ids = [n.id for n in service.claim_notifications("relay", 1000)]
-    real = service._settle
+    real = service.outbox._settle
     broken = []
 
     def flaky(*args: Any) -> None:
@@ -113,6 +113,6 @@ def test_settling_survives_a_lost_connection(
                                    connection_invalidated=True)
         real(*args)
 
-    monkeypatch.setattr(service, "_settle", flaky)
+    monkeypatch.setattr(service.outbox, "_settle", flaky)
     service.settle_notifications(ids)
     assert broken and service.outbox_backlog() == 0

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 
 from kolkhoz_tg.service import GameService, Kind, SweepResult
 from kolkhoz_tg.service.clock import SWEEP_BATCH
+from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.storage.models import ActionRow, GameRow, NotificationRow, SeatRow
 from kolkhoz_tg.timeutil import FakeClock
@@ -116,7 +117,7 @@ def test_a_game_that_fails_does_not_hold_up_the_rest_of_its_batch(
             game = s.get(GameRow, game_id)
             assert game is not None and game.next_due is not None
             game.next_due -= timedelta(minutes=10 - i)
-    service._cache.clear()
+    service.kernel.engine_cache.clear()
     clock.advance(timedelta(days=1, seconds=1))
     with caplog.at_level(logging.ERROR, logger="kolkhoz_tg.service.clock"):
         service.sweep()
@@ -136,16 +137,16 @@ def test_a_lost_race_in_a_batch_loses_only_that_game(
     alone its timeout, as before: the rest of the batch is handled."""
     ids = [new_game(service, seed=s, chat_id=-s - 1)[0].id for s in range(6)]
     clock.advance(timedelta(days=1, seconds=1))
-    original = GameService._start_turn
+    original = Kernel.open_tx
 
-    def sneaky(self: GameService, s: Any, row: GameRow, seats: Any = None) -> Any:
+    def sneaky(self: Kernel, s: Any, row: GameRow, seats: Any = None) -> Any:
         if row.id == ids[3]:
             s.execute(sa.update(GameRow).where(GameRow.id == row.id)  # type: ignore[arg-type]
                       .values(version=row.version + 1)
                       .execution_options(synchronize_session=False))
         return original(self, s, row, seats)
 
-    monkeypatch.setattr(GameService, "_start_turn", sneaky)
+    monkeypatch.setattr(Kernel, "open_tx", sneaky)
     result = service.sweep()
     monkeypatch.undo()
     timed = sorted(n.game_id for n in result.notifications if n.kind is Kind.TIMED_OUT)
@@ -233,11 +234,11 @@ def test_restored_snapshots_number_the_moves_on(service: GameService, clock: Fak
     game, _ = new_game(service, seed=6)
     chooser = random_chooser(6)
     for _ in range(30):
-        service._cache.clear()
+        service.kernel.engine_cache.clear()
         if not step(service, game.id, chooser):
             break
         if _ % 7 == 3:
-            service._cache.clear()
+            service.kernel.engine_cache.clear()
             clock.advance(timedelta(days=1, seconds=1))
             service.sweep()
     log = service.action_log(game.id)

@@ -23,7 +23,7 @@ from engine import Game
 from kolkhoz_tg import terminal
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService, open_service
-from kolkhoz_tg.service import turn as turn_module
+from kolkhoz_tg.service import gametx as gametx_module
 from tests.conftest import make_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,14 +83,14 @@ def bots_interrupt(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Arm it (``armed[0] = True``) and the next bot to move (the ``normal`` level's
     heuristic, inside the move's transaction) gets Ctrl-C instead of a move."""
     armed = [False]
-    real = turn_module.default_action
+    real = gametx_module.default_action
 
     def default_action(game: Game, seat: int) -> Any:
         if armed[0]:
             raise KeyboardInterrupt
         return real(game, seat)
 
-    monkeypatch.setattr(turn_module, "default_action", default_action)
+    monkeypatch.setattr(gametx_module, "default_action", default_action)
     yield armed
 
 

@@ -1,6 +1,6 @@
 """One write transaction on one running game: moves, automatic moves, clock, notifications.
 
-:class:`Turn` is what :class:`~kolkhoz_tg.service.core.GameService` builds for ``act()``, a
+:class:`GameTx` is what :class:`~kolkhoz_tg.service.kernel.Kernel` opens for ``act()``, a
 timeout, ``start()`` and the like. It never commits: the service owns the transaction.
 """
 
@@ -90,7 +90,7 @@ class Views:
 
 
 @dataclass
-class Turn:
+class GameTx:
     """The state of one write transaction on a started game."""
 
     session: Session
@@ -101,8 +101,8 @@ class Turn:
     base_version: int
     moves: list[Move] = field(default_factory=list)
     notes: list[NotificationRow] = field(default_factory=list)
-    #: The moves' log rows, stored with the notifications when the turn is finished
-    #: (:meth:`~kolkhoz_tg.service.base.ServiceBase._store_log`).
+    #: The moves' log rows, stored with the notifications when the transaction is finished
+    #: (:meth:`~kolkhoz_tg.service.kernel.Kernel.store_log`).
     actions: list[ActionRow] = field(default_factory=list)
     #: (year, phase, to_act) before this transaction: who was already waiting.
     before_year: int = 0
@@ -118,7 +118,7 @@ class Turn:
         self.before_year = self.game.year
         self.before_phase = self.game.phase
         self.before_to_act = tuple(self.game.to_act)
-        #: The last trick of the year this turn closed, as its summary told it (the final
+        #: The last trick of the year this transaction closed, as its summary told it (the final
         #: result keeps where its cards went when that year ends the game).
         self.closing_trick: dict[str, Any] | None = None
 
@@ -481,7 +481,7 @@ class Turn:
                                 user_id=seat_row.user_id, seat=seat)
 
     def _dealt(self) -> bool:
-        """Whether this turn dealt new hands: the game started, or a year began."""
+        """Whether this transaction dealt new hands: the game started, or a year began."""
         return any(n.kind == Kind.GAME_STARTED.value for n in self.notes) or any(
             isinstance(e, ev.YearStarted) for m in self.moves for e in m.events)
 
