@@ -18,13 +18,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine import Action, ActionKind, InvalidAction, parse_card
+from engine import Action, ActionKind, InvalidAction, Suit
 from engine.ai import LEVELS
-from engine.cards import CARDS, Suit
 from engine.views import View
 from kolkhoz_tg.botplay import BotPolicy
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.moves import TypedError, latin_layout, parse_typed, russian_layout
 from kolkhoz_tg.rules_doc import plain_rules
 
 # The service (and the texts, which read its records) bring in SQLAlchemy: they are imported
@@ -39,27 +39,6 @@ DEFAULT_DB = "kolkhoz-play.sqlite3"
 DEFAULT_LEVEL = "strong"
 #: The exit code after Ctrl-C, as a shell gives a program stopped by SIGINT (128 + 2).
 INTERRUPTED = 130
-
-# Each key as a Latin (US) layout types it, and as the Russian (ЙЦУКЕН) layout types it.
-_LATIN_KEYS = "`qwertyuiop[]asdfghjkl;'zxcvbnm,./~QWERTYUIOP{}ASDFGHJKL:\"ZXCVBNM<>?"
-_RUSSIAN_KEYS = "ёйцукенгшщзхъфывапролджэячсмитьбю.ЁЙЦУКЕНГШЩЗХЪФЫВАПРОЛДЖЭЯЧСМИТЬБЮ,"
-_TO_RUSSIAN = str.maketrans(_LATIN_KEYS, _RUSSIAN_KEYS)
-# Back from the Russian layout: the letters only (its punctuation means what it is).
-_TO_LATIN = str.maketrans({r: lat for lat, r in zip(_LATIN_KEYS, _RUSSIAN_KEYS, strict=True)
-                           if r.isalpha()})
-
-
-def russian_layout(text: str) -> str:
-    """What the keys that type ``text`` in the Latin layout type in the Russian one
-    (``q`` → ``й``, ``help`` → ``рудз``)."""
-    return text.translate(_TO_RUSSIAN)
-
-
-def latin_layout(text: str) -> str:
-    """What the keys that type ``text``'s Russian letters type in the Latin layout
-    (``ЙЫ`` → ``QS``); anything else is left as it is."""
-    return text.translate(_TO_LATIN)
-
 
 def _words(latin: Iterable[str], other: Iterable[str] = ()) -> frozenset[str]:
     """The (lower-case) words that answer one way: the Latin ones as typed in either layout
@@ -456,34 +435,35 @@ def _parse_action(answer: str, legal: list[str]) -> str | None:
         return Action.parse(text).text
     except InvalidAction:
         pass
-    parts = text.replace(",", " ").split()
     actions = [Action.parse(a) for a in legal]
-    kinds = {a.kind for a in actions}
+    command = _command_for({a.kind for a in actions})
     try:
-        if kinds == {ActionKind.TRUMP}:
-            return Action.trump(Suit.parse(parts[0])).text
-        if ActionKind.SWAP in kinds:
-            if parts[0].lower() in ("pass", "no", "-", "нет", "пас"):
-                return Action.swap_pass().text
-            hand, plot = (parse_card(p) for p in parts[:2])
-            return Action.swap(hand, plot).text
-        if ActionKind.PASS in kinds:
-            return Action.pass_card(parse_card(parts[-1])).text  # "pass 9H" or "9H"
-        first = CARDS[parse_card(parts[0])]
-        if ActionKind.PLAY in kinds:
-            return Action.play(first).text
-        if len(parts) > 1:
-            return Action.assign(first, Suit.parse(parts[1])).text
-        options = [a for a in actions if a.kind is ActionKind.ASSIGN and a.card == first]
-        # A card of the trick with several jobs open needs its job; one not in the trick is
-        # sent as it is, to be refused with the reason.
-        if len(options) == 1:
-            return options[0].text
-        if not options:
-            return Action.assign(first, next(a.suit for a in actions if a.suit is not None)).text
+        return parse_typed(command, text, strict=False,
+                           job_of=lambda card: _job_of(card, actions))
+    except TypedError:
         return None
-    except (ValueError, IndexError):
-        return None
+
+
+def _command_for(kinds: set[ActionKind]) -> str:
+    """The typed command an answer stands for, from the kinds of action asked for."""
+    if kinds == {ActionKind.TRUMP}:
+        return "trump"
+    for kind, command in ((ActionKind.SWAP, "swap"), (ActionKind.PASS, "pass"),
+                          (ActionKind.PLAY, "play")):
+        if kind in kinds:
+            return command
+    return "assign"
+
+
+def _job_of(card: int, actions: list[Action]) -> Suit | None:
+    """The job of ``card`` named without it: a card of the trick with several jobs open needs
+    its job (None); one not in the trick is sent as it is, to be refused with the reason."""
+    options = [a.suit for a in actions if a.kind is ActionKind.ASSIGN and a.card_id == card]
+    if len(options) == 1:
+        return options[0]
+    if not options:
+        return next(a.suit for a in actions if a.suit is not None)
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

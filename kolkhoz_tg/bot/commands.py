@@ -40,8 +40,8 @@ from kolkhoz_tg.bot.topics import (
     open_topic,
     topic_link,
 )
-from kolkhoz_tg.bot.typed import TypedError, parse_typed
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.moves import TypedError, parse_typed
 from kolkhoz_tg.service import (
     ActStatus,
     Busy,

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from engine import Game
-from kolkhoz_tg import terminal
+from kolkhoz_tg import moves, terminal
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService, open_service
 from kolkhoz_tg.service import turn as turn_module
@@ -291,8 +291,8 @@ def test_every_latin_command_word_has_its_russian_layout_twin() -> None:
     assert {"q", "й", "quit", "йгше", "exit", "учше"} <= terminal.QUIT_WORDS
     assert {"h", "р", "help", "рудз", "?", ","} <= terminal.HELP_WORDS
     assert {"rules", "кгдуы", "правила"} <= terminal.RULES_WORDS
-    assert terminal.russian_layout("q") == "й"
-    assert terminal.latin_layout("ЙЫ 10р, 9Р") == "QS 10h, 9H"
+    assert moves.russian_layout("q") == "й"
+    assert moves.latin_layout("ЙЫ 10р, 9Р") == "QS 10h, 9H"
 
 
 def test_cards_typed_in_the_russian_layout() -> None:
