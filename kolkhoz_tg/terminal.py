@@ -30,7 +30,7 @@ from kolkhoz_tg.rules_doc import plain_rules
 # The service (and the texts, which read its records) bring in SQLAlchemy: they are imported
 # where a game runs, so that ``kolkhoz`` builds its parser and prints help without them.
 if TYPE_CHECKING:
-    from kolkhoz_tg.service import GameService, Notification
+    from kolkhoz_tg.service import GameService, Notification, SeatView
 
 LOCAL_CHAT = 0  # the terminal's own table
 LOCAL_USER = 1  # the human at the keyboard
@@ -240,104 +240,142 @@ def _play(
     input_fn: InputFn,
     output: OutputFn,
 ) -> int:
-    from kolkhoz_tg import texts
-
-    _ = tr.gettext
     # A name, not a pronoun: it goes into third-person sentences ("Player takes the trick").
-    name = args.name or _("Player")
+    name = args.name or tr.gettext("Player")
     service.ensure_user(LOCAL_USER, name, tr.locale)
     service.set_user_locale(LOCAL_USER, tr.locale)
     game_id = None
     if not args.new:
-        running = [g for g in service.games_of_user(LOCAL_USER) if g.status == "active"]
-        if running:
-            # «н» is the Russian prompt's "no" ([Д/н]) but the key of the English one's "y"
-            # ([Y/n]) in the Russian layout: the prompt's own letters win.
-            yes, no = ((YES_WORDS - NO_WORDS, NO_WORDS) if tr.locale == "ru"
-                       else (YES_WORDS, NO_WORDS - YES_WORDS))
-            while True:
-                answer = _read(input_fn, _("Continue your unfinished game? [Y/n]: "))
-                if answer is None:
-                    output("")  # Ctrl-D leaves the cursor on the prompt's line
-                    output(_("Game saved. Run {command} again to continue.",
-                             command=again_command(args)))
-                    return 0
-                word = answer.strip().lower()
-                if word in yes:
-                    game_id = running[0].id
-                elif word in no:
-                    service.abort(running[0].id, LOCAL_USER, force=True)
-                else:
-                    continue
-                break
+        stopped, game_id = _resume(service, tr, args, input_fn, output)
+        if stopped:
+            return 0
     # Whatever happened while away (or in an earlier session) is not news any more.
     service.mark_delivered(n.id for n in service.pending_notifications(10_000))
     if game_id is None:
-        _clear_lobby(service, LOCAL_USER)
-        # A local game has no clock running (nobody sweeps it): the longest time limit, and
-        # the deadline is not shown.
-        game = service.create_game(LOCAL_CHAT, LOCAL_USER, creator_name=name,
-                                   preset=args.preset, players=args.players, seed=args.seed,
-                                   turn_timeout="14d")
-        game_id = game.id
-        output(_("New game: {rules} · seed {seed}",
-                 rules=texts.rules_title(tr, game.preset, game.rules), seed=game.seed))
-        result = service.start(game_id, LOCAL_USER, fill_with_bots=True)
-        _show(service, tr, result.notifications, output,
-              service.seat_view(game_id, LOCAL_USER).seat)
+        game_id = _new_game(service, tr, args, name, output)
     while True:
-        board = service.board(game_id)
-        if board.game.status != "active" or board.view is None:
+        mine = _show_turn(service, tr, game_id, output)
+        if mine is None or not _take_turn(service, tr, args, game_id, mine, input_fn, output):
             return 0
-        mine = service.seat_view(game_id, LOCAL_USER)
-        output("")
-        output(texts.board_text(tr, board.game, board.view, service.clock.now(), None,
-                                mine.seat))
-        output(texts.hand_text(tr, mine.view, mine.legal))
-        if not mine.to_act:
-            output(_("Waiting for the others…"))
-            return 0
-        names = [texts.seat_name(tr, board.game, s) for s in range(board.game.players)]
-        output(texts.phase_prompt(tr, mine.view, names))
-        typed = View.from_dict(mine.view, mine.legal)  # read once for every label below
-        for i, action in enumerate(typed.legal, 1):
-            output(f"  {i:>2}. {texts.action_label(tr, typed, action)}")
-        # Ask until a move is made: a wrong answer is told in one line, under the same board.
-        while True:
-            answer = _read(input_fn, _("Your choice (number or card; help, rules; q to stop, "
-                                       "resume later): "))
-            word = "" if answer is None else answer.strip()
-            if answer is None or word.lower() in QUIT_WORDS:
-                if answer is None:
-                    output("")  # Ctrl-D leaves the cursor on the prompt's line
-                output(_("Game saved. Run {command} again to continue.",
-                         command=again_command(args)))
-                return 0
-            if not word:
-                continue
-            if word.lower() in RULES_WORDS:
-                show_long(rules_text(tr), output)
-                break  # the board again: the rules have scrolled it away
-            if word.lower() in HELP_WORDS:
-                output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
-                         "for the Brigadier a card and a suit, like 10H S. Cards in brackets "
-                         "cannot be played now. rules shows the rules of the game; q stops "
-                         "(the game is saved)."))
-                continue
-            choice = parse_action(word, mine.legal)
-            if choice is None:
-                output(_("Not a choice: {text}. Type a number from the list, or help.",
-                         text=word))
-                continue
-            # A move the rules forbid is still sent: the service says why, and nothing changes.
-            result = service.act(game_id, LOCAL_USER, choice, mine.game.version)
-            if not result.ok:
-                output(texts.reason_text(tr, result.reason or result.status.value, mine.view))
-                if result.status.value in ("illegal", "invalid"):
-                    continue  # the same board: try again
-                break  # the game moved on or stopped: show it again
-            _show(service, tr, result.notifications, output, mine.seat)
-            break
+
+
+def _resume(
+    service: GameService, tr: Translator, args: argparse.Namespace, input_fn: InputFn,
+    output: OutputFn,
+) -> tuple[bool, int | None]:
+    """Ask whether to go on with the running game, if there is one: (stopped at the
+    question, the game to go on with or None for a new one; a declined game is aborted)."""
+    _ = tr.gettext
+    running = [g for g in service.games_of_user(LOCAL_USER) if g.status == "active"]
+    if not running:
+        return False, None
+    # «н» is the Russian prompt's "no" ([Д/н]) but the key of the English one's "y"
+    # ([Y/n]) in the Russian layout: the prompt's own letters win.
+    yes, no = ((YES_WORDS - NO_WORDS, NO_WORDS) if tr.locale == "ru"
+               else (YES_WORDS, NO_WORDS - YES_WORDS))
+    while True:
+        answer = _read(input_fn, _("Continue your unfinished game? [Y/n]: "))
+        if answer is None:
+            output("")  # Ctrl-D leaves the cursor on the prompt's line
+            output(_("Game saved. Run {command} again to continue.",
+                     command=again_command(args)))
+            return True, None
+        word = answer.strip().lower()
+        if word in yes:
+            return False, running[0].id
+        if word in no:
+            service.abort(running[0].id, LOCAL_USER, force=True)
+            return False, None
+
+
+def _new_game(
+    service: GameService, tr: Translator, args: argparse.Namespace, name: str, output: OutputFn,
+) -> int:
+    """Deal a new game against bots and show its first moves; its id."""
+    from kolkhoz_tg import texts
+
+    _clear_lobby(service, LOCAL_USER)
+    # A local game has no clock running (nobody sweeps it): the longest time limit, and
+    # the deadline is not shown.
+    game = service.create_game(LOCAL_CHAT, LOCAL_USER, creator_name=name,
+                               preset=args.preset, players=args.players, seed=args.seed,
+                               turn_timeout="14d")
+    output(tr.gettext("New game: {rules} · seed {seed}",
+                      rules=texts.rules_title(tr, game.preset, game.rules), seed=game.seed))
+    result = service.start(game.id, LOCAL_USER, fill_with_bots=True)
+    _show(service, tr, result.notifications, output,
+          service.seat_view(game.id, LOCAL_USER).seat)
+    return game.id
+
+
+def _show_turn(
+    service: GameService, tr: Translator, game_id: int, output: OutputFn,
+) -> SeatView | None:
+    """Show the board and the hand, and the numbered choices when it is the player's
+    turn: their view then, else None (the game is over, or waits for the others)."""
+    from kolkhoz_tg import texts
+
+    board = service.board(game_id)
+    if board.game.status != "active" or board.view is None:
+        return None
+    mine = service.seat_view(game_id, LOCAL_USER)
+    output("")
+    output(texts.board_text(tr, board.game, board.view, service.clock.now(), None, mine.seat))
+    output(texts.hand_text(tr, mine.view, mine.legal))
+    if not mine.to_act:
+        output(tr.gettext("Waiting for the others…"))
+        return None
+    names = [texts.seat_name(tr, board.game, s) for s in range(board.game.players)]
+    output(texts.phase_prompt(tr, mine.view, names))
+    typed = View.from_dict(mine.view, mine.legal)  # read once for every label below
+    for i, action in enumerate(typed.legal, 1):
+        output(f"  {i:>2}. {texts.action_label(tr, typed, action)}")
+    return mine
+
+
+def _take_turn(
+    service: GameService, tr: Translator, args: argparse.Namespace, game_id: int,
+    mine: SeatView, input_fn: InputFn, output: OutputFn,
+) -> bool:
+    """Ask until a move is made (a wrong answer is told in one line, under the same board)
+    or the board is to be shown again; False when the player stops."""
+    from kolkhoz_tg import texts
+
+    _ = tr.gettext
+    while True:
+        answer = _read(input_fn, _("Your choice (number or card; help, rules; q to stop, "
+                                   "resume later): "))
+        word = "" if answer is None else answer.strip()
+        if answer is None or word.lower() in QUIT_WORDS:
+            if answer is None:
+                output("")  # Ctrl-D leaves the cursor on the prompt's line
+            output(_("Game saved. Run {command} again to continue.",
+                     command=again_command(args)))
+            return False
+        if not word:
+            continue
+        if word.lower() in RULES_WORDS:
+            show_long(rules_text(tr), output)
+            return True  # the board again: the rules have scrolled it away
+        if word.lower() in HELP_WORDS:
+            output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
+                     "for the Brigadier a card and a suit, like 10H S. Cards in brackets "
+                     "cannot be played now. rules shows the rules of the game; q stops "
+                     "(the game is saved)."))
+            continue
+        choice = parse_action(word, mine.legal)
+        if choice is None:
+            output(_("Not a choice: {text}. Type a number from the list, or help.", text=word))
+            continue
+        # A move the rules forbid is still sent: the service says why, and nothing changes.
+        result = service.act(game_id, LOCAL_USER, choice, mine.game.version)
+        if not result.ok:
+            output(texts.reason_text(tr, result.reason or result.status.value, mine.view))
+            if result.status.value in ("illegal", "invalid"):
+                continue  # the same board: try again
+            return True  # the game moved on or stopped: show it again
+        _show(service, tr, result.notifications, output, mine.seat)
+        return True
 
 
 def show_long(text: str, output: OutputFn) -> None:
