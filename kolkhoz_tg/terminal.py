@@ -1,7 +1,7 @@
 """``kolkhoz play``: a whole game in the terminal, one human against bots, on the service.
 
 It uses exactly what the Telegram bot will use — the service (lobby, ``act()``, the outbox)
-on a local SQLite file and the localized texts of :mod:`kolkhoz_tg.texts` — so it doubles as
+on a local SQLite file and the localized texts of :mod:`kolkhoz_tg.present` — so it doubles as
 proof that the core needs no Telegram. Quitting keeps the game; running again resumes it.
 """
 
@@ -18,19 +18,19 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine import Action, ActionKind, InvalidAction, parse_card
+from engine import Action, ActionKind, InvalidAction, Suit
 from engine.ai import LEVELS
-from engine.cards import CARDS, Suit
 from engine.views import View
 from kolkhoz_tg.botplay import BotPolicy
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.moves import TypedError, latin_layout, parse_typed, russian_layout
 from kolkhoz_tg.rules_doc import plain_rules
 
 # The service (and the texts, which read its records) bring in SQLAlchemy: they are imported
 # where a game runs, so that ``kolkhoz`` builds its parser and prints help without them.
 if TYPE_CHECKING:
-    from kolkhoz_tg.service import GameService, Notification
+    from kolkhoz_tg.service import GameService, Notification, SeatView
 
 LOCAL_CHAT = 0  # the terminal's own table
 LOCAL_USER = 1  # the human at the keyboard
@@ -39,27 +39,6 @@ DEFAULT_DB = "kolkhoz-play.sqlite3"
 DEFAULT_LEVEL = "strong"
 #: The exit code after Ctrl-C, as a shell gives a program stopped by SIGINT (128 + 2).
 INTERRUPTED = 130
-
-# Each key as a Latin (US) layout types it, and as the Russian (ЙЦУКЕН) layout types it.
-_LATIN_KEYS = "`qwertyuiop[]asdfghjkl;'zxcvbnm,./~QWERTYUIOP{}ASDFGHJKL:\"ZXCVBNM<>?"
-_RUSSIAN_KEYS = "ёйцукенгшщзхъфывапролджэячсмитьбю.ЁЙЦУКЕНГШЩЗХЪФЫВАПРОЛДЖЭЯЧСМИТЬБЮ,"
-_TO_RUSSIAN = str.maketrans(_LATIN_KEYS, _RUSSIAN_KEYS)
-# Back from the Russian layout: the letters only (its punctuation means what it is).
-_TO_LATIN = str.maketrans({r: lat for lat, r in zip(_LATIN_KEYS, _RUSSIAN_KEYS, strict=True)
-                           if r.isalpha()})
-
-
-def russian_layout(text: str) -> str:
-    """What the keys that type ``text`` in the Latin layout type in the Russian one
-    (``q`` → ``й``, ``help`` → ``рудз``)."""
-    return text.translate(_TO_RUSSIAN)
-
-
-def latin_layout(text: str) -> str:
-    """What the keys that type ``text``'s Russian letters type in the Latin layout
-    (``ЙЫ`` → ``QS``); anything else is left as it is."""
-    return text.translate(_TO_LATIN)
-
 
 def _words(latin: Iterable[str], other: Iterable[str] = ()) -> frozenset[str]:
     """The (lower-case) words that answer one way: the Latin ones as typed in either layout
@@ -150,7 +129,7 @@ def run(
 
 
 def _run(args: argparse.Namespace, input_fn: InputFn, output: OutputFn) -> int:
-    from kolkhoz_tg import present as texts
+    from kolkhoz_tg import present
     from kolkhoz_tg.service import ServiceError, open_service
 
     db_path = Path(args.db or DEFAULT_DB)
@@ -169,7 +148,7 @@ def _run(args: argparse.Namespace, input_fn: InputFn, output: OutputFn) -> int:
             return _bots_only(service, tr, args, output)
         return _play(service, tr, args, input_fn, output)
     except ServiceError as e:
-        output(texts.error_text(tr, e.code))
+        output(present.error_text(tr, e.code))
         return 2
     except KeyboardInterrupt:
         # At a prompt or while the bots think: a move's transaction is undone whole, so the
@@ -235,7 +214,7 @@ def _ask_language(input_fn: InputFn, output: OutputFn) -> str:
 def _bots_only(
     service: GameService, tr: Translator, args: argparse.Namespace, output: OutputFn
 ) -> int:
-    from kolkhoz_tg import present as texts
+    from kolkhoz_tg import present
     from kolkhoz_tg.service import Kind
 
     service.ensure_user(HOST_USER, tr.gettext("Host"))
@@ -245,12 +224,12 @@ def _bots_only(
     result = service.start(game.id, HOST_USER, fill_with_bots=True)
     over = [n for n in result.notifications if n.kind is Kind.GAME_OVER]
     service.mark_delivered(n.id for n in result.notifications)
-    output(tr.gettext("{rules} · seed {seed}", rules=texts.rules_title(tr, game.preset, game.rules),
-                      seed=game.seed))
+    rules = present.rules_title(tr, game.preset, game.rules)
+    output(tr.gettext("{rules} · seed {seed}", rules=rules, seed=game.seed))
     if not over:
         output(tr.gettext("The game did not finish."))
         return 1
-    output(texts.final_table(tr, over[0].data))
+    output(present.final_table(tr, over[0].data))
     return 0
 
 
@@ -261,104 +240,142 @@ def _play(
     input_fn: InputFn,
     output: OutputFn,
 ) -> int:
-    from kolkhoz_tg import present as texts
-
-    _ = tr.gettext
     # A name, not a pronoun: it goes into third-person sentences ("Player takes the trick").
-    name = args.name or _("Player")
+    name = args.name or tr.gettext("Player")
     service.ensure_user(LOCAL_USER, name, tr.locale)
     service.set_user_locale(LOCAL_USER, tr.locale)
     game_id = None
     if not args.new:
-        running = [g for g in service.games_of_user(LOCAL_USER) if g.status == "active"]
-        if running:
-            # «н» is the Russian prompt's "no" ([Д/н]) but the key of the English one's "y"
-            # ([Y/n]) in the Russian layout: the prompt's own letters win.
-            yes, no = ((YES_WORDS - NO_WORDS, NO_WORDS) if tr.locale == "ru"
-                       else (YES_WORDS, NO_WORDS - YES_WORDS))
-            while True:
-                answer = _read(input_fn, _("Continue your unfinished game? [Y/n]: "))
-                if answer is None:
-                    output("")  # Ctrl-D leaves the cursor on the prompt's line
-                    output(_("Game saved. Run {command} again to continue.",
-                             command=again_command(args)))
-                    return 0
-                word = answer.strip().lower()
-                if word in yes:
-                    game_id = running[0].id
-                elif word in no:
-                    service.abort(running[0].id, LOCAL_USER, force=True)
-                else:
-                    continue
-                break
+        stopped, game_id = _resume(service, tr, args, input_fn, output)
+        if stopped:
+            return 0
     # Whatever happened while away (or in an earlier session) is not news any more.
     service.mark_delivered(n.id for n in service.pending_notifications(10_000))
     if game_id is None:
-        _clear_lobby(service, LOCAL_USER)
-        # A local game has no clock running (nobody sweeps it): the longest time limit, and
-        # the deadline is not shown.
-        game = service.create_game(LOCAL_CHAT, LOCAL_USER, creator_name=name,
-                                   preset=args.preset, players=args.players, seed=args.seed,
-                                   turn_timeout="14d")
-        game_id = game.id
-        output(_("New game: {rules} · seed {seed}",
-                 rules=texts.rules_title(tr, game.preset, game.rules), seed=game.seed))
-        result = service.start(game_id, LOCAL_USER, fill_with_bots=True)
-        _show(service, tr, result.notifications, output,
-              service.seat_view(game_id, LOCAL_USER).seat)
+        game_id = _new_game(service, tr, args, name, output)
     while True:
-        board = service.board(game_id)
-        if board.game.status != "active" or board.view is None:
+        mine = _show_turn(service, tr, game_id, output)
+        if mine is None or not _take_turn(service, tr, args, game_id, mine, input_fn, output):
             return 0
-        mine = service.seat_view(game_id, LOCAL_USER)
-        output("")
-        output(texts.board_text(tr, board.game, board.view, service.clock.now(), None,
-                                mine.seat))
-        output(texts.hand_text(tr, mine.view, mine.legal))
-        if not mine.to_act:
-            output(_("Waiting for the others…"))
-            return 0
-        names = [texts.seat_name(tr, board.game, s) for s in range(board.game.players)]
-        output(texts.phase_prompt(tr, mine.view, names))
-        typed = View.from_dict(mine.view, mine.legal)  # read once for every label below
-        for i, action in enumerate(typed.legal, 1):
-            output(f"  {i:>2}. {texts.action_label(tr, typed, action)}")
-        # Ask until a move is made: a wrong answer is told in one line, under the same board.
-        while True:
-            answer = _read(input_fn, _("Your choice (number or card; help, rules; q to stop, "
-                                       "resume later): "))
-            word = "" if answer is None else answer.strip()
-            if answer is None or word.lower() in QUIT_WORDS:
-                if answer is None:
-                    output("")  # Ctrl-D leaves the cursor on the prompt's line
-                output(_("Game saved. Run {command} again to continue.",
-                         command=again_command(args)))
-                return 0
-            if not word:
-                continue
-            if word.lower() in RULES_WORDS:
-                show_long(rules_text(tr), output)
-                break  # the board again: the rules have scrolled it away
-            if word.lower() in HELP_WORDS:
-                output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
-                         "for the Brigadier a card and a suit, like 10H S. Cards in brackets "
-                         "cannot be played now. rules shows the rules of the game; q stops "
-                         "(the game is saved)."))
-                continue
-            choice = parse_action(word, mine.legal)
-            if choice is None:
-                output(_("Not a choice: {text}. Type a number from the list, or help.",
-                         text=word))
-                continue
-            # A move the rules forbid is still sent: the service says why, and nothing changes.
-            result = service.act(game_id, LOCAL_USER, choice, mine.game.version)
-            if not result.ok:
-                output(texts.reason_text(tr, result.reason or result.status.value, mine.view))
-                if result.status.value in ("illegal", "invalid"):
-                    continue  # the same board: try again
-                break  # the game moved on or stopped: show it again
-            _show(service, tr, result.notifications, output, mine.seat)
-            break
+
+
+def _resume(
+    service: GameService, tr: Translator, args: argparse.Namespace, input_fn: InputFn,
+    output: OutputFn,
+) -> tuple[bool, int | None]:
+    """Ask whether to go on with the running game, if there is one: (stopped at the
+    question, the game to go on with or None for a new one; a declined game is aborted)."""
+    _ = tr.gettext
+    running = [g for g in service.games_of_user(LOCAL_USER) if g.status == "active"]
+    if not running:
+        return False, None
+    # «н» is the Russian prompt's "no" ([Д/н]) but the key of the English one's "y"
+    # ([Y/n]) in the Russian layout: the prompt's own letters win.
+    yes, no = ((YES_WORDS - NO_WORDS, NO_WORDS) if tr.locale == "ru"
+               else (YES_WORDS, NO_WORDS - YES_WORDS))
+    while True:
+        answer = _read(input_fn, _("Continue your unfinished game? [Y/n]: "))
+        if answer is None:
+            output("")  # Ctrl-D leaves the cursor on the prompt's line
+            output(_("Game saved. Run {command} again to continue.",
+                     command=again_command(args)))
+            return True, None
+        word = answer.strip().lower()
+        if word in yes:
+            return False, running[0].id
+        if word in no:
+            service.abort(running[0].id, LOCAL_USER, force=True)
+            return False, None
+
+
+def _new_game(
+    service: GameService, tr: Translator, args: argparse.Namespace, name: str, output: OutputFn,
+) -> int:
+    """Deal a new game against bots and show its first moves; its id."""
+    from kolkhoz_tg import present
+
+    _clear_lobby(service, LOCAL_USER)
+    # A local game has no clock running (nobody sweeps it): the longest time limit, and
+    # the deadline is not shown.
+    game = service.create_game(LOCAL_CHAT, LOCAL_USER, creator_name=name,
+                               preset=args.preset, players=args.players, seed=args.seed,
+                               turn_timeout="14d")
+    output(tr.gettext("New game: {rules} · seed {seed}",
+                      rules=present.rules_title(tr, game.preset, game.rules), seed=game.seed))
+    result = service.start(game.id, LOCAL_USER, fill_with_bots=True)
+    _show(service, tr, result.notifications, output,
+          service.seat_view(game.id, LOCAL_USER).seat)
+    return game.id
+
+
+def _show_turn(
+    service: GameService, tr: Translator, game_id: int, output: OutputFn,
+) -> SeatView | None:
+    """Show the board and the hand, and the numbered choices when it is the player's
+    turn: their view then, else None (the game is over, or waits for the others)."""
+    from kolkhoz_tg import present
+
+    board = service.board(game_id)
+    if board.game.status != "active" or board.view is None:
+        return None
+    mine = service.seat_view(game_id, LOCAL_USER)
+    output("")
+    output(present.board_text(tr, board.game, board.view, service.clock.now(), None, mine.seat))
+    output(present.hand_text(tr, mine.view, mine.legal))
+    if not mine.to_act:
+        output(tr.gettext("Waiting for the others…"))
+        return None
+    names = [present.seat_name(tr, board.game, s) for s in range(board.game.players)]
+    output(present.phase_prompt(tr, mine.view, names))
+    typed = View.from_dict(mine.view, mine.legal)  # read once for every label below
+    for i, action in enumerate(typed.legal, 1):
+        output(f"  {i:>2}. {present.action_label(tr, typed, action)}")
+    return mine
+
+
+def _take_turn(
+    service: GameService, tr: Translator, args: argparse.Namespace, game_id: int,
+    mine: SeatView, input_fn: InputFn, output: OutputFn,
+) -> bool:
+    """Ask until a move is made (a wrong answer is told in one line, under the same board)
+    or the board is to be shown again; False when the player stops."""
+    from kolkhoz_tg import present
+
+    _ = tr.gettext
+    while True:
+        answer = _read(input_fn, _("Your choice (number or card; help, rules; q to stop, "
+                                   "resume later): "))
+        word = "" if answer is None else answer.strip()
+        if answer is None or word.lower() in QUIT_WORDS:
+            if answer is None:
+                output("")  # Ctrl-D leaves the cursor on the prompt's line
+            output(_("Game saved. Run {command} again to continue.",
+                     command=again_command(args)))
+            return False
+        if not word:
+            continue
+        if word.lower() in RULES_WORDS:
+            show_long(rules_text(tr), output)
+            return True  # the board again: the rules have scrolled it away
+        if word.lower() in HELP_WORDS:
+            output(_("Type the number of a choice, or a card like 10H, QS, 10ч or Вп; "
+                     "for the Brigadier a card and a suit, like 10H S. Cards in brackets "
+                     "cannot be played now. rules shows the rules of the game; q stops "
+                     "(the game is saved)."))
+            continue
+        choice = parse_action(word, mine.legal)
+        if choice is None:
+            output(_("Not a choice: {text}. Type a number from the list, or help.", text=word))
+            continue
+        # A move the rules forbid is still sent: the service says why, and nothing changes.
+        result = service.act(game_id, LOCAL_USER, choice, mine.game.version)
+        if not result.ok:
+            output(present.reason_text(tr, result.reason or result.status.value, mine.view))
+            if result.status.value in ("illegal", "invalid"):
+                continue  # the same board: try again
+            return True  # the game moved on or stopped: show it again
+        _show(service, tr, result.notifications, output, mine.seat)
+        return True
 
 
 def show_long(text: str, output: OutputFn) -> None:
@@ -402,7 +419,7 @@ def _show(
     service: GameService, tr: Translator, notes: list[Notification], output: OutputFn,
     seat: int | None = None,
 ) -> None:
-    from kolkhoz_tg import present as texts
+    from kolkhoz_tg import present
     from kolkhoz_tg.service import Kind
 
     now = service.clock.now()
@@ -414,10 +431,10 @@ def _show(
             continue
         if note.kind is Kind.BOARD:
             theme = note.data["view"]["rules"]["theme"]
-            text = "\n".join(texts.event_lines(tr, note.data["game"], note.data["moves"], theme,
+            text = "\n".join(present.event_lines(tr, note.data["game"], note.data["moves"], theme,
                                                year_end=True, viewer=seat))
         else:
-            text = texts.notification_text(tr, note, now)
+            text = present.notification_text(tr, note, now)
         if text:
             output(text)
     service.mark_delivered(n.id for n in notes)
@@ -456,34 +473,35 @@ def _parse_action(answer: str, legal: list[str]) -> str | None:
         return Action.parse(text).text
     except InvalidAction:
         pass
-    parts = text.replace(",", " ").split()
     actions = [Action.parse(a) for a in legal]
-    kinds = {a.kind for a in actions}
+    command = _command_for({a.kind for a in actions})
     try:
-        if kinds == {ActionKind.TRUMP}:
-            return Action.trump(Suit.parse(parts[0])).text
-        if ActionKind.SWAP in kinds:
-            if parts[0].lower() in ("pass", "no", "-", "нет", "пас"):
-                return Action.swap_pass().text
-            hand, plot = (parse_card(p) for p in parts[:2])
-            return Action.swap(hand, plot).text
-        if ActionKind.PASS in kinds:
-            return Action.pass_card(parse_card(parts[-1])).text  # "pass 9H" or "9H"
-        first = CARDS[parse_card(parts[0])]
-        if ActionKind.PLAY in kinds:
-            return Action.play(first).text
-        if len(parts) > 1:
-            return Action.assign(first, Suit.parse(parts[1])).text
-        options = [a for a in actions if a.kind is ActionKind.ASSIGN and a.card == first]
-        # A card of the trick with several jobs open needs its job; one not in the trick is
-        # sent as it is, to be refused with the reason.
-        if len(options) == 1:
-            return options[0].text
-        if not options:
-            return Action.assign(first, next(a.suit for a in actions if a.suit is not None)).text
+        return parse_typed(command, text, strict=False,
+                           job_of=lambda card: _job_of(card, actions))
+    except TypedError:
         return None
-    except (ValueError, IndexError):
-        return None
+
+
+def _command_for(kinds: set[ActionKind]) -> str:
+    """The typed command an answer stands for, from the kinds of action asked for."""
+    if kinds == {ActionKind.TRUMP}:
+        return "trump"
+    for kind, command in ((ActionKind.SWAP, "swap"), (ActionKind.PASS, "pass"),
+                          (ActionKind.PLAY, "play")):
+        if kind in kinds:
+            return command
+    return "assign"
+
+
+def _job_of(card: int, actions: list[Action]) -> Suit | None:
+    """The job of ``card`` named without it: a card of the trick with several jobs open needs
+    its job (None); one not in the trick is sent as it is, to be refused with the reason."""
+    options = [a.suit for a in actions if a.kind is ActionKind.ASSIGN and a.card_id == card]
+    if len(options) == 1:
+        return options[0]
+    if not options:
+        return next(a.suit for a in actions if a.suit is not None)
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,8 +39,8 @@ from kolkhoz_tg.bot.topics import (
     open_topic,
     topic_link,
 )
-from kolkhoz_tg.bot.typed import TypedError, parse_typed
 from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.moves import TypedError, parse_typed
 from kolkhoz_tg.present import commands as say
 from kolkhoz_tg.present import practice as lessons
 from kolkhoz_tg.present import taps

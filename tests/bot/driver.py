@@ -3,7 +3,6 @@ cards its readers may not see."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -225,13 +224,3 @@ def move_without_the_bot(service: GameService, game_id: int, users: list[FakeUse
 def players(fake: FakeTelegram, lang: str = "en", base: int = 1000) -> list[FakeUser]:
     """Anna, Boris, Vera and Gleb, with user ids from ``base``."""
     return [fake.user(base + i, n, language_code=lang) for i, n in enumerate(NAMES)]
-
-
-async def until(check: Callable[[], bool], seconds: float = 30) -> None:
-    """Wait until ``check()`` holds; fail the test if it has not within ``seconds`` (a
-    generous bound: a loaded machine is slow, and the order of events is what is tested)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + seconds
-    while not check():
-        assert loop.time() < end, "the awaited event did not happen"
-        await asyncio.sleep(0.1)

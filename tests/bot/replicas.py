@@ -33,25 +33,16 @@ from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.bot.webhook import HEALTH_PATH, SECRET_HEADER
 from kolkhoz_tg.service import GameInfo, GameService
 from kolkhoz_tg.storage.models import NotificationRow
+from tests.bot.driver import action_buttons
 from tests.faketg import CallbackQueryRecord, FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tests.faketg import free_port as free_port
+from tests.helpers import until
 
 T = TypeVar("T")
 
 #: How long one step (a tap answered, fresh buttons shown) may take before the test fails.
 STEP_TIMEOUT = 90.0
 POLL = 0.01
-
-
-async def until(cond: Callable[[], bool], what: str, timeout: float = STEP_TIMEOUT,
-                poll: float = POLL) -> None:
-    """Poll ``cond`` until it holds; AssertionError naming ``what`` after ``timeout``."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not cond():
-        if loop.time() > deadline:
-            raise AssertionError(f"waited {timeout:.0f}s for {what}")
-        await asyncio.sleep(poll)
 
 
 # ---------------------------------------------------------------------- bot processes
@@ -222,15 +213,6 @@ class Table:
     silences: list[Silence] = field(default_factory=list)
 
 
-def action_buttons(msg: StoredMessage) -> list[Callback]:
-    out = []
-    for row in msg.buttons:
-        for b in row:
-            if b.data and b.data.startswith("a:"):
-                out.append(Callback.decode(b.data))
-    return out
-
-
 class Driver:
     """Plays the tables by tapping, one step at a time per table, all tables at once."""
 
@@ -261,7 +243,7 @@ class Driver:
         self.taps += times
         began = time.monotonic()
         await until(lambda: all(r.answered for r in records),
-                    f"{user!r}'s tap on {data!r} to be answered")
+                    f"{user!r}'s tap on {data!r} to be answered", timeout=STEP_TIMEOUT, poll=POLL)
         self.slowest = max(self.slowest, time.monotonic() - began)
         return records
 
@@ -275,7 +257,7 @@ class Driver:
         for u in t.humans:
             await u.start_bot(wait=False)
         await until(lambda: all(fake.bot_messages(u.id) for u in t.humans),
-                    f"table {t.index}: the replies to /start")
+                    f"table {t.index}: the replies to /start", timeout=STEP_TIMEOUT, poll=POLL)
         await creator.send(t.group, "/newgame", wait=False)
 
         def lobby() -> StoredMessage | None:
@@ -284,7 +266,8 @@ class Driver:
                     return m
             return None
 
-        await until(lambda: lobby() is not None, f"table {t.index}: the lobby")
+        await until(lambda: lobby() is not None, f"table {t.index}: the lobby",
+                    timeout=STEP_TIMEOUT, poll=POLL)
         msg = lobby()
         assert msg is not None
         for user, button in ((other, "Join"), (creator, "+ Bot"), (creator, "Normal"),
@@ -292,13 +275,13 @@ class Driver:
             # A tap is answered before its lobby edit goes out: wait for the button.
             await until(lambda b=button, m=msg.message_id: any(
                 x.text == b for row in fake.message(t.group, m).buttons for x in row),
-                f"table {t.index}: the lobby button {button!r}")
+                f"table {t.index}: the lobby button {button!r}", timeout=STEP_TIMEOUT, poll=POLL)
             msg = fake.message(t.group, msg.message_id)
             [record] = await self.tap(user, msg, msg.find_button(button).data or "")
             assert record.answer and not record.answer["text"], (t.index, button, record.answer)
         await until(lambda m=msg.message_id: any(
             x.text == "Start ▶" for row in fake.message(t.group, m).buttons for x in row),
-            f"table {t.index}: the lobby with both bots")
+            f"table {t.index}: the lobby with both bots", timeout=STEP_TIMEOUT, poll=POLL)
         msg = fake.message(t.group, msg.message_id)
         start = msg.find_button("Start ▶").data
         assert start is not None
@@ -316,7 +299,7 @@ class Driver:
         """A person's newest private message with action buttons for ``version``."""
         for user in t.humans:
             for m in reversed(self.fake.bot_messages(user.id)):
-                buttons = action_buttons(m)
+                buttons = [Callback.decode(d) for d in action_buttons(m)]
                 if buttons and all(b.version == version and b.game_id == t.game_id
                                    for b in buttons):
                     return user, m
@@ -342,12 +325,13 @@ class Driver:
                 return found is not None
 
             try:
-                await until(ready, f"table {t.index}: buttons for version {version}")
+                await until(ready, f"table {t.index}: buttons for version {version}",
+                            timeout=STEP_TIMEOUT, poll=POLL)
             except AssertionError as e:
                 raise AssertionError(f"{e}\n{await self.db(self.describe, t)}") from None
             assert found is not None
             user, msg = found
-            buttons = action_buttons(msg)
+            buttons = [Callback.decode(d) for d in action_buttons(msg)]
             if (silent_pending and user is t.humans[1]
                     and all(b.payload.startswith("play:") for b in buttons)):
                 silent_pending = False
@@ -365,7 +349,8 @@ class Driver:
             # A tap the replica foresaw is answered before its move is stored: the move is
             # judged by the log, where it must appear once.
             await until(lambda v=version: self.service.game_info(t.game_id).version > v,
-                        f"table {t.index}: the move of version {version} to be stored")
+                        f"table {t.index}: the move of version {version} to be stored",
+                        timeout=STEP_TIMEOUT, poll=POLL)
             log = await self.db(self.service.action_log, t.game_id)
             mine = [e for e in log[before:] if e["actor"] == "player"
                     and e["user_id"] == user.id and e["version"] == version]

@@ -12,8 +12,9 @@ from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import Busy, GameService
 from tests.bot.conftest import make_app
-from tests.bot.driver import LeakScanner, action_buttons, open_game, players, until
+from tests.bot.driver import LeakScanner, action_buttons, open_game, players
 from tests.faketg import FakeTelegram, FakeUser
+from tests.helpers import until
 
 
 def actor_of(service: GameService, game_id: int, users: list[FakeUser]) -> FakeUser:

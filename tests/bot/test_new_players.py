@@ -34,12 +34,12 @@ from tests.bot.driver import (
     players,
     start_with_bots,
     tap_any_action,
-    until,
 )
 from tests.bot.test_discoverable import text_of
 from tests.bot.test_rough_edges import every_group_text
 from tests.bot.test_time_zones import tap_op
 from tests.faketg import FakeTelegram, FakeUser, StoredMessage
+from tests.helpers import until
 
 
 def board_text(fake: FakeTelegram, group: object, service: GameService, game_id: int) -> str:

@@ -25,10 +25,10 @@ from tests.bot.driver import (
     open_game,
     players,
     tap_any_action,
-    until,
 )
 from tests.conftest import make_settings
 from tests.faketg import FakeTelegram, FakeUser
+from tests.helpers import until
 
 App = Application[Any, Any, Any, Any, Any, Any]
 

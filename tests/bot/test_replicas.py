@@ -25,9 +25,10 @@ from sqlmodel import col, select
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.storage.models import NotificationRow
-from tests.bot.replicas import Driver, LoadBalancer, Replica, Table, until
+from tests.bot.replicas import POLL, STEP_TIMEOUT, Driver, LoadBalancer, Replica, Table
 from tests.conftest import make_settings
 from tests.faketg import FakeBotApiServer, FakeTelegram
+from tests.helpers import until
 
 pytestmark = pytest.mark.postgres
 
@@ -75,7 +76,7 @@ async def test_two_replicas_play_50_games_on_one_postgres(
                 r.start()
             await asyncio.gather(*(r.wait_healthy() for r in replicas))
             await until(lambda: sum(w["action"] == "set" for w in fake.webhook_log) == 2,
-                        "both replicas to register the webhook")
+                        "both replicas to register the webhook", timeout=STEP_TIMEOUT, poll=POLL)
             assert fake.webhook is not None
             assert fake.webhook["url"] == balancer.url + "/telegram"
             started = time.monotonic()

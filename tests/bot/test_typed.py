@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Action
-from kolkhoz_tg.bot.typed import TypedError, parse_typed
+from kolkhoz_tg.moves import TypedError, parse_typed
 
 
 @pytest.mark.parametrize(

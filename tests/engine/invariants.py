@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from engine import Game, Phase
-from engine.cards import CARD_TEXT, card_id, parse_card
+from engine.cards import (
+    CARD_TEXT,
+    SUITS,
+    card_id,
+    is_worker,
+    parse_card,
+    reward_cards,
+    worker_cards,
+)
+
+WORKERS: tuple[int, ...] = tuple(worker_cards())
+REWARDS: tuple[int, ...] = tuple(c for s in SUITS for c in reward_cards(s))
 
 
 def card_places(g: Game) -> dict[str, list[int]]:
@@ -33,7 +45,11 @@ def card_places(g: Game) -> dict[str, list[int]]:
 
 
 def check_conservation(g: Game) -> None:
-    """Every card of the deck in use is in exactly one place."""
+    """Every card of the deck in use is in exactly one place: each of the 32 worker cards
+    (6 to King) in a hand, a plot, the deck, the north, a job or the trick (in the
+    assignment, the cards to assign, all from the trick); each reward card (A-5) of the
+    52-card deck in a plot, a job's rewards, a pile or the discard, and none in the 36-card
+    game (its Aces mark the jobs); face-up cards lie in plots."""
     seen: dict[int, str] = {}
     for place, cards in card_places(g).items():
         for c in cards:
@@ -45,6 +61,52 @@ def check_conservation(g: Game) -> None:
         assert all(c % 13 == 0 or c % 13 >= 5 for c in seen), "a 2-5 in the 36-card game"
     for c in g.face_up:
         assert any(c in plot for plot in g.plots), f"face-up {CARD_TEXT[c]} not in a plot"
+    _check_workers(g)
+    _check_rewards(g)
+
+
+def _check_workers(g: Game) -> None:
+    where: list[int] = []
+    for h in g.hands:
+        where += h
+    for p in g.plots:
+        where += [x for x in p if is_worker(x)]
+    where += g.deck + g.north
+    for w in g.workers:
+        where += w
+    if g.phase is Phase.ASSIGN:
+        where += g.pending
+        trick_cards = {x for _, x in g.trick}
+        assert set(g.pending) <= trick_cards, "pending cards must come from the trick"
+    else:
+        where += [x for _, x in g.trick]
+    counts = Counter(where)
+    missing = [CARD_TEXT[x] for x in WORKERS if counts[x] == 0]
+    twice = [CARD_TEXT[x] for x in WORKERS if counts[x] > 1]
+    stray = [CARD_TEXT[x] for x in counts if x not in WORKERS]
+    assert not missing and not twice and not stray, (
+        f"worker conservation broken: missing={missing} twice={twice} stray={stray}"
+    )
+
+
+def _check_rewards(g: Game) -> None:
+    rewards: list[int] = []
+    for p in g.plots:
+        rewards += [x for x in p if not is_worker(x)]
+    for v in g.rewards:
+        rewards += v
+    for p in g.reward_piles:
+        rewards += p
+    rewards += g.discarded
+    rc = Counter(rewards)
+    if g.rules.has_rewards:
+        missing = [CARD_TEXT[x] for x in REWARDS if rc[x] == 0]
+        twice = [CARD_TEXT[x] for x in REWARDS if rc[x] > 1]
+        assert not missing and not twice, (
+            f"reward conservation broken: missing={missing} twice={twice}"
+        )
+    else:
+        assert not rewards, f"reward cards in a 36-card game: {[CARD_TEXT[x] for x in rewards]}"
 
 
 def secret_cards(g: Game, seat: int | None) -> set[str]:

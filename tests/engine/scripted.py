@@ -4,7 +4,8 @@
 can begin in the middle of any year (hands, plots, jobs, rewards, trump, trick...). Every
 worker card ends up in exactly one place (hand, plot, deck, job, trick, north) and every
 reward card in exactly one place (pile, visible reward, plot, discarded):
-:func:`check_conservation` verifies that, and tests call it again after acting.
+:func:`tests.engine.invariants.check_conservation`
+verifies that, and tests call it again after acting.
 
 Card text uses the engine's notation (``"10H JC QS"``); jobs are suit letters ``H D C S``.
 """
@@ -17,11 +18,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from engine import Game, Rules
-from engine.cards import SUITS, Suit, card_id, card_text, is_worker, reward_cards
+from engine.cards import Suit, card_id, card_text, is_worker, reward_cards
 from engine.state import Phase
-
-WORKERS: tuple[int, ...] = tuple(card_id(r, s) for s in SUITS for r in range(6, 14))
-REWARDS: tuple[int, ...] = tuple(c for s in SUITS for c in reward_cards(s))
+from tests.engine.invariants import WORKERS, check_conservation
 
 JOB = {"H": 0, "D": 1, "C": 2, "S": 3}
 _RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13, **{str(r): r for r in range(2, 11)}}
@@ -256,50 +255,6 @@ def deal(
     g._legal = {}
     check_conservation(g)
     return g
-
-
-def check_conservation(g: Game) -> None:
-    """Every worker card is in exactly one place; so is every reward card (52-card deck)."""
-    where: list[int] = []
-    for h in g.hands:
-        where += h
-    for p in g.plots:
-        where += [x for x in p if is_worker(x)]
-    where += g.deck + g.north
-    for w in g.workers:
-        where += w
-    if g.phase is Phase.ASSIGN:
-        where += g.pending
-        trick_cards = {x for _, x in g.trick}
-        assert set(g.pending) <= trick_cards, "pending cards must come from the trick"
-    else:
-        where += [x for _, x in g.trick]
-    counts = Counter(where)
-    missing = [card_text(x) for x in WORKERS if counts[x] == 0]
-    twice = [card_text(x) for x in WORKERS if counts[x] > 1]
-    stray = [card_text(x) for x in counts if x not in WORKERS]
-    assert not missing and not twice and not stray, (
-        f"worker conservation broken: missing={missing} twice={twice} stray={stray}"
-    )
-    rewards: list[int] = []
-    for p in g.plots:
-        rewards += [x for x in p if not is_worker(x)]
-    for v in g.rewards:
-        rewards += v
-    for p in g.reward_piles:
-        rewards += p
-    rewards += g.discarded
-    rc = Counter(rewards)
-    if g.rules.has_rewards:
-        missing = [card_text(x) for x in REWARDS if rc[x] == 0]
-        twice = [card_text(x) for x in REWARDS if rc[x] > 1]
-        assert not missing and not twice, (
-            f"reward conservation broken: missing={missing} twice={twice}"
-        )
-    else:
-        assert not rewards, f"reward cards in a 36-card game: {texts(rewards)}"
-    plot_cards = {x for p in g.plots for x in p}
-    assert g.face_up <= plot_cards, "face-up cards must lie in plots"
 
 
 def act(g: Game, *moves: str | tuple[int, str], check: bool = True) -> list[Any]:

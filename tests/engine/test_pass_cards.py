@@ -23,14 +23,12 @@ from engine.ai.heuristic import decide, describe
 from engine.cards import CARD_TEXT, CARDS, SUIT_OF
 from engine.determinize import Determinizer
 from engine.views import View
-from tests.engine.invariants import check_conservation as check_all_cards
-from tests.engine.invariants import check_view, secret_cards
+from tests.engine.invariants import check_conservation, check_view, secret_cards
 from tests.engine.oracle import checked_apply, requisition_snapshots
 from tests.engine.scripted import (
     act,
     c,
     cards,
-    check_conservation,
     deal,
     events_of,
     hidden_texts,
@@ -408,7 +406,7 @@ def test_random_games_with_the_pass_finish_replay_and_keep_the_rules(name: str,
                 if fork is not None:
                     assert fork.apply(seat, action) == events
                 passes += len(events_of(events, ev.CardsPassed))
-                check_all_cards(g)
+                check_conservation(g)
                 if g.phase is Phase.PASS or events_of(events, ev.CardsPassed):
                     for s in [None, *range(players)]:
                         check_view(g, s)
@@ -431,7 +429,7 @@ def _sent_card_placed(g: Game, seat: int, samples: int, rng: random.Random) -> i
     placed = 0
     for _ in range(samples):
         world = det.sample(rng)
-        check_all_cards(world)
+        check_conservation(world)
         assert world.view(seat) == view
         assert secret_cards(world, seat) == secret_cards(g, seat)
         placed += sent in world.hands[receiver]
@@ -468,7 +466,7 @@ def test_worlds_while_the_cards_are_chosen() -> None:
         for s in (1, 2, 4):
             world.apply(s, default_action(world, s))
         assert world.phase is Phase.PLAY and c("9H") in world.hands[1]
-        check_all_cards(world)
+        check_conservation(world)
 
 
 def test_a_card_sent_then_hidden_by_a_receiver_who_shows_out_of_its_suit_is_left_free() -> None:
@@ -511,7 +509,7 @@ def test_worlds_from_games_with_the_pass(name: str, players: int) -> None:
             det = Determinizer(Game, view)
             for _ in range(5):
                 world = det.sample(rng)
-                check_all_cards(world)
+                check_conservation(world)
                 assert world.view(seat) == view
                 assert secret_cards(world, seat) == secret_cards(g, seat)
                 if det.pass_placed is not None:

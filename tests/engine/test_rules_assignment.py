@@ -8,11 +8,11 @@ import pytest
 
 from engine import IllegalAction, Phase, preset
 from engine import events as ev
+from tests.engine.invariants import check_conservation
 from tests.engine.scripted import (
     act,
     assign,
     cards,
-    check_conservation,
     deal,
     events_of,
     face_up_texts,

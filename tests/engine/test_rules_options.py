@@ -11,7 +11,8 @@ import pytest
 from engine import Game, Phase, Rules, preset
 from engine import events as ev
 from engine.ai import RandomPlayer
-from tests.engine.scripted import act, check_conservation, events_of
+from tests.engine.invariants import check_conservation
+from tests.engine.scripted import act, events_of
 
 CHOICES = {
     "deck": [52, 36],

@@ -10,7 +10,7 @@ import pytest
 
 from engine import PRESETS, Game, Rules, preset, preset_name
 from engine.ai import RandomPlayer, default_action
-from tests.engine.scripted import check_conservation
+from tests.engine.invariants import check_conservation
 
 NAMES = ["classic", "original", "kolkhoz", "kolkhoznik", "zone"]
 

@@ -13,10 +13,10 @@ import pytest
 
 from engine import Game, preset
 from engine import events as ev
+from tests.engine.invariants import check_conservation
 from tests.engine.scripted import (
     assign,
     cards,
-    check_conservation,
     deal,
     events_of,
     face_up_texts,

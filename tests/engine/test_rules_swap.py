@@ -8,10 +8,10 @@ import pytest
 
 from engine import Game, IllegalAction, Phase, preset
 from engine import events as ev
+from tests.engine.invariants import check_conservation
 from tests.engine.scripted import (
     act,
     cards,
-    check_conservation,
     deal,
     events_of,
     face_up_texts,

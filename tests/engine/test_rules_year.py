@@ -10,12 +10,11 @@ import pytest
 from engine import Game, Phase, preset
 from engine import events as ev
 from engine.ai import default_action
+from tests.engine.invariants import WORKERS, check_conservation
 from tests.engine.scripted import (
-    WORKERS,
     act,
     assign,
     cards,
-    check_conservation,
     deal,
     events_of,
     hidden_texts,

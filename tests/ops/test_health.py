@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from kolkhoz_tg.storage.database import Database
 from tests.conftest import make_settings
 from tests.faketg import FakeRequest, FakeTelegram, free_port, inprocess_builder
 from tests.faketg.fixtures import fake, no_real_telegram  # noqa: F401
+from tests.helpers import until
 from tests.test_cli_imports import HEAVY, loaded_after
 
 NOW = 1_800_000_000.0
@@ -218,13 +219,6 @@ def beating_app(fake: FakeTelegram, service: GameService,  # noqa: F811
     app = build_application(builder, service, schedule=False, rate_limiter=False)
     heartbeat.install(app)
     return app
-
-
-async def until(cond: Callable[[], bool], what: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < deadline, f"waited {timeout}s for {what}"
-        await asyncio.sleep(0.02)
 
 
 def cli_check(path: Path, *options: str) -> tuple[int, str]:

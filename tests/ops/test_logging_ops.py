@@ -17,7 +17,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -40,6 +39,7 @@ from tests.bot.driver import NAMES, action_buttons, shown
 from tests.conftest import make_settings
 from tests.faketg import FakeBotApiServer, FakeTelegram
 from tests.faketg.fixtures import fake, no_real_telegram  # noqa: F401
+from tests.helpers import until
 
 #: What a token from @BotFather looks like (the fake accepts any).
 REAL_LOOKING_TOKEN = "7081234567:AAF1abcDEFghiJKLmnoPQRstuVWXyz0123-_A"
@@ -56,13 +56,6 @@ def restore_logging() -> Iterator[None]:
     root.setLevel(level)
     for name, value in levels.items():
         logging.getLogger(name).setLevel(value)
-
-
-async def until(cond: Callable[[], bool], what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < deadline, f"waited {timeout:.0f}s for {what}"
-        await asyncio.sleep(0.02)
 
 
 #: APScheduler's warning that a job was still running when it was due again. Ten minutes of
@@ -119,7 +112,7 @@ async def test_ten_quiet_minutes_log_fewer_than_ten_lines(
                         and runs[beat] - start[beat] >= 40
                         and sum(c.method == "getUpdates" for c in fake.sent_log) >= polls + 60)
 
-            await until(ten_minutes, "ten minutes' worth of jobs and polls")
+            await until(ten_minutes, "ten minutes' worth of jobs and polls", timeout=60)
             quiet = stream.getvalue()[mark:].splitlines()
             await app.updater.stop()
             await app.stop()
@@ -203,7 +196,7 @@ async def play_the_opening(
             assert proc.poll() is None, log_path.read_text()[-3000:]
             return cond()
 
-        await until(alive_and, what)
+        await until(alive_and, what, timeout=60)
 
     users = [fake.user(3000 + i, n, language_code="en") for i, n in enumerate(NAMES)]
     group = fake.create_group("Debug", users)

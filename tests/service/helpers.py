@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import argparse
 import random
 from collections.abc import Callable
+from pathlib import Path
 
+from kolkhoz_tg import terminal
 from kolkhoz_tg.service import ActStatus, GameInfo, GameService, SeatView
+
+
+def terminal_args(db: Path, *argv: str, **options: object) -> argparse.Namespace:
+    """The ``kolkhoz play`` options parsed from ``--db db`` and ``argv``, then ``options``
+    set over them (``lang=None``: as if ``--lang`` was not given)."""
+    parser = argparse.ArgumentParser()
+    terminal.add_arguments(parser)
+    args = parser.parse_args(["--db", str(db), *argv])
+    for k, v in options.items():
+        setattr(args, k, v)
+    return args
+
 
 #: Picks an action text from a seat's view.
 Chooser = Callable[[SeatView], str]

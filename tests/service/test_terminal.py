@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,25 +18,20 @@ from kolkhoz_tg.cli import main as cli_main
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import open_service
 from tests.conftest import make_settings
+from tests.service.helpers import terminal_args
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _args(db: Path, **kw: object) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    terminal.add_arguments(parser)
-    # The heuristic bots unless a test asks for a level: search bots take seconds a game.
-    args = parser.parse_args(["--db", str(db), "--level", "normal"])
-    for k, v in kw.items():
-        setattr(args, k, v)
-    return args
+#: The heuristic bots unless a test asks for a level: search bots take seconds a game.
+NORMAL = ("--level", "normal")
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_bots_only_prints_the_final_table(tmp_path: Path, name: str) -> None:
     out: list[str] = []
-    code = terminal.run(_args(tmp_path / "t.sqlite3", humans=0, preset=name, seed="4",
-                              lang="en"), output=out.append)
+    code = terminal.run(terminal_args(tmp_path / "t.sqlite3", *NORMAL, humans=0, preset=name,
+                                      seed="4", lang="en"), output=out.append)
     assert code == 0
     text = "\n".join(out)
     assert "five-year plan is complete" in text
@@ -76,8 +70,8 @@ def test_level_option_picks_the_bots(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(botplay, "Bot", Recording)  # what the service asks to think
     out: list[str] = []
-    code = terminal.run(_args(tmp_path / "l.sqlite3", humans=0, seed="4", lang="en",
-                              level="hard"), output=out.append)
+    code = terminal.run(terminal_args(tmp_path / "l.sqlite3", *NORMAL, humans=0, seed="4",
+                                      lang="en", level="hard"), output=out.append)
     assert code == 0
     assert "five-year plan is complete" in "\n".join(out)
     assert {level for level, _ in asked} == {"hard"}
@@ -94,7 +88,7 @@ def test_human_game_to_the_end_and_resume(tmp_path: Path) -> None:
     db = tmp_path / "h.sqlite3"
     out: list[str] = []
     script = iter(["1", "1", "1", "q"])
-    code = terminal.run(_args(db, lang="en", seed="3", name="Anna"),
+    code = terminal.run(terminal_args(db, *NORMAL, lang="en", seed="3", name="Anna"),
                         input_fn=lambda _p: next(script), output=out.append)
     assert code == 0
     assert any("Game saved" in line for line in out)
@@ -105,7 +99,7 @@ def test_human_game_to_the_end_and_resume(tmp_path: Path) -> None:
     # Resume: yes, then always the first choice until the end.
     answers = _answers(["y"])
     out = []
-    code = terminal.run(_args(db, lang="en", seed="3"),
+    code = terminal.run(terminal_args(db, *NORMAL, lang="en", seed="3"),
                         input_fn=lambda _p: next(answers), output=out.append)
     assert code == 0
     service = open_service(f"sqlite:///{db}", settings=make_settings())
@@ -160,7 +154,7 @@ def test_the_unnamed_human_is_a_name_in_every_sentence(
     monkeypatch.setenv("KOLKHOZ_COMMAND", "bash scripts/start")
     out: list[str] = []
     script = iter(["1"] * 12 + ["q"])
-    code = terminal.run(_args(tmp_path / "n.sqlite3", lang=lang, seed="3"),
+    code = terminal.run(terminal_args(tmp_path / "n.sqlite3", *NORMAL, lang=lang, seed="3"),
                         input_fn=lambda _p: next(script), output=out.append)
     assert code == 0
     text = "\n".join(out)

@@ -4,7 +4,6 @@ forced moves (only theirs: for anyone else it would tell what that hand lacks)."
 
 from __future__ import annotations
 
-import argparse
 import random
 from pathlib import Path
 from typing import Any
@@ -18,16 +17,10 @@ from kolkhoz_tg import present, terminal
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import open_service
 from tests.conftest import make_settings
+from tests.service.helpers import terminal_args
 
-
-def _args(db: Path, **kw: object) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    terminal.add_arguments(parser)
-    args = parser.parse_args(["--db", str(db), "--level", "normal", "--lang", "en",
-                              "--seed", "3"])
-    for k, v in kw.items():
-        setattr(args, k, v)
-    return args
+#: The heuristic bots, English, one deal.
+QUICK = ("--level", "normal", "--lang", "en", "--seed", "3")
 
 
 def test_typed_actions_legal_or_not() -> None:
@@ -63,7 +56,7 @@ def test_refused_moves_say_why_and_change_nothing(tmp_path: Path) -> None:
             seen["game"], seen["log"] = game.id, len(reader.action_log(game.id))
         return answers.pop(0)
 
-    assert terminal.run(_args(db), input_fn=answer, output=out.append) == 0
+    assert terminal.run(terminal_args(db, *QUICK), input_fn=answer, output=out.append) == 0
     text = "\n".join(out)
     assert "That card is not in your hand." in text
     assert "Not a choice: zz. Type a number from the list, or help." in text
@@ -79,7 +72,8 @@ def test_refused_moves_say_why_and_change_nothing(tmp_path: Path) -> None:
 def test_resume_asks_until_yes_or_no(tmp_path: Path) -> None:
     db = tmp_path / "y.sqlite3"
     script = iter(["1", "q"])
-    assert terminal.run(_args(db), input_fn=lambda _p: next(script), output=lambda _s: None) == 0
+    assert terminal.run(terminal_args(db, *QUICK), input_fn=lambda _p: next(script),
+                        output=lambda _s: None) == 0
     prompts: list[str] = []
     script = iter(["x", "", "q"])
 
@@ -87,7 +81,7 @@ def test_resume_asks_until_yes_or_no(tmp_path: Path) -> None:
         prompts.append(prompt)
         return next(script)
 
-    assert terminal.run(_args(db), input_fn=answer, output=lambda _s: None) == 0
+    assert terminal.run(terminal_args(db, *QUICK), input_fn=answer, output=lambda _s: None) == 0
     assert [p.startswith("Continue") for p in prompts] == [True, True, False]
     reader = open_service(f"sqlite:///{db}", settings=make_settings())
     (game,) = reader.games_of_user(terminal.LOCAL_USER)
@@ -102,7 +96,8 @@ def test_resume_command_keeps_the_file_and_language(
     monkeypatch.setenv("KOLKHOZ_NO_TOKEN", "1")
     out: list[str] = []
     db = tmp_path / "my games.sqlite3"
-    assert terminal.run(_args(db, lang="ru"), input_fn=lambda _p: "q", output=out.append) == 0
+    assert terminal.run(terminal_args(db, *QUICK, lang="ru"), input_fn=lambda _p: "q",
+                        output=out.append) == 0
     assert out[0] == ("Токен Telegram-бота (KOLKHOZ_BOT_TOKEN) не задан: играем здесь, "
                       "в терминале.")
     assert out[-1].endswith(f"bash scripts/start --db '{db}' --lang ru.")
@@ -163,14 +158,17 @@ def test_the_language_is_asked_once(tmp_path: Path) -> None:
             return "ru"
         return "" if prompt.startswith(("Continue", "Продолжить")) else "q"  # resume, stop
 
-    assert terminal.run(_args(db, lang=None), input_fn=answer, output=lambda _s: None) == 0
+    assert terminal.run(terminal_args(db, *QUICK, lang=None), input_fn=answer,
+                        output=lambda _s: None) == 0
     assert prompts[0].startswith("Язык / Language")
     prompts.clear()
     out: list[str] = []
-    assert terminal.run(_args(db, lang=None), input_fn=answer, output=out.append) == 0
+    assert terminal.run(terminal_args(db, *QUICK, lang=None), input_fn=answer,
+                        output=out.append) == 0
     assert not any(p.startswith("Язык") for p in prompts)  # kept from the first time
     assert "Игра сохранена" in out[-1]
     # --lang still changes it
     out.clear()
-    assert terminal.run(_args(db, lang="en"), input_fn=answer, output=out.append) == 0
+    assert terminal.run(terminal_args(db, *QUICK, lang="en"), input_fn=answer,
+                        output=out.append) == 0
     assert "Game saved" in out[-1]

@@ -20,24 +20,19 @@ from typing import Any
 import pytest
 
 from engine import Game
-from kolkhoz_tg import terminal
+from kolkhoz_tg import moves, terminal
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService, open_service
 from kolkhoz_tg.service import gametx as gametx_module
 from tests.conftest import make_settings
+from tests.service.helpers import terminal_args
 
 ROOT = Path(__file__).resolve().parents[2]
 SAVED_EN = "Game saved. Run {command} again to continue."
 
 
-def _args(db: Path, **kw: object) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    terminal.add_arguments(parser)
-    args = parser.parse_args(["--db", str(db), "--level", "normal", "--lang", "en",
-                              "--seed", "3"])
-    for k, v in kw.items():
-        setattr(args, k, v)
-    return args
+#: The heuristic bots, English, one deal.
+QUICK = ("--level", "normal", "--lang", "en", "--seed", "3")
 
 
 def _script(*answers: str) -> Callable[[str], str]:
@@ -99,7 +94,7 @@ def bots_interrupt(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
 
 def test_ctrl_c_at_the_prompt(tmp_path: Path) -> None:
     db = tmp_path / "c.sqlite3"
-    args = _args(db)
+    args = terminal_args(db, *QUICK)
     out: list[str] = []
     answers = ["1"]
 
@@ -123,7 +118,7 @@ def test_ctrl_c_while_the_bots_move(tmp_path: Path, bots_interrupt: list[bool]) 
     """The move whose bots' answers were cut short is undone whole: the game is as it was
     before it, and goes on from there."""
     db = tmp_path / "b.sqlite3"
-    args = _args(db)
+    args = terminal_args(db, *QUICK)
     out: list[str] = []
     reader = open_service(f"sqlite:///{db}", settings=make_settings())
     before: dict[str, Any] = {}
@@ -156,7 +151,7 @@ def test_ctrl_c_while_the_bots_move(tmp_path: Path, bots_interrupt: list[bool]) 
 
 def test_ctrl_c_at_the_language_question(tmp_path: Path) -> None:
     out: list[str] = []
-    code = _run(_args(tmp_path / "l.sqlite3", lang=None), input_fn=_interrupt,
+    code = _run(terminal_args(tmp_path / "l.sqlite3", *QUICK, lang=None), input_fn=_interrupt,
                         output=out.append)
     assert code == 130
     assert out == [""]  # no game, nothing to keep: only the line under "^C"
@@ -168,11 +163,11 @@ def test_ctrl_c_in_a_bots_only_game(tmp_path: Path, bots_interrupt: list[bool]) 
     db = tmp_path / "o.sqlite3"
     bots_interrupt[0] = True
     out: list[str] = []
-    assert _run(_args(db, humans=0), output=out.append) == 130
+    assert _run(terminal_args(db, *QUICK, humans=0), output=out.append) == 130
     assert out[-2:] == ["", "Stopped: nothing was saved."]
     bots_interrupt[0] = False
     out.clear()
-    assert _run(_args(db, humans=0), output=out.append) == 0
+    assert _run(terminal_args(db, *QUICK, humans=0), output=out.append) == 0
     assert "five-year plan is complete" in "\n".join(out)
 
 
@@ -189,12 +184,12 @@ def test_a_start_stopped_by_ctrl_c_leaves_no_game_in_the_way(
     with monkeypatch.context() as patch:
         patch.setattr(GameService, "start", start)
         out: list[str] = []
-        code = _run(_args(db), input_fn=_script(), output=out.append)
+        code = _run(terminal_args(db, *QUICK), input_fn=_script(), output=out.append)
     assert code == 130
     assert out[-2:] == ["", "Stopped: nothing was saved."]
     out.clear()
-    assert _run(_args(db), input_fn=_script("q"), output=out.append) == 0
-    assert out[-1] == _saved(_args(db))
+    assert _run(terminal_args(db, *QUICK), input_fn=_script("q"), output=out.append) == 0
+    assert out[-1] == _saved(terminal_args(db, *QUICK))
     assert [g.status for g in _open_games(db)] == ["active"]
 
 
@@ -238,7 +233,7 @@ def test_ctrl_d_puts_the_news_on_a_line_of_its_own(
 ) -> None:
     """With the real ``input`` and ``print``: the prompt's line is ended before the news,
     at the move prompt and at the question whether to go on."""
-    args = _args(tmp_path / "d.sqlite3")
+    args = terminal_args(tmp_path / "d.sqlite3", *QUICK)
     monkeypatch.setattr(sys, "stdin", io.StringIO("1\n"))  # one move, then the end
     assert _run(args) == 0
     text = capsys.readouterr().out
@@ -255,7 +250,7 @@ def test_ctrl_d_puts_the_news_on_a_line_of_its_own(
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_q_typed_in_the_russian_layout_stops(tmp_path: Path, lang: str, word: str) -> None:
     out: list[str] = []
-    code = _run(_args(tmp_path / "q.sqlite3", lang=lang), input_fn=_script(word),
+    code = _run(terminal_args(tmp_path / "q.sqlite3", *QUICK, lang=lang), input_fn=_script(word),
                         output=out.append)
     assert code == 0
     assert ("Игра сохранена" if lang == "ru" else "Game saved") in out[-1]
@@ -273,7 +268,7 @@ def test_the_russian_prompt_shows_a_key_a_russian_keyboard_types(tmp_path: Path)
         return answers(prompt)
 
     tr = translator("ru")
-    assert _run(_args(tmp_path / "r.sqlite3", lang="ru"), input_fn=answer,
+    assert _run(terminal_args(tmp_path / "r.sqlite3", *QUICK, lang="ru"), input_fn=answer,
                         output=out.append) == 0
     assert "q/й" in prompts[0]
     help_text = tr.gettext(
@@ -291,8 +286,8 @@ def test_every_latin_command_word_has_its_russian_layout_twin() -> None:
     assert {"q", "й", "quit", "йгше", "exit", "учше"} <= terminal.QUIT_WORDS
     assert {"h", "р", "help", "рудз", "?", ","} <= terminal.HELP_WORDS
     assert {"rules", "кгдуы", "правила"} <= terminal.RULES_WORDS
-    assert terminal.russian_layout("q") == "й"
-    assert terminal.latin_layout("ЙЫ 10р, 9Р") == "QS 10h, 9H"
+    assert moves.russian_layout("q") == "й"
+    assert moves.latin_layout("ЙЫ 10р, 9Р") == "QS 10h, 9H"
 
 
 def test_cards_typed_in_the_russian_layout() -> None:
@@ -321,10 +316,10 @@ def test_cards_typed_in_the_russian_layout() -> None:
 def test_the_question_whether_to_go_on(tmp_path: Path, lang: str, word: str,
                                        goes_on: bool) -> None:
     db = tmp_path / "g.sqlite3"
-    assert _run(_args(db, lang=lang), input_fn=_script("q"),
+    assert _run(terminal_args(db, *QUICK, lang=lang), input_fn=_script("q"),
                         output=lambda _s: None) == 0
     (first,) = _open_games(db)
-    assert _run(_args(db, lang=lang), input_fn=_script(word, "q"),
+    assert _run(terminal_args(db, *QUICK, lang=lang), input_fn=_script(word, "q"),
                         output=lambda _s: None) == 0
     (now,) = _open_games(db)
     assert (now.id == first.id) is goes_on

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
@@ -11,15 +10,7 @@ from kolkhoz_tg import rules_doc, terminal
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import open_service
 from tests.conftest import make_settings
-
-
-def _args(db: Path, **kw: object) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    terminal.add_arguments(parser)
-    args = parser.parse_args(["--db", str(db)])
-    for k, v in kw.items():
-        setattr(args, k, v)
-    return args
+from tests.service.helpers import terminal_args
 
 
 @pytest.mark.parametrize(
@@ -41,7 +32,7 @@ def test_rules_at_the_prompt(tmp_path: Path, lang: str, word: str, heading: str,
         prompts.append(prompt)
         return next(script)
 
-    code = terminal.run(_args(db, lang=lang, seed="7", preset="original"), input_fn=answer,
+    code = terminal.run(terminal_args(db, lang=lang, seed="7", preset="original"), input_fn=answer,
                         output=out.append)
     assert code == 0
     (rules,) = [text for text in out if heading in text]
@@ -60,7 +51,7 @@ def test_rules_at_the_prompt(tmp_path: Path, lang: str, word: str, heading: str,
 def test_help_mentions_rules(tmp_path: Path) -> None:
     out: list[str] = []
     script = iter(["help", "q"])
-    terminal.run(_args(tmp_path / "h.sqlite3", lang="en", seed="7"),
+    terminal.run(terminal_args(tmp_path / "h.sqlite3", lang="en", seed="7"),
                  input_fn=lambda _p: next(script), output=out.append)
     assert any("rules" in line and "q stops" in line for line in out)
 
