@@ -27,6 +27,22 @@ def action_buttons(msg: StoredMessage | None) -> list[str]:
     return [b.data for row in msg.buttons for b in row if b.data and b.data.startswith("a:")]
 
 
+def data_of(msg: StoredMessage, suffix: str) -> str:
+    """The callback data of the message's first button whose data ends with ``suffix``."""
+    return next(b.data for row in msg.buttons for b in row if b.data and b.data.endswith(suffix))
+
+
+def said(user: FakeUser) -> str:
+    """The text of the newest message the user got ("" if none)."""
+    msg = user.last_message()
+    return "" if msg is None else msg.text or ""
+
+
+def move_message(user: FakeUser) -> StoredMessage | None:
+    """The newest bot message in the private chat that offers a move."""
+    return next((m for m in reversed(user.private_messages()) if action_buttons(m)), None)
+
+
 def shown(cards: set[int]) -> set[str]:
     """How cards look in messages: ``10♥``, ``Q♠`` in English and ``Д♠`` in Russian."""
     return {present.card(translator(locale), CARD_TEXT[c])

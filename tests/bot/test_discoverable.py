@@ -16,7 +16,7 @@ from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.present import PRESET_ORDER, full_rules
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
-from tests.bot.driver import move_without_the_bot, open_game, open_lobby, players
+from tests.bot.driver import data_of, move_without_the_bot, open_game, open_lobby, players
 from tests.faketg import FakeTelegram, FakeUser, StoredMessage
 
 LANGS = ("en", "ru")
@@ -25,10 +25,6 @@ LANGS = ("en", "ru")
 def text_of(msg: StoredMessage | None) -> str:
     assert msg is not None
     return msg.text or ""
-
-
-def data_of(msg: StoredMessage, suffix: str) -> str:
-    return next(b.data for row in msg.buttons for b in row if b.data and b.data.endswith(suffix))
 
 
 def label_of(msg: StoredMessage, suffix: str) -> str:

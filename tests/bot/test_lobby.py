@@ -7,11 +7,7 @@ from __future__ import annotations
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
 from tests.bot.driver import open_game, open_lobby, players
-from tests.faketg import FakeTelegram, StoredMessage
-
-
-def data_of(msg: StoredMessage, suffix: str) -> str:
-    return next(b.data for row in msg.buttons for b in row if b.data and b.data.endswith(suffix))
+from tests.faketg import FakeTelegram
 
 
 async def test_rules_menu_lists_the_presets_and_the_lobby_explains_the_chosen_one(

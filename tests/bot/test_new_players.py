@@ -28,6 +28,7 @@ from tests.bot.conftest import make_app, quick_pace
 from tests.bot.driver import (
     NAMES,
     action_buttons,
+    move_message,
     move_without_the_bot,
     open_game,
     open_lobby,
@@ -38,7 +39,7 @@ from tests.bot.driver import (
 from tests.bot.test_discoverable import text_of
 from tests.bot.test_rough_edges import every_group_text
 from tests.bot.test_time_zones import tap_op
-from tests.faketg import FakeTelegram, FakeUser, StoredMessage
+from tests.faketg import FakeTelegram
 from tests.helpers import until
 
 
@@ -379,11 +380,6 @@ async def test_the_end_of_the_game_is_not_held_behind_a_board_waiting_for_its_sl
         board = board_text(fake, group, service, info.id)
         assert tr.gettext("Kolkhoz · the five-year plan is over") in board, board
         assert time.monotonic() - started < 2, "the end waited for a board's slot"
-
-
-def move_message(user: FakeUser) -> StoredMessage | None:
-    """The newest bot message in the private chat that offers a move."""
-    return next((m for m in reversed(user.private_messages()) if action_buttons(m)), None)
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])

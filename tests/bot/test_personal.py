@@ -12,13 +12,8 @@ from kolkhoz_tg.bot.personal import away_job, away_key, restore_away_ends
 from kolkhoz_tg.service import GameService, Kind
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
-from tests.bot.driver import NAMES, open_game, players
+from tests.bot.driver import NAMES, open_game, players, said
 from tests.faketg import FakeTelegram, FakeUser
-
-
-def said(user: FakeUser) -> str:
-    msg = user.last_message()
-    return "" if msg is None else msg.text or ""
 
 
 def stored(service: GameService, user: FakeUser) -> tuple[str | None, int | None, int | None]:

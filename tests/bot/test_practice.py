@@ -21,16 +21,8 @@ from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.present.hints import move_words
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
-from tests.bot.driver import LeakScanner, action_buttons, open_game, players
+from tests.bot.driver import LeakScanner, action_buttons, move_message, open_game, players
 from tests.faketg import FakeTelegram, FakeUser, StoredMessage
-
-
-def move_message(user: FakeUser) -> StoredMessage | None:
-    """The newest bot message in the private chat that carries move buttons."""
-    for msg in reversed(user.private_messages()):
-        if action_buttons(msg):
-            return msg
-    return None
 
 
 def cards_messages(user: FakeUser) -> list[StoredMessage]:

@@ -14,8 +14,9 @@ from kolkhoz_tg.service import GameService
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
+from tests.bot.driver import said
 from tests.conftest import make_settings
-from tests.faketg import FakeTelegram, FakeUser
+from tests.faketg import FakeTelegram
 
 HELLO = {"en": "Hello! I run slow games of Kolkhoz", "ru": "Здравствуйте! Я веду неспешные"}
 HELP = {"en": "Kolkhoz: a slow trick-taking game", "ru": "«Колхоз» — неспешная карточная"}
@@ -27,11 +28,6 @@ def russian_service(sqlite_url: str, clock: FakeClock) -> Iterator[GameService]:
     db = Database(sqlite_url, run_migrations=False)
     yield GameService(db, clock=clock, settings=make_settings(locale="ru"))
     db.dispose()
-
-
-def said(user: FakeUser) -> str:
-    msg = user.last_message()
-    return "" if msg is None else msg.text or ""
 
 
 @pytest.mark.parametrize(("code", "expected"), [
