@@ -6,7 +6,7 @@ quickly and holds nothing of the service.
 
 - ``random`` and ``normal`` (the heuristic, well under a millisecond) play inside the
   transaction that made them due, as every bot did before levels existed;
-- ``strong`` and ``hard`` search (``engine.search``: about 0.1 s and 0.5 s of CPU a
+- ``strong`` and ``hard`` search (``engine.ai.search``: about 0.1 s and 0.5 s of CPU a
   decision): a front end that can think off the transaction (the Telegram bot's
   :class:`~kolkhoz_tg.bot.thinking.Thinker`) sets :attr:`BotPolicy.defer`, and the game
   then waits for it with ``games.bot_due`` set; otherwise (the terminal, tests) they think
@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine import Action
-from engine.ai import LEVELS, Advice
-from engine.ai import AIPlayer as Bot
+from engine.ai import LEVELS, Advice, AIPlayer
 
 #: Levels that need no search: played inside the transaction.
 CHEAP_LEVELS: Final = frozenset({"random", "normal"})
@@ -69,7 +68,7 @@ def think(
     """The action text a bot of ``level`` chooses on the seat's ``view`` (what a worker
     runs). ``seconds`` caps the decision's time (its budget scaled to it); ``iterations``
     fixes the number of playouts instead (deterministic, for tests)."""
-    bot = Bot(level, seed=seed, seconds=seconds, iterations=iterations)
+    bot = AIPlayer(level, seed=seed, seconds=seconds, iterations=iterations)
     action: Action = bot.choose(view)
     return action.text
 
@@ -80,10 +79,10 @@ def advise(
 ) -> dict[str, Any]:
     """What a bot of ``level`` would play on the seat's ``view`` and why, as plain values (a
     worker's answer crosses processes): ``action`` (its text), ``reason`` (an
-    ``engine.heuristic.Reason`` code), and for a search level ``value``, ``runner_up`` and
+    ``engine.ai.heuristic.Reason`` code), and for a search level ``value``, ``runner_up`` and
     ``runner_up_value`` (None otherwise). ``seconds`` and ``iterations`` as for
     :func:`think`."""
-    bot = Bot(level, seed=seed, seconds=seconds, iterations=iterations)
+    bot = AIPlayer(level, seed=seed, seconds=seconds, iterations=iterations)
     advice: Advice = bot.advise(view)
     return {
         "action": advice.action.text,

@@ -43,8 +43,7 @@ from typing import Any
 
 from telegram.ext import Application, Job
 
-from engine.ai import LEVELS
-from engine.ai import AIPlayer as Bot
+from engine.ai import LEVELS, AIPlayer
 from kolkhoz_tg import metrics
 from kolkhoz_tg.bot.delivery import Deliverer
 from kolkhoz_tg.botplay import BotPolicy, advise, think
@@ -60,7 +59,7 @@ MIN_SECONDS = 0.05
 #: The nominal time of a decision per search level (``engine.ai``'s; the budget scales
 #: with it).
 LEVEL_SECONDS = {name: bot.level.seconds for name in LEVELS
-                 if (bot := Bot(name)).params is not None}
+                 if (bot := AIPlayer(name)).params is not None}
 #: A decision that has not come back this many seconds past its time is given up (a hung
 #: worker); the game is tried again, and at its deadline the heuristic plays for the bot.
 HUNG_AFTER = 60.0

@@ -1,6 +1,6 @@
 """A bot's advice in words: the 💡 hint of a practice game, in one line.
 
-The engine says why it chose a move with a code (``engine.heuristic.Reason``) and, at the
+The engine says why it chose a move with a code (``engine.ai.heuristic.Reason``) and, at the
 search levels, figures (the move's mean value against the runner-up's); here they become a
 sentence in the reader's language. Nothing here decides anything: a reason the engine gains
 later reads as "the bot's choice" until it has words of its own.
@@ -37,7 +37,7 @@ _EFFECT_REASONS: Final = frozenset({"assign", "build_job", "complete_job", "drun
 
 
 def reason_words(tr: Translator, code: str) -> str:
-    """One ``engine.heuristic.Reason`` code in words (short: it goes in an alert)."""
+    """One ``engine.ai.heuristic.Reason`` code in words (short: it goes in an alert)."""
     _ = tr.gettext
     words = {
         "only_move": _("the only possible move"),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine import PRESETS, Action
-from engine.ai import AIPlayer as Bot
+from engine.ai import AIPlayer
 from kolkhoz_tg import botplay, terminal
 from kolkhoz_tg.cli import build_parser
 from kolkhoz_tg.cli import main as cli_main
@@ -51,7 +51,7 @@ def test_cli_bots_only_subprocess(tmp_path: Path) -> None:
 
 
 def test_level_option_picks_the_bots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``kolkhoz play --level hard``: every bot seat plays through engine.ai.Bot at that
+    """``kolkhoz play --level hard``: every bot seat plays through engine.ai.AIPlayer at that
     level, from its seat's view (default: strong)."""
     parser = build_parser(with_admin=False)
     assert parser.parse_args(["play"]).level == "strong"
@@ -60,7 +60,7 @@ def test_level_option_picks_the_bots(tmp_path: Path, monkeypatch: pytest.MonkeyP
         parser.parse_args(["play", "--level", "grandmaster"])
     asked: list[tuple[str, int]] = []
 
-    class Recording(Bot):
+    class Recording(AIPlayer):
         def __init__(self, level: str, seed: int | str = 0, **_kw: object) -> None:
             super().__init__(level, seed, iterations=2)  # a tiny search: the test is quick
 
@@ -68,7 +68,7 @@ def test_level_option_picks_the_bots(tmp_path: Path, monkeypatch: pytest.MonkeyP
             asked.append((self.level.name, view["viewer"]))
             return super().choose(view)
 
-    monkeypatch.setattr(botplay, "Bot", Recording)  # what the service asks to think
+    monkeypatch.setattr(botplay, "AIPlayer", Recording)  # what the service asks to think
     out: list[str] = []
     code = terminal.run(terminal_args(tmp_path / "l.sqlite3", *NORMAL, humans=0, seed="4",
                                       lang="en", level="hard"), output=out.append)
