@@ -11,8 +11,6 @@ from collections.abc import Sequence
 from typing import Final
 
 from engine.actions import (
-    _BY_CODE,
-    _SWAP_BASE,
     ASSIGNS,
     PASSES,
     PLAYS,
@@ -88,7 +86,7 @@ def compute_legal(g: GameData, seat: int) -> list[Action]:
         if seat not in g.swap_pending:
             return []
         hidden = g.hidden_plot(seat)
-        out = [_BY_CODE[_SWAP_BASE + h * 52 + p] for h in g.hands[seat] for p in hidden]
+        out = [Action.swap(h, p) for h in g.hands[seat] for p in hidden]
         out.append(SWAP_PASS)
         return out
     if phase is PASS:
