@@ -21,13 +21,14 @@ from datetime import UTC, datetime, timedelta
 from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
 from apscheduler.schedulers.base import BaseScheduler  # type: ignore[import-untyped]
 
-from kolkhoz_tg.service import DueJob, GameService, Notification
+from kolkhoz_tg.service import DueJob, GameService, Notification, SweepResult
 
 log = logging.getLogger(__name__)
 
 #: Told about notifications the jobs produced (they are in the outbox either way). Runs in
 #: the scheduler's worker thread: an asyncio front end hops to its loop from here.
-NotificationSink = Callable[[list[Notification]], None]
+#: Where the clock's work goes to be shown: its notifications, with each game's scene.
+NotificationSink = Callable[[SweepResult], None]
 SWEEP_JOB_ID = "sweep"
 #: How far ahead of a deadline or reminder its job is armed (the sweep arms the rest).
 ARM_AHEAD = timedelta(hours=1)
@@ -149,12 +150,12 @@ class DeadlineScheduler:
     def fire(self, game_id: int) -> list[Notification]:
         """What a job does: process whatever is due in that game."""
         try:
-            notes = self.service.process_due(game_id)
+            result = self.service.process_due(game_id)
         except Exception:  # a job must not kill the scheduler; the sweep will retry
             log.exception("processing game %s failed", game_id)
             return []
-        self._deliver(notes)
-        return notes
+        self._deliver(result)
+        return result.notifications
 
     def sweep(self) -> list[Notification]:
         try:
@@ -163,7 +164,7 @@ class DeadlineScheduler:
         except Exception:
             log.exception("sweep failed")
             return []
-        self._deliver(result.notifications)
+        self._deliver(result)
         return result.notifications
 
     def purge(self) -> int:
@@ -174,9 +175,9 @@ class DeadlineScheduler:
             log.exception("purging the outbox failed")
             return 0
 
-    def _deliver(self, notes: list[Notification]) -> None:
-        if notes and self.sink is not None:
+    def _deliver(self, result: SweepResult) -> None:
+        if result.notifications and self.sink is not None:
             try:
-                self.sink(notes)
+                self.sink(result)
             except Exception:  # they stay in the outbox; the front end retries
                 log.exception("notification sink failed")

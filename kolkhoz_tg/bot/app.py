@@ -68,7 +68,7 @@ from kolkhoz_tg.present import commands as say
 from kolkhoz_tg.scheduler import DeadlineScheduler
 from kolkhoz_tg.service import (
     GameService,
-    Notification,
+    SweepResult,
 )
 
 log = logging.getLogger(__name__)
@@ -132,10 +132,12 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     if d.schedule and d.scheduler is None and app.job_queue is not None:
         loop = asyncio.get_running_loop()
 
-        def sink(notes: list[Notification]) -> None:
-            # From the scheduler's thread: deliver on the loop, log a failure (what did not
-            # go out stays in the outbox for the relay), and let shutdown wait for it.
-            future = asyncio.run_coroutine_threadsafe(d.deliverer.deliver(notes), loop)
+        def sink(due: SweepResult) -> None:
+            # From the scheduler's thread: deliver on the loop, each game shown as the clock's
+            # transaction left it (as a tap's), log a failure (what did not go out stays in
+            # the outbox for the relay), and let shutdown wait for it.
+            future = asyncio.run_coroutine_threadsafe(
+                d.deliverer.deliver(due.notifications, scenes=due.scenes), loop)
             d.deliveries.add(future)
             future.add_done_callback(_delivered(d))
 

@@ -280,7 +280,7 @@ async def _view_tap(tap: Tap) -> None:
 
 def hand_png(*args: Any, **kwargs: Any) -> bytes:
     """:func:`kolkhoz_tg.picture.hand_png`, imported when first wanted (see
-    :func:`kolkhoz_tg.bot.delivery.cached_board_png`)."""
+    :func:`kolkhoz_tg.bot.delivery.steps.cached_board_png`)."""
     from kolkhoz_tg.picture import hand_png as draw
 
     return draw(*args, **kwargs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlmodel import Session, select
@@ -20,6 +21,7 @@ from kolkhoz_tg.service.records import (
     DueJob,
     Kind,
     Notification,
+    Scene,
     SweepResult,
 )
 from kolkhoz_tg.storage.models import (
@@ -37,6 +39,15 @@ log = logging.getLogger(__name__)
 SWEEP_BATCH = 20
 
 
+@dataclass(frozen=True, slots=True)
+class Due:
+    """One due game handled: its notifications and the scene to show them with."""
+
+    game_id: int
+    notes: list[Notification]
+    scene: Scene | None
+
+
 class ClockService:
     """The clock's work: reminders and timeouts that are due, the sweep, the jobs a
     scheduler needs."""
@@ -44,20 +55,25 @@ class ClockService:
     def __init__(self, kernel: Kernel) -> None:
         self.kernel = kernel
 
-    def process_due(self, game_id: int) -> list[Notification]:
+    def process_due(self, game_id: int) -> SweepResult:
         """Send the reminders and play the timeouts of one game that are due by now.
 
         Safe to call at any time and from several processes at once: the work is done under
         the game's row lock (PostgreSQL: SKIP LOCKED, so a busy game is simply left to the
         process holding it) and re-checked against the clock inside the transaction."""
-        done = self._process_due_batch([game_id])
-        return done[0][1] if done else []
+        return self._result(self._process_due_batch([game_id]), checked=1)
 
-    def _process_due_batch(self, game_ids: list[int]) -> list[tuple[int, list[Notification]]]:
+    @staticmethod
+    def _result(done: list[Due], checked: int) -> SweepResult:
+        notes = [n for due in done for n in due.notes]
+        scenes = {due.game_id: due.scene for due in done if due.notes and due.scene is not None}
+        return SweepResult(checked, sum(1 for due in done if due.notes), notes, scenes)
+
+    def _process_due_batch(self, game_ids: list[int]) -> list[Due]:
         """:meth:`process_due` for several games in one transaction: the due games among
         ``game_ids`` locked in one statement (PostgreSQL: SKIP LOCKED), their seats and
         users read in one statement each, each game then handled exactly as alone. Returns
-        (game id, notifications) for each game handled, in the order given.
+        each game handled, with its notifications and scene, in the order given.
 
         If the transaction fails (a lost version race, an error in one game, a deadlock),
         nothing of it is kept and each game is tried again in a transaction of its own, so
@@ -66,7 +82,7 @@ class ClockService:
         if not ids:
             return []
         try:
-            txs = self._due_transaction(ids)
+            done = self._due_transaction(ids)
         except Conflict:
             if len(ids) == 1:
                 return []
@@ -77,19 +93,16 @@ class ClockService:
             log.info("sweep: a batch of %d games failed; one game per transaction",
                      len(ids), exc_info=True)
             return self._one_by_one(ids)
-        out: list[tuple[int, list[Notification]]] = []
-        for tx in txs:
-            row = tx.row
-            assert row.id is not None
+        for tx, _scene in done:
             self.kernel.after_commit(tx)
-            out.append((row.id, [notification_record(n) for n in tx.notes]))
-        return out
+        return [Due(tx.row.id or 0, [notification_record(n) for n in tx.notes], scene)
+                for tx, scene in done]
 
-    def _one_by_one(self, ids: list[int]) -> list[tuple[int, list[Notification]]]:
+    def _one_by_one(self, ids: list[int]) -> list[Due]:
         """Each game in a transaction of its own; one that fails (a bug it meets every
         time) is logged and the others go on: the first due would otherwise stop every
         sweep. A database another process holds is for the caller (the next sweep)."""
-        out = []
+        out: list[Due] = []
         for game_id in ids:
             try:
                 out.extend(self._process_due_batch([game_id]))
@@ -99,9 +112,10 @@ class ClockService:
                 log.exception("sweep: game %s failed; the other games go on", game_id)
         return out
 
-    def _due_transaction(self, ids: list[int]) -> list[GameTx]:
-        """One write transaction over the games of ``ids`` that are due now; the turns
-        committed (in the order of ``ids``)."""
+    def _due_transaction(self, ids: list[int]) -> list[tuple[GameTx, Scene | None]]:
+        """One write transaction over the games of ``ids`` that are due now; the
+        transactions committed (in the order of ``ids``), each with its game's scene when it
+        has something to tell."""
         with self.kernel.write() as s:
             now = self.kernel.clock.now()
             stmt = select(GameRow).where(
@@ -141,8 +155,11 @@ class ClockService:
                     self.kernel.finish_tx(tx, moved=True, store=False)
             self.kernel.store_log(s, [a for tx, _ in txs for a in tx.actions],
                                   [n for tx, _ in txs for n in tx.notes])
+            # The scenes while the session holds the rows and users: what delivery shows.
+            out = [(tx, self.kernel.scene(s, tx.row, tx.views, tx.seats) if tx.notes else None)
+                   for tx, _ in txs]
             del users  # held until here: the session keeps only weak references
-            return [tx for tx, _ in txs]
+            return out
 
     def _seats_of_games(
         self, s: Session, game_ids: list[int]
@@ -237,15 +254,10 @@ class ClockService:
         """Process every game that is due (the safety net behind the scheduler), up to
         ``limit`` of them, ``batch`` games per transaction."""
         ids = self.due_game_ids(limit)
-        notes: list[Notification] = []
-        processed = 0
         step = max(1, batch)
-        for start in range(0, len(ids), step):
-            for _game_id, got in self._process_due_batch(ids[start : start + step]):
-                if got:
-                    processed += 1
-                    notes.extend(got)
-        return SweepResult(len(ids), processed, notes)
+        done = [due for start in range(0, len(ids), step)
+                for due in self._process_due_batch(ids[start : start + step])]
+        return self._result(done, checked=len(ids))
 
     def scheduled_jobs(self, until: datetime | None = None) -> list[DueJob]:
         """Every timeout and reminder the database expects (``until``: only those due by

@@ -425,7 +425,7 @@ class GameService:
 
     # ---------------------------------------------------------------- timekeeping
 
-    def process_due(self, game_id: int) -> list[Notification]:
+    def process_due(self, game_id: int) -> SweepResult:
         return self.timekeeping.process_due(game_id)
 
     def due_game_ids(self, limit: int = 500, now: datetime | None = None) -> list[int]:

@@ -250,9 +250,16 @@ class ActResult:
 
 @dataclass(frozen=True, slots=True)
 class SweepResult:
+    """What the clock did to the games that were due (:meth:`GameService.sweep`,
+    :meth:`GameService.process_due`)."""
+
     checked: int  # due games looked at
     processed: int  # games where something happened (a reminder, a timeout)
     notifications: list[Notification] = field(default_factory=list)
+    #: Each game that has notifications, as the change left it, read in the transaction that
+    #: made the change (as :attr:`ActResult.scene`): a front end shows them without reading
+    #: the game again.
+    scenes: dict[int, Scene] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -341,7 +341,8 @@ async def test_deadline_jobs_run_on_ptb_job_queue(
 ) -> None:
     """At start the bot rebuilds one job per deadline (within reach: here a day, so at
     once) on PTB's job queue; a job that fires plays the timeout and its notifications
-    reach Telegram."""
+    reach Telegram, shown from the scene the job's transaction returned (as a tap's): the
+    delivery does not read the game again."""
     users = players(fake, base=900)
     group = fake.create_group("Clockwork", users)
     # The service's clock ahead of the real one, so that the jobs wait for us to fire them.
@@ -358,6 +359,10 @@ async def test_deadline_jobs_run_on_ptb_job_queue(
         assert f"game:{game_id}:timeout" in jobs and f"game:{game_id}:reminder" in jobs
         sleeper = next(u for u in users if service.seat_view(game_id, u.id).to_act)
         version = service.game_info(game_id).version
+        await fake.wait_idle()
+        reads: list[int] = []
+        read_scene = service.scene
+        service.scene = lambda g: reads.append(g) or read_scene(g)  # type: ignore[method-assign]
         clock.advance(timedelta(days=2))
         await asyncio.to_thread(d.scheduler.fire, game_id)
         assert service.game_info(game_id).version > version
@@ -367,6 +372,7 @@ async def test_deadline_jobs_run_on_ptb_job_queue(
             await asyncio.sleep(0.01)
         await fake.wait_idle()
         assert any("Time ran out" in (m.text or "") for m in fake.messages(sleeper))
+        assert reads == []
         # Stopping the bot (PTB's post_shutdown) detaches the jobs from the service.
         await shutdown(app)
         assert d.scheduler is None

@@ -110,7 +110,7 @@ def test_a_seat_played_for_by_a_timeout_is_told_when_it_must_act_again(
         before = service.board(game.id).view
         assert before is not None
         clock.advance(timedelta(days=2))
-        notes = service.process_due(game.id)
+        notes = service.process_due(game.id).notifications
         view = service.board(game.id).view
         assert view is not None
         if view["phase"] in ("over", "swap"):

@@ -296,7 +296,8 @@ def test_restart_between_scheduling_and_firing(sqlite_url: str, clock: FakeClock
     db = Database(sqlite_url, run_migrations=False)
     service = GameService(db, clock=clock, settings=make_settings())
     got: list = []  # type: ignore[type-arg]
-    sched = DeadlineScheduler(service, BackgroundScheduler(timezone=UTC), sink=got.extend)
+    sched = DeadlineScheduler(service, BackgroundScheduler(timezone=UTC),
+                              sink=lambda due: got.extend(due.notifications))
     clock.advance(DAY + timedelta(seconds=1))
     # The fake times lie in the real past, so the rebuilt jobs run at once when started.
     sched.start()
@@ -374,7 +375,8 @@ async def test_asyncio_scheduler_runs_the_jobs(service: GameService, clock: Fake
     got: list = []  # type: ignore[type-arg]
     game, _ = new_game(service, seed=3)
     clock.advance(DAY + timedelta(seconds=1))
-    sched = DeadlineScheduler(service, AsyncIOScheduler(timezone=UTC), sink=got.extend)
+    sched = DeadlineScheduler(service, AsyncIOScheduler(timezone=UTC),
+                              sink=lambda due: got.extend(due.notifications))
     sched.start()
     for _ in range(1000):
         if any(n.kind is Kind.TIMED_OUT for n in got):
@@ -382,3 +384,23 @@ async def test_asyncio_scheduler_runs_the_jobs(service: GameService, clock: Fake
         await asyncio.sleep(0.01)
     sched.shutdown()
     assert any(n.kind is Kind.TIMED_OUT and n.game_id == game.id for n in got)
+
+
+def test_the_clock_returns_each_game_as_its_change_left_it(
+    service: GameService, clock: FakeClock
+) -> None:
+    """Like ``act``, the sweep and a deadline job return each game's scene read in the
+    transaction that changed it, so delivery never reads the game again; a game with
+    nothing to tell has none."""
+    game, _ = new_game(service, seed=3)
+    quiet, _ = new_game(service, seed=4, chat_id=-77)
+    service.pause(quiet.id, quiet.creator_id or 0)
+    clock.advance(DAY + timedelta(seconds=1))
+    result = service.sweep()
+    assert set(result.scenes) == {game.id}
+    assert result.scenes[game.id] == service.scene(game.id)
+    assert result.scenes[game.id].game.version == service.game_info(game.id).version
+    clock.advance(DAY + timedelta(seconds=1))
+    due = service.process_due(game.id)
+    assert due.notifications and due.scenes == {game.id: service.scene(game.id)}
+    assert service.process_due(game.id).scenes == {}

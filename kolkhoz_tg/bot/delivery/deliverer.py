@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
@@ -130,11 +130,11 @@ class Deliverer:
 
     async def deliver(
         self, notes: Iterable[Notification], acting: Acting | None = None,
-        scene: Scene | None = None,
+        scene: Scene | None = None, scenes: Mapping[int, Scene] | None = None,
     ) -> None:
-        """Show ``notes`` to their readers, game by game. ``scene``: the game as the change
-        that wrote them left it (saves reading it again); ``acting``: the message the
-        player who caused them tapped."""
+        """Show ``notes`` to their readers, game by game. ``scene`` (a tap's) or ``scenes``
+        (the clock's, by game): the game as the change that wrote them left it (saves
+        reading it again); ``acting``: the message the player who caused them tapped."""
         by_game: dict[int, list[Notification]] = defaultdict(list)
         orphans: list[int] = []
         for note in notes:
@@ -146,6 +146,8 @@ class Deliverer:
             await self.settler.settle_ids(None, orphans)
         for game_id, group in by_game.items():
             fits = scene if scene is not None and scene.game.id == game_id else None
+            if fits is None and scenes is not None:
+                fits = scenes.get(game_id)
             try:
                 await self.deliver_game(game_id, group, acting, fits)
             except Busy:
