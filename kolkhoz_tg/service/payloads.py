@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from engine import Card, Event
 from engine.cards import Suit
 from engine.events import event_from_dict, event_to_dict
 from engine.summary import ClosingTrick
 from engine.views import TrickView, View
+from kolkhoz_tg.service.jsontypes import JsonObject
 from kolkhoz_tg.service.records import Kind, SeatInfo
 from kolkhoz_tg.storage.models import Actor, GameStatus
 
@@ -52,7 +53,7 @@ def _time_text(when: datetime | None) -> str | None:
     return None if when is None else when.isoformat()
 
 
-def _seat_info(data: dict[str, Any]) -> SeatInfo:
+def _seat_info(data: JsonObject) -> SeatInfo:
     return SeatInfo(
         seat=data["seat"], user_id=data["user_id"], name=data["name"], is_bot=data["is_bot"],
         standin=data["standin"], timeouts=data["timeouts"], auto_moves=data["auto_moves"],
@@ -79,7 +80,7 @@ class GameHeader:
         by_seat = {s.seat: s.name for s in self.seats}
         return [by_seat.get(i, "") for i in range(self.players)]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "id": self.id, "chat_id": self.chat_id, "status": self.status.value,
             "preset": self.preset, "players": self.players, "version": self.version,
@@ -87,7 +88,7 @@ class GameHeader:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameHeader:
+    def from_json(cls, data: JsonObject) -> GameHeader:
         return cls(
             id=data["id"], chat_id=data["chat_id"], status=GameStatus(data["status"]),
             preset=data.get("preset"), players=data["players"], version=data["version"],
@@ -105,12 +106,12 @@ class LoggedMove:
     actor: Actor
     events: tuple[Event, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"seat": self.seat, "action": self.action, "actor": self.actor.value,
                 "events": [event_to_dict(e) for e in self.events]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> LoggedMove:
+    def from_json(cls, data: JsonObject) -> LoggedMove:
         return cls(seat=data["seat"], action=data["action"], actor=Actor(data["actor"]),
                    events=tuple(event_from_dict(e) for e in data["events"]))
 
@@ -121,15 +122,15 @@ class Payload:
     __slots__ = ()
     kind: ClassVar[Kind]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         raise NotImplementedError
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Payload:
+    def from_json(cls, data: JsonObject) -> Payload:
         raise NotImplementedError
 
 
-def _public_view(data: dict[str, Any] | None) -> View | None:
+def _public_view(data: JsonObject | None) -> View | None:
     return None if data is None else View.from_dict(data)
 
 
@@ -141,11 +142,11 @@ class GameStarted(Payload):
     game: GameHeader
     view: View
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"game": self.game.to_json(), "view": self.view.to_dict()}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameStarted:
+    def from_json(cls, data: JsonObject) -> GameStarted:
         return cls(GameHeader.from_json(data["game"]), View.from_dict(data["view"]))
 
 
@@ -164,12 +165,12 @@ class BoardChanged(Payload):
     def events(self) -> tuple[Event, ...]:
         return tuple(e for m in self.moves for e in m.events)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"moves": [m.to_json() for m in self.moves], "view": self.view.to_dict(),
                 "game": self.game.to_json(), "deadline": _time_text(self.deadline)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> BoardChanged:
+    def from_json(cls, data: JsonObject) -> BoardChanged:
         return cls(
             moves=tuple(LoggedMove.from_json(m) for m in data.get("moves", [])),
             view=View.from_dict(data["view"]), game=GameHeader.from_json(data["game"]),
@@ -187,13 +188,13 @@ class YourTurn(Payload):
     deadline: datetime | None
     game: GameHeader
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"view": self.view.to_dict(), "legal": list(self.legal),
                 "phase": self.view.phase.value, "deadline": _time_text(self.deadline),
                 "game": self.game.to_json()}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> YourTurn:
+    def from_json(cls, data: JsonObject) -> YourTurn:
         legal = tuple(data.get("legal", []))
         return cls(view=View.from_dict(data["view"], legal), legal=legal,
                    deadline=_time(data.get("deadline")), game=GameHeader.from_json(data["game"]))
@@ -209,12 +210,12 @@ class Reminder(Payload):
     can_pm: bool
     phase: str | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"deadline": _time_text(self.deadline), "last": self.last,
                 "can_pm": self.can_pm, "phase": self.phase}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Reminder:
+    def from_json(cls, data: JsonObject) -> Reminder:
         return cls(_time(data.get("deadline")), bool(data.get("last")),
                    bool(data.get("can_pm")), data.get("phase"))
 
@@ -226,11 +227,11 @@ class NewHand(Payload):
     kind: ClassVar[Kind] = Kind.NEW_HAND
     year: int | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"year": self.year}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> NewHand:
+    def from_json(cls, data: JsonObject) -> NewHand:
         return cls(data.get("year"))
 
 
@@ -243,12 +244,12 @@ class TimedOut(Payload):
     timeouts: int
     standin_after: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"actions": list(self.actions), "timeouts": self.timeouts,
                 "standin_after": self.standin_after}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TimedOut:
+    def from_json(cls, data: JsonObject) -> TimedOut:
         return cls(tuple(data.get("actions", [])), data.get("timeouts", 0),
                    data.get("standin_after", 0))
 
@@ -262,14 +263,14 @@ class StandIn(Payload):
     name: str
     away: bool = False
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"timeouts": self.timeouts, "name": self.name}
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"timeouts": self.timeouts, "name": self.name}
         if self.away:
             out["away"] = True
         return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> StandIn:
+    def from_json(cls, data: JsonObject) -> StandIn:
         return cls(data.get("timeouts", 0), data.get("name", ""), bool(data.get("away")))
 
 
@@ -280,11 +281,11 @@ class PlayerBack(Payload):
     kind: ClassVar[Kind] = Kind.PLAYER_BACK
     name: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"name": self.name}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> PlayerBack:
+    def from_json(cls, data: JsonObject) -> PlayerBack:
         return cls(data.get("name", ""))
 
 
@@ -300,7 +301,7 @@ def _card_or_none(text: str | None) -> Card | None:
     return None if text is None else Card.parse(text)
 
 
-def _closing_from_json(data: dict[str, Any]) -> ClosingTrick:
+def _closing_from_json(data: JsonObject) -> ClosingTrick:
     """The engine's :class:`~engine.summary.ClosingTrick` from its JSON form
     (:meth:`~engine.summary.ClosingTrick.to_dict`)."""
     return ClosingTrick(
@@ -327,7 +328,7 @@ class YearSummary(Payload):
     game: GameHeader
     last_trick: ClosingTrick | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "year": self.year,
             "completed": [{"job": c.job.letter, "seat": c.seat} for c in self.completed],
@@ -339,7 +340,7 @@ class YearSummary(Payload):
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> YearSummary:
+    def from_json(cls, data: JsonObject) -> YearSummary:
         last = data.get("last_trick")
         return cls(
             year=data["year"],
@@ -367,14 +368,14 @@ class TableRow:
     medals: int
     auto_moves: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"rank": self.rank, "seat": self.seat, "name": self.name,
                 "user_id": self.user_id, "is_bot": self.is_bot, "score": self.score,
                 "plot": [str(c) for c in self.plot], "medals": self.medals,
                 "auto_moves": self.auto_moves}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TableRow:
+    def from_json(cls, data: JsonObject) -> TableRow:
         return cls(
             rank=data["rank"], seat=data["seat"], name=data["name"],
             user_id=data.get("user_id"), is_bot=bool(data.get("is_bot")), score=data["score"],
@@ -394,12 +395,12 @@ class GameOver(Payload):
     early: bool
     years: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"table": [r.to_json() for r in self.table], "winners": list(self.winners),
                 "early": self.early, "years": self.years}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameOver:
+    def from_json(cls, data: JsonObject) -> GameOver:
         return cls(tuple(TableRow.from_json(r) for r in data.get("table", [])),
                    tuple(data.get("winners", [])), bool(data.get("early")),
                    data.get("years", 0))
@@ -413,11 +414,11 @@ class Paused(Payload):
     by: int | None
     remaining: int | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"by": self.by, "remaining": self.remaining}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Paused:
+    def from_json(cls, data: JsonObject) -> Paused:
         return cls(data.get("by"), data.get("remaining"))
 
 
@@ -429,11 +430,11 @@ class Resumed(Payload):
     by: int | None
     deadline: datetime | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"by": self.by, "deadline": _time_text(self.deadline)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Resumed:
+    def from_json(cls, data: JsonObject) -> Resumed:
         return cls(data.get("by"), _time(data.get("deadline")))
 
 
@@ -444,11 +445,11 @@ class Aborted(Payload):
     kind: ClassVar[Kind] = Kind.ABORTED
     by: int | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"by": self.by}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Aborted:
+    def from_json(cls, data: JsonObject) -> Aborted:
         return cls(data.get("by"))
 
 
@@ -459,6 +460,6 @@ _BY_KIND: dict[Kind, type[Payload]] = {
 }
 
 
-def decode(kind: Kind, data: dict[str, Any]) -> Payload:
+def decode(kind: Kind, data: JsonObject) -> Payload:
     """The payload of an outbox row of ``kind`` from its stored JSON."""
     return _BY_KIND[kind].from_json(data)
