@@ -215,21 +215,21 @@ def _bots_only(
     service: GameService, tr: Translator, args: argparse.Namespace, output: OutputFn
 ) -> int:
     from kolkhoz_tg import present
-    from kolkhoz_tg.service import Kind
+    from kolkhoz_tg.service.payloads import GameOver
 
     service.ensure_user(HOST_USER, tr.gettext("Host"))
     _clear_lobby(service, HOST_USER)
     game = service.create_game(LOCAL_CHAT, HOST_USER, preset=args.preset,
                                players=args.players, seed=args.seed, join=False)
     result = service.start(game.id, HOST_USER, fill_with_bots=True)
-    over = [n for n in result.notifications if n.kind is Kind.GAME_OVER]
+    over = [n.payload for n in result.notifications if isinstance(n.payload, GameOver)]
     service.mark_delivered(n.id for n in result.notifications)
     rules = present.rules_title(tr, game.preset, game.rules)
     output(tr.gettext("{rules} · seed {seed}", rules=rules, seed=game.seed))
     if not over:
         output(tr.gettext("The game did not finish."))
         return 1
-    output(present.final_table(tr, over[0].data))
+    output(present.final_table(tr, over[0]))
     return 0
 
 
@@ -421,6 +421,7 @@ def _show(
 ) -> None:
     from kolkhoz_tg import present
     from kolkhoz_tg.service import Kind
+    from kolkhoz_tg.service.payloads import BoardChanged
 
     now = service.clock.now()
     # The moves first (with the year's requisition where it happened), then the final table.
@@ -429,10 +430,11 @@ def _show(
             continue
         if note.user_id not in (None, LOCAL_USER):
             continue
-        if note.kind is Kind.BOARD:
-            theme = note.data["view"]["rules"]["theme"]
-            text = "\n".join(present.event_lines(tr, note.data["game"], note.data["moves"], theme,
-                                               year_end=True, viewer=seat))
+        board = note.payload
+        if isinstance(board, BoardChanged):
+            text = "\n".join(present.event_lines(tr, board.game, board.moves,
+                                                 board.view.rules.theme.value, year_end=True,
+                                                 viewer=seat))
         else:
             text = present.notification_text(tr, note, now)
         if text:

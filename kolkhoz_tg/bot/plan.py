@@ -17,14 +17,25 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from engine import events as ev
 from kolkhoz_tg import present as render
 from kolkhoz_tg import present as texts
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import GameInfo, Kind, Notification, Scene
+from kolkhoz_tg.service.payloads import (
+    BoardChanged,
+    GameOver,
+    LoggedMove,
+    NewHand,
+    Reminder,
+    TimedOut,
+    YearSummary,
+)
+from kolkhoz_tg.storage.models import Actor
 from kolkhoz_tg.timeutil import utc
 
 #: Game meta keys the bot keeps: the board message, and per player their game message, whether
@@ -42,7 +53,7 @@ RECENT_LINES = 3
 #: playable, or still say "paused").
 STATUS_KINDS = frozenset({Kind.PAUSED, Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER})
 #: Events the board shows as tricks rather than as lines of the latest moves.
-TRICK_EVENTS = frozenset({"CardPlayed", "TrickWon", "CardAssigned"})
+TRICK_EVENTS = (ev.CardPlayed, ev.TrickWon, ev.CardAssigned)
 GROUP_KINDS = frozenset({
     Kind.LOBBY, Kind.GAME_STARTED, Kind.BOARD, Kind.PLAYER_BACK, Kind.STAND_IN, Kind.PAUSED,
     Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER, Kind.YEAR_SUMMARY,
@@ -216,11 +227,13 @@ def _plan_group(
             notes=board_notes))
     for note in group:
         if note.kind is Kind.YEAR_SUMMARY:
-            out.steps.append(GroupPost(game.chat_id, texts.year_summary(chat_tr, note),
+            assert isinstance(note.payload, YearSummary)
+            out.steps.append(GroupPost(game.chat_id, texts.year_summary(chat_tr, note.payload),
                                        notes=(note.id,), topic_id=game.topic_id,
                                        record=True))
         elif note.kind is Kind.GAME_OVER:
-            out.steps.append(GroupPost(game.chat_id, texts.final_table(chat_tr, note.data),
+            assert isinstance(note.payload, GameOver)
+            out.steps.append(GroupPost(game.chat_id, texts.final_table(chat_tr, note.payload),
                                        notes=(note.id,), topic_id=game.topic_id,
                                        record=True))
         elif note.kind not in GROUP_KINDS:
@@ -292,7 +305,7 @@ def _to_refresh(
     # Whoever just tapped sees the result in the same message even when their turn is over
     # (their hand changed); once trump is declared, everyone's message shows it.
     edit_users = [u for u in humans if u not in turn_users] if (
-        "TrumpDeclared" in board_events(notes)) else []
+        ev.TrumpDeclared in board_events(notes)) else []
     if acting is not None and acting.user_id not in turn_users + edit_users:
         edit_users.append(acting.user_id)
     # A seat taken over by a bot or given back: its message says so and offers (or stops
@@ -387,7 +400,7 @@ def _private_note(
     text = texts.notification_text(tr, note, now, scene.zones.get(note.user_id))
     text = "🌾 " + render.where(tr, scene.game, scene.chat_title) + "\n" + text
     mention = None
-    if note.kind is Kind.REMINDER and note.data.get("last"):
+    if isinstance(note.payload, Reminder) and note.payload.last:
         mention = reminder_mention(scene, note, now, bot_username)
     return PrivateNote(note.user_id, text, mention, (note.id,))
 
@@ -402,8 +415,8 @@ def _missed_note(notes: list[Notification], scene: Scene, now: datetime) -> Priv
     lines = ["🌾 " + render.where(tr, scene.game, scene.chat_title)]
     standin = any(n.kind is Kind.STAND_IN for n in notes)
     for note in notes:
-        if note.kind is Kind.TIMED_OUT:
-            lines.append(texts.timed_out_text(tr, note.data, warn=not standin))
+        if isinstance(note.payload, TimedOut):
+            lines.append(texts.timed_out_text(tr, note.payload, warn=not standin))
     if standin:
         lines.append(texts.notification_text(
             tr, next(n for n in notes if n.kind is Kind.STAND_IN), now))
@@ -419,10 +432,11 @@ def reminder_holds(note: Notification, scene: Scene) -> bool:
     seat = scene.seats.get(note.user_id) if note.user_id is not None else None
     if game.status != "active" or seat is None or not seat.to_act:
         return False
-    written = note.data.get("deadline")
-    if not written or game.deadline is None:
+    assert isinstance(note.payload, Reminder)
+    written = note.payload.deadline
+    if written is None or game.deadline is None:
         return written is None and game.deadline is None
-    return utc(datetime.fromisoformat(written)) == utc(game.deadline)
+    return utc(written) == utc(game.deadline)
 
 
 def hand_holds(note: Notification, scene: Scene) -> bool:
@@ -433,7 +447,8 @@ def hand_holds(note: Notification, scene: Scene) -> bool:
     player has their hand to look at."""
     seat = scene.seats.get(note.user_id) if note.user_id is not None else None
     return (scene.game.status in ("active", "paused") and seat is not None
-            and seat.view.get("year") == note.data.get("year"))
+            and isinstance(note.payload, NewHand)
+            and seat.view.get("year") == note.payload.year)  # P2: seat.view.year
 
 
 def reminder_key(user_id: int) -> str:
@@ -458,9 +473,10 @@ def reminder_mention(
     tr = translator(scene.chat_locale)
     name = html.escape(texts.seat_name(tr, game, seat), quote=False)
     link = f'<a href="tg://user?id={note.user_id}">{name}</a>'
-    deadline = note.data.get("deadline")
-    if deadline:
-        when = tr.relative(datetime.fromisoformat(deadline), now)
+    assert isinstance(note.payload, Reminder)
+    deadline = note.payload.deadline
+    if deadline is not None:
+        when = tr.relative(deadline, now)
         text = tr.gettext("{name}, it is your move and time runs out {when}. Open a private "
                           "chat with me to see your cards.", name=link, when=html.escape(when))
     else:
@@ -500,14 +516,14 @@ def forced_cards(group: list[Notification], game: GameInfo) -> dict[int, list[st
     users = {s.seat: s.user_id for s in game.seats if s.user_id is not None and not s.is_bot}
     out: dict[int, list[str]] = {}
     for note in group:
-        if note.kind is not Kind.BOARD:
+        if not isinstance(note.payload, BoardChanged):
             continue
-        for move in note.data.get("moves", []):
-            user = users.get(move.get("seat", -1))
-            if move.get("actor") != "forced" or user is None:
+        for move in note.payload.moves:
+            user = users.get(move.seat)
+            if move.actor is not Actor.FORCED or user is None:
                 continue
             out.setdefault(user, []).extend(
-                e["card"] for e in move["events"] if e["type"] == "CardPlayed")
+                str(e.card) for e in move.events if isinstance(e, ev.CardPlayed))
     return {u: cards for u, cards in out.items() if cards}
 
 
@@ -521,44 +537,45 @@ def has_moves(keyboard: render.Keyboard) -> bool:
     return False
 
 
-def board_events(notes: Iterable[Notification]) -> set[str]:
+def board_events(notes: Iterable[Notification]) -> set[type[ev.Event]]:
     """The kinds of event the group notifications report (fresh hands at a deal have
     notes of their own: NEW_HAND)."""
-    kinds: set[str] = set()
+    kinds: set[type[ev.Event]] = set()
     for note in notes:
         if note.user_id is not None:
             continue
-        if note.kind is Kind.BOARD:
-            kinds.update(e["type"] for m in note.data.get("moves", []) for e in m["events"])
+        if isinstance(note.payload, BoardChanged):
+            kinds.update(type(e) for e in note.payload.events)
     return kinds
 
 
 def recent_lines(tr: Translator, notes: list[Notification]) -> list[str]:
     """The last few moves of these notifications, in words, for the board (moves a bot made
     for a silent player are marked as such)."""
-    boards = [n for n in notes if n.kind is Kind.BOARD and n.user_id is None]
+    boards = [n.payload for n in notes
+              if isinstance(n.payload, BoardChanged) and n.user_id is None]
     if not boards:
         return []
-    data = boards[-1].data
+    board = boards[-1]
     # Only this year's moves: a card played last year may since have been dealt again, and a
     # group message must not name a card that now sits in someone's hand.
-    moves: list[dict[str, Any]] = []
-    for move in data["moves"]:
-        events = move["events"]
-        starts = [i for i, e in enumerate(events) if e["type"] == "YearStarted"]
+    moves: list[LoggedMove] = []
+    for move in board.moves:
+        events = move.events
+        starts = [i for i, e in enumerate(events) if isinstance(e, ev.YearStarted)]
         if starts:
             moves = []
             events = events[starts[-1]:]
         # The board lists the tricks themselves (every one, with where its cards went); a
         # move made for a silent player, or as its only possible one, is still told, to say
         # it was not chosen.
-        if move["actor"] == "forced":
-            events = [e for e in events
-                      if e["type"] not in TRICK_EVENTS or e["type"] == "CardPlayed"]
-        elif move["actor"] not in ("timeout", "standin"):
-            events = [e for e in events if e["type"] not in TRICK_EVENTS]
-        moves.append({**move, "events": events})
-    lines = texts.event_lines(tr, data["game"], moves, data["view"]["rules"]["theme"])
+        if move.actor is Actor.FORCED:
+            events = tuple(e for e in events
+                           if not isinstance(e, TRICK_EVENTS) or isinstance(e, ev.CardPlayed))
+        elif move.actor not in (Actor.TIMEOUT, Actor.STANDIN):
+            events = tuple(e for e in events if not isinstance(e, TRICK_EVENTS))
+        moves.append(replace(move, events=events))
+    lines = texts.event_lines(tr, board.game, moves, board.view.rules.theme.value)
     return lines[-RECENT_LINES:]
 
 

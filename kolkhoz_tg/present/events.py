@@ -1,33 +1,63 @@
 """What happened, in lines: moves and events (one small function per event kind), the
 requisition of a failed job, the year's summary, the notifications and the final table.
+
+Everything here reads typed records: the engine's events (:mod:`engine.events`), its
+per-job requisition summary (:mod:`engine.summary`) and the notifications' payloads
+(:mod:`kolkhoz_tg.service.payloads`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final
 
 from engine import Action, ActionKind
+from engine import events as ev
+from engine.cards import Card, Suit
+from engine.summary import JobRequisition, fold_requisitions
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.board import winners_line
 from kolkhoz_tg.present.words import SUIT_SYMBOLS, and_list, card, cards, job_name, seat_name
-from kolkhoz_tg.service.records import Kind, Notification
+from kolkhoz_tg.service.payloads import (
+    BoardChanged,
+    GameHeader,
+    GameOver,
+    LoggedMove,
+    PlayerBack,
+    Reminder,
+    StandIn,
+    TimedOut,
+    YearSummary,
+)
+from kolkhoz_tg.service.records import GameInfo, Kind, Notification
+from kolkhoz_tg.storage.models import Actor
+
+#: Whose seats an event's sentence names: a notification's game, or a game's header.
+Seats = GameHeader | GameInfo | dict[str, Any]
 
 #: Events a YEAR_SUMMARY notification reports (so a board's event list may leave them out).
-YEAR_END_EVENTS = frozenset({
-    "CardsToPlot", "HeroNamed", "MiceRuleApplied", "JobFailed", "DrunkardSentNorth",
-    "CardsRevealed",
-    "CardSentNorth", "NothingRequisitioned", "NobodyExposed", "StacksReturned",
-})
+YEAR_END_EVENTS: Final = (
+    ev.CardsToPlot, ev.HeroNamed, ev.MiceRuleApplied, ev.JobFailed, ev.DrunkardSentNorth,
+    ev.CardsRevealed, ev.CardSentNorth, ev.NothingRequisitioned, ev.StacksReturned,
+)
+
+_CHOICES: Final = (ev.CardPlayed, ev.TrumpDeclared, ev.SwapDecided, ev.CardAssigned,
+                   ev.PassChosen)
+
+#: The year-end events :func:`requisition_lines` tells job by job.
+_REQUISITION: Final = (ev.JobFailed, ev.DrunkardSentNorth, ev.CardsRevealed, ev.CardSentNorth,
+                       ev.NothingRequisitioned)
+
+_AUTOMATIC: Final = (Actor.TIMEOUT, Actor.STANDIN)
 
 
-_CHOICES = frozenset({"CardPlayed", "TrumpDeclared", "SwapDecided", "CardAssigned",
-                      "PassChosen"})
+def _text(c: Card) -> str:
+    return str(c)
 
 
-def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]],
+def event_lines(tr: Translator, game: Seats, moves: Sequence[LoggedMove],
                 theme: str, year_end: bool = False, viewer: int | None = None) -> list[str]:
     """One line per interesting event of the moves in a board notification; the year's
     requisition only with ``year_end`` (a YEAR_SUMMARY notification carries it too).
@@ -35,28 +65,28 @@ def event_lines(tr: Translator, game: dict[str, Any], moves: list[dict[str, Any]
     since a card played as the only one tells what else its hand does not hold."""
     lines: list[str] = []
     for move in moves:
-        events = move["events"]
-        told = [i for i, e in enumerate(events) if e["type"] in _REQUISITION]
+        events = move.events
+        told = [i for i, e in enumerate(events) if isinstance(e, _REQUISITION)]
         if year_end and told:
             # The requisition job by job, each failure said once (as in the year's summary).
             first, last = told[0], told[-1] + 1
-            lines += event_lines(tr, game, [{**move, "events": events[:first]}], theme, True,
+            lines += event_lines(tr, game, [replace(move, events=events[:first])], theme, True,
                                  viewer)
             lines += requisition_lines(tr, game, events[first:last], theme)
-            lines += event_lines(tr, game, [{**move, "events": events[last:]}], theme, True,
+            lines += event_lines(tr, game, [replace(move, events=events[last:])], theme, True,
                                  viewer)
             continue
         for e in events:
-            if not year_end and e["type"] in YEAR_END_EVENTS:
+            if not year_end and isinstance(e, YEAR_END_EVENTS):
                 continue
             line = event_text(tr, game, e, theme)
             if line:
-                if e["type"] in _CHOICES and move["actor"] in ("timeout", "standin"):
+                if isinstance(e, _CHOICES) and move.actor in _AUTOMATIC:
                     line += " " + tr.gettext("(played automatically)")
-                elif (e["type"] in _CHOICES and move["actor"] == "forced"
-                      and viewer is not None and move.get("seat") == viewer):
+                elif (isinstance(e, _CHOICES) and move.actor is Actor.FORCED
+                      and viewer is not None and move.seat == viewer):
                     line += " " + tr.gettext("(the only possible move)")
-                elif e["type"] == "CardPlayed" and move["actor"] == "forced":
+                elif isinstance(e, ev.CardPlayed) and move.actor is Actor.FORCED:
                     # Played the moment the turn came: everyone sees that it was not
                     # chosen, so the board says so.
                     line += " " + tr.gettext("(played automatically)")
@@ -70,196 +100,200 @@ class _Say:
     and the job names' theme."""
 
     tr: Translator
-    game: dict[str, Any]
+    game: Seats
     theme: str
 
     def name(self, seat: int) -> str:
         return seat_name(self.tr, self.game, seat)
 
-    def job(self, letter: str) -> str:
-        return job_name(self.tr, self.theme, letter)
+    def job(self, suit: Suit) -> str:
+        return job_name(self.tr, self.theme, suit.letter)
+
+    def card(self, c: Card) -> str:
+        return card(self.tr, _text(c))
+
+    def cards(self, cs: Sequence[Card]) -> str:
+        return cards(self.tr, [_text(c) for c in cs])
 
 
-def _year_started(say: _Say, e: dict[str, Any]) -> str:
+def _year_started(say: _Say, e: ev.YearStarted) -> str:
     tr, _ = say.tr, say.tr.gettext
-    text = _("Year {year} begins: Planner {name}, {cards}.", year=e["year"],
-             name=say.name(e["planner"]),
-             cards=tr.ngettext("{n} card each", "{n} cards each", e["hand_size"]))
-    if e["famine"]:
+    text = _("Year {year} begins: Planner {name}, {cards}.", year=e.year,
+             name=say.name(e.planner),
+             cards=tr.ngettext("{n} card each", "{n} cards each", e.hand_size))
+    if e.famine:
         text += " " + _("Famine year: no trump.")
-    elif e.get("short"):
+    elif e.short:
         text += " " + _("Supply disruption in the plan's last year: no trump.")
-    elif e["lean"]:
+    elif e.lean:
         text += " " + _("A lean year: no trump.")
     return text
 
 
-def _trump_declared(say: _Say, e: dict[str, Any]) -> str:
-    return say.tr.gettext("{name} declared trump {suit}.", name=say.name(e["seat"]),
-                          suit=SUIT_SYMBOLS[e["suit"]])
+def _trump_declared(say: _Say, e: ev.TrumpDeclared) -> str:
+    return say.tr.gettext("{name} declared trump {suit}.", name=say.name(e.seat),
+                          suit=SUIT_SYMBOLS[e.suit.letter])
 
 
-def _pass_chosen(say: _Say, e: dict[str, Any]) -> str:
-    return say.tr.gettext("{name} chose a card to pass.", name=say.name(e["seat"]))
+def _pass_chosen(say: _Say, e: ev.PassChosen) -> str:
+    return say.tr.gettext("{name} chose a card to pass.", name=say.name(e.seat))
 
 
-def _cards_passed(say: _Say, e: dict[str, Any]) -> str:
+def _cards_passed(say: _Say, e: ev.CardsPassed) -> str:
     _ = say.tr.gettext
-    if e["left"]:
+    if e.left:
         return "🔁 " + _("The chosen cards went round: each player's to the left "
                         "neighbour.")
     return "🔁 " + _("The chosen cards went round: each player's to the right "
                     "neighbour.")
 
 
-def _swap_decided(say: _Say, e: dict[str, Any]) -> str:
+def _swap_decided(say: _Say, e: ev.SwapDecided) -> str:
     _ = say.tr.gettext
-    if e["swapped"]:
-        return _("{name} swapped a card with the plot.", name=say.name(e["seat"]))
-    return _("{name} kept their cards.", name=say.name(e["seat"]))
+    if e.swapped:
+        return _("{name} swapped a card with the plot.", name=say.name(e.seat))
+    return _("{name} kept their cards.", name=say.name(e.seat))
 
 
-def _card_played(say: _Say, e: dict[str, Any]) -> str:
-    return say.tr.gettext("{name} played {card}.", name=say.name(e["seat"]),
-                          card=card(say.tr, e["card"]))
+def _card_played(say: _Say, e: ev.CardPlayed) -> str:
+    return say.tr.gettext("{name} played {card}.", name=say.name(e.seat),
+                          card=say.card(e.card))
 
 
-def _trick_won(say: _Say, e: dict[str, Any]) -> str:
+def _trick_won(say: _Say, e: ev.TrickWon) -> str:
     return say.tr.gettext("{name} takes the trick and is the Brigadier.",
-                          name=say.name(e["seat"]))
+                          name=say.name(e.seat))
 
 
-def _card_assigned(say: _Say, e: dict[str, Any]) -> str:
-    return say.tr.gettext("{card} → {job} ({hours} h).", card=card(say.tr, e["card"]),
-                          job=say.job(e["job"]), hours=e["hours"])
+def _card_assigned(say: _Say, e: ev.CardAssigned) -> str:
+    return say.tr.gettext("{card} → {job} ({hours} h).", card=say.card(e.card),
+                          job=say.job(e.job), hours=e.hours)
 
 
-def _job_completed(say: _Say, e: dict[str, Any]) -> str:
+def _job_completed(say: _Say, e: ev.JobCompleted) -> str:
     _ = say.tr.gettext
-    text = _("{job} completed by {name}!", job=say.job(e["job"]), name=say.name(e["seat"]))
-    if e.get("rewards"):
-        text += " " + _("Reward: {cards}.", cards=cards(say.tr, e["rewards"]))
+    text = _("{job} completed by {name}!", job=say.job(e.job), name=say.name(e.seat))
+    if e.rewards:
+        text += " " + _("Reward: {cards}.", cards=say.cards(e.rewards))
     return text
 
 
-def _hero_named(say: _Say, e: dict[str, Any]) -> str:
+def _hero_named(say: _Say, e: ev.HeroNamed) -> str:
     _ = say.tr.gettext
     return "🦸 " + _("{name} won every trick of the year: the Hero, searched for no "
                     "failed job; everyone else is searched and loses their own highest "
-                    "card.", name=say.name(e["seat"]))
+                    "card.", name=say.name(e.seat))
 
 
-def _mice_rule_applied(say: _Say, e: dict[str, Any]) -> str:
+def _mice_rule_applied(say: _Say, e: ev.MiceRuleApplied) -> str:
     _ = say.tr.gettext
     return _("All four jobs failed and nobody was exposed: this year everyone is "
              "questioned, shows their highest card of each failed job, and only the "
              "highest of them goes north.")
 
 
-def _job_failed(say: _Say, e: dict[str, Any]) -> str:
-    return say.tr.gettext("{job} failed ({hours} h).", job=say.job(e["job"]),
-                          hours=e["hours"])
+def _job_failed(say: _Say, e: ev.JobFailed) -> str:
+    return say.tr.gettext("{job} failed ({hours} h).", job=say.job(e.job), hours=e.hours)
 
 
-def _drunkard_sent_north(say: _Say, e: dict[str, Any]) -> str:
+def _drunkard_sent_north(say: _Say, e: ev.DrunkardSentNorth) -> str:
     _ = say.tr.gettext
     return _("The drunkard {card} on {job} is sent north instead.",
-             card=card(say.tr, e["card"]), job=say.job(e["job"]))
+             card=say.card(e.card), job=say.job(e.job))
 
 
-def _cards_revealed(say: _Say, e: dict[str, Any]) -> str:
-    return say.tr.gettext("{name} reveals {cards}.", name=say.name(e["seat"]),
-                          cards=cards(say.tr, e["cards"]))
+def _cards_revealed(say: _Say, e: ev.CardsRevealed) -> str:
+    return say.tr.gettext("{name} reveals {cards}.", name=say.name(e.seat),
+                          cards=say.cards(e.cards))
 
 
-def _card_sent_north(say: _Say, e: dict[str, Any]) -> str:
+def _card_sent_north(say: _Say, e: ev.CardSentNorth) -> str:
     _ = say.tr.gettext
     return _("{job} not fulfilled: {name}'s {card} is requisitioned and sent north.",
-             job=say.job(e["job"]), name=say.name(e["seat"]), card=card(say.tr, e["card"]))
+             job=say.job(e.job), name=say.name(e.seat), card=say.card(e.card))
 
 
-def _nothing_requisitioned(say: _Say, e: dict[str, Any]) -> str:
+def _nothing_requisitioned(say: _Say, e: ev.NothingRequisitioned) -> str:
     return say.tr.gettext("{job} not fulfilled, but nobody had a card to lose.",
-                          job=say.job(e["job"]))
+                          job=say.job(e.job))
 
 
-def _stacks_returned(say: _Say, e: dict[str, Any]) -> str:
+def _stacks_returned(say: _Say, e: ev.StacksReturned) -> str:
     return say.tr.ngettext("{name}: {n} stack card goes back to the deck.",
-                           "{name}: {n} stack cards go back to the deck.", e["returned"],
-                           name=say.name(e["seat"]))
+                           "{name}: {n} stack cards go back to the deck.", e.returned,
+                           name=say.name(e.seat))
 
 
-def _year_ended(say: _Say, e: dict[str, Any]) -> str:
-    return say.tr.gettext("Year {year} is over.", year=e["year"])
+def _year_ended(say: _Say, e: ev.YearEnded) -> str:
+    return say.tr.gettext("Year {year} is over.", year=e.year)
 
 
-#: One sentence builder per event type (``engine.event_to_dict``'s ``type``).
-_EVENT_TEXTS: Final[dict[str, Callable[[_Say, dict[str, Any]], str]]] = {
-    "YearStarted": _year_started,
-    "TrumpDeclared": _trump_declared,
-    "PassChosen": _pass_chosen,
-    "CardsPassed": _cards_passed,
-    "SwapDecided": _swap_decided,
-    "CardPlayed": _card_played,
-    "TrickWon": _trick_won,
-    "CardAssigned": _card_assigned,
-    "JobCompleted": _job_completed,
-    "HeroNamed": _hero_named,
-    "MiceRuleApplied": _mice_rule_applied,
-    "JobFailed": _job_failed,
-    "DrunkardSentNorth": _drunkard_sent_north,
-    "CardsRevealed": _cards_revealed,
-    "CardSentNorth": _card_sent_north,
-    "NothingRequisitioned": _nothing_requisitioned,
-    "NobodyExposed": _nothing_requisitioned,
-    "StacksReturned": _stacks_returned,
-    "YearEnded": _year_ended,
+#: One sentence builder per event type.
+_EVENT_TEXTS: Final[dict[type[Any], Callable[[_Say, Any], str]]] = {
+    ev.YearStarted: _year_started,
+    ev.TrumpDeclared: _trump_declared,
+    ev.PassChosen: _pass_chosen,
+    ev.CardsPassed: _cards_passed,
+    ev.SwapDecided: _swap_decided,
+    ev.CardPlayed: _card_played,
+    ev.TrickWon: _trick_won,
+    ev.CardAssigned: _card_assigned,
+    ev.JobCompleted: _job_completed,
+    ev.HeroNamed: _hero_named,
+    ev.MiceRuleApplied: _mice_rule_applied,
+    ev.JobFailed: _job_failed,
+    ev.DrunkardSentNorth: _drunkard_sent_north,
+    ev.CardsRevealed: _cards_revealed,
+    ev.CardSentNorth: _card_sent_north,
+    ev.NothingRequisitioned: _nothing_requisitioned,
+    ev.StacksReturned: _stacks_returned,
+    ev.YearEnded: _year_ended,
 }
 
 
-def event_text(tr: Translator, game: dict[str, Any], e: dict[str, Any], theme: str) -> str:
-    """A past-tense sentence for one event dict (``engine.event_to_dict``); unknown event
-    types give an empty string."""
-    say = _EVENT_TEXTS.get(e["type"])
+def event_text(tr: Translator, game: Seats, e: ev.Event, theme: str) -> str:
+    """A past-tense sentence for one engine event; events with no sentence (the cards going
+    to the plots, the game's end) give an empty string."""
+    say = _EVENT_TEXTS.get(type(e))
     return say(_Say(tr, game, theme), e) if say is not None else ""
 
 
-def final_table(tr: Translator, data: dict[str, Any]) -> str:
+def final_table(tr: Translator, over: GameOver) -> str:
     """The game-over table of a GAME_OVER notification."""
     _ = tr.gettext
     lines = [_("🏁 The five-year plan is complete")]
-    if data.get("early"):
+    if over.early:
         lines.append(_("(the deck ran dry before the last year)"))
     names: dict[int, str] = {}
-    for row in data["table"]:
-        who = tr.gettext("Bot {number}", number=row["name"].rsplit(" ", 1)[-1]) if row[
-            "is_bot"] else row["name"]
-        names[row["seat"]] = who
+    for row in over.table:
+        who = tr.gettext("Bot {number}", number=row.name.rsplit(" ", 1)[-1]) if (
+            row.is_bot) else row.name
+        names[row.seat] = who
         # No padding: Telegram shows plain text in a proportional font, where spaces never
         # line columns up; the score follows the name as in a sentence.
-        line = f"{row['rank']}. {who} — " + tr.ngettext("{n} point", "{n} points", row["score"])
-        details = [_("plot: {cards}", cards=cards(tr, row["plot"]))]
-        if row["medals"]:
-            details.append(tr.ngettext("{n} medal", "{n} medals", row["medals"]))
-        if row["auto_moves"]:
+        line = f"{row.rank}. {who} — " + tr.ngettext("{n} point", "{n} points", row.score)
+        details = [_("plot: {cards}", cards=cards(tr, [_text(c) for c in row.plot]))]
+        if row.medals:
+            details.append(tr.ngettext("{n} medal", "{n} medals", row.medals))
+        if row.auto_moves:
             details.append(tr.ngettext("{n} move played automatically",
-                                       "{n} moves played automatically", row["auto_moves"]))
+                                       "{n} moves played automatically", row.auto_moves))
         lines.append(f"{line} ({' · '.join(details)})")
-    if data.get("winners"):
-        scores = {row["seat"]: row["score"] for row in data["table"]}
+    if over.winners:
+        scores = {row.seat: row.score for row in over.table}
         result = {"scores": [scores.get(s, 0) for s in range(len(names))],
-                  "winners": data["winners"]}
+                  "winners": list(over.winners)}
         lines.append(winners_line(tr, {"result": result},
                                   [names.get(s, "?") for s in range(len(names))]))
     return "\n".join(lines)
 
 
-def timed_out_text(tr: Translator, data: dict[str, Any], *, warn: bool = True) -> str:
+def timed_out_text(tr: Translator, timed_out: TimedOut, *, warn: bool = True) -> str:
     """What was played for a player whose time ran out; ``warn``: and after how many more
     missed turns a bot stands in for them."""
-    played = ", ".join(card_action(tr, a) for a in data["actions"])
+    played = ", ".join(card_action(tr, a) for a in timed_out.actions)
     text = tr.gettext("Time ran out, so this was played for you: {actions}.", actions=played)
-    left = data["standin_after"] - data["timeouts"]
+    left = timed_out.standin_after - timed_out.timeouts
     if warn and left > 0:
         text += " " + tr.ngettext(
             "After {n} more missed turn a bot will stand in for you.",
@@ -274,37 +308,36 @@ def notification_text(
     the same sentences). BOARD, YOUR_TURN and NEW_HAND are usually rendered as the board / the
     hand."""
     _ = tr.gettext
-    data = note.data
-    game = data.get("game")
-    if note.kind is Kind.BOARD and game is not None:
-        theme = data["view"]["rules"]["theme"]
-        return "\n".join(event_lines(tr, game, data["moves"], theme))
+    p = note.payload
+    if isinstance(p, BoardChanged):
+        return "\n".join(event_lines(tr, p.game, p.moves, p.view.rules.theme.value))
     if note.kind is Kind.GAME_STARTED:
         return _("The game has started!")
     if note.kind is Kind.YOUR_TURN:
         return _("Your turn.")
     if note.kind is Kind.NEW_HAND:
         return _("You have been dealt a new hand.")
-    if note.kind is Kind.REMINDER:
-        deadline = datetime.fromisoformat(data["deadline"])
+    if isinstance(p, Reminder):
+        deadline = p.deadline
+        assert deadline is not None
         if zone is not None:
             return _("Reminder: it is your move; time runs out {time} ({when}).",
                      time=tr.clock(deadline, now, zone), when=tr.relative(deadline, now))
         return _("Reminder: it is your move; time runs out {when}.",
                  when=tr.relative(deadline, now))
-    if note.kind is Kind.TIMED_OUT:
-        return timed_out_text(tr, data)
-    if note.kind is Kind.STAND_IN and note.user_id is not None:
+    if isinstance(p, TimedOut):
+        return timed_out_text(tr, p)
+    if isinstance(p, StandIn) and note.user_id is not None:
         return _("A bot plays for you from now on. To take your seat back, tap any button "
                  "of your game message or send /back.")
-    if note.kind is Kind.STAND_IN:
-        return _("A bot now plays for {name} until they are back.", name=data["name"])
-    if note.kind is Kind.PLAYER_BACK:
-        return _("{name} is back in the game.", name=data["name"])
-    if note.kind is Kind.YEAR_SUMMARY:
-        return year_summary(tr, note)
-    if note.kind is Kind.GAME_OVER:
-        return final_table(tr, data)
+    if isinstance(p, StandIn):
+        return _("A bot now plays for {name} until they are back.", name=p.name)
+    if isinstance(p, PlayerBack):
+        return _("{name} is back in the game.", name=p.name)
+    if isinstance(p, YearSummary):
+        return year_summary(tr, p)
+    if isinstance(p, GameOver):
+        return final_table(tr, p)
     if note.kind is Kind.PAUSED:
         return _("The game is paused; the clock has stopped.")
     if note.kind is Kind.RESUMED:
@@ -328,105 +361,80 @@ def card_action(tr: Translator, action_text: str) -> str:
     return card(tr, str(a.card))
 
 
-def year_summary(tr: Translator, note: Notification) -> str:
+def year_summary(tr: Translator, summary: YearSummary) -> str:
     _ = tr.gettext
-    data = note.data
-    game, theme = data["game"], data["theme"]
-    lines = [_("Year {year}: the plan's results", year=data["year"])]
-    last = data.get("last_trick")
-    earlier = (last or {}).get("earlier") or []
+    game, theme = summary.game, summary.theme
+    lines = [_("Year {year}: the plan's results", year=summary.year)]
+    last = summary.last_trick
+    earlier = () if last is None else last.earlier
     if earlier:
         # Every trick of the year, in short: the board, edited at the group's pace, may not
         # have shown each one.
         lines.append(_("Tricks: {tricks}", tricks="; ".join(
-            f"{cards(tr, [c for _s, c in t['cards']])} → {seat_name(tr, game, t['winner'])}"
+            f"{cards(tr, [None if c is None else _text(c) for _s, c in t.cards])} → "
+            f"{seat_name(tr, game, t.winner)}"
             for t in earlier)))
-    if last and last["winner"] is not None:
+    if last is not None and last.winner is not None:
         played = " · ".join(
-            seat_name(tr, game, s) + " " + card(tr, c) + (f"→{SUIT_SYMBOLS[j]}" if j else "")
-            for (s, c), j in zip(last["cards"], last["jobs"], strict=True))
+            seat_name(tr, game, s) + " " + card(tr, _text(c))
+            + (f"→{SUIT_SYMBOLS[j.letter]}" if j is not None else "")
+            for (s, c), j in zip(last.cards, last.jobs, strict=True))
         lines.append(_("The year's last trick: {cards} — won by {name}", cards=played,
-                       name=seat_name(tr, game, last["winner"])))
-    for done in data["completed"]:
-        lines.append("✅ " + _("{job}: done by {name}.", job=job_name(tr, theme, done["job"]),
-                              name=seat_name(tr, game, done["seat"])))
-    lines += requisition_lines(tr, game, data["events"], theme)
+                       name=seat_name(tr, game, last.winner)))
+    for done in summary.completed:
+        lines.append("✅ " + _("{job}: done by {name}.", job=job_name(tr, theme, done.job.letter),
+                              name=seat_name(tr, game, done.seat)))
+    lines += requisition_lines(tr, game, summary.events, theme)
     return "\n".join(lines)
 
 
-#: The year-end events :func:`requisition_lines` tells job by job.
-_REQUISITION = frozenset({
-    "JobFailed", "DrunkardSentNorth", "CardsRevealed", "CardSentNorth",
-    "NothingRequisitioned", "NobodyExposed",
-})
-
-
 def requisition_lines(
-    tr: Translator, game: dict[str, Any], events: list[dict[str, Any]], theme: str
+    tr: Translator, game: Seats, events: Sequence[ev.Event], theme: str
 ) -> list[str]:
     """The year's requisition, one line per failed job that says it failed once and names
     each card sent north and whose it was (``Workshop failed (8 h): Boris's K♣ and Vera's 9♣
     go north.``), then the cards shown that stay face up. Every card here is public: sent
-    north or turned face up for everyone. Other year-end events get their own sentence."""
-    _ = tr.gettext
-    north = {e["card"] for e in events if e["type"] in ("CardSentNorth", "DrunkardSentNorth")}
-    jobs: dict[str, dict[str, Any]] = {}
-    # ("line", text) for other events, ("job", letter) for where a failed job is told.
-    order: list[tuple[str, str]] = []
-    for e in events:
-        kind = e["type"]
-        if kind in ("CardsToPlot", "YearEnded"):
-            continue
-        if kind not in _REQUISITION:
-            line = event_text(tr, game, e, theme)
-            if line:
-                order.append(("line", line))
-            continue
-        if e["job"] not in jobs:
-            jobs[e["job"]] = {"hours": None, "north": [], "drunkard": None, "shown": {}}
-            order.append(("job", e["job"]))
-        job = jobs[e["job"]]
-        if kind == "JobFailed":
-            job["hours"] = e["hours"]
-        elif kind == "DrunkardSentNorth":
-            job["drunkard"] = e["card"]
-        elif kind == "CardSentNorth":
-            job["north"].append(_("{name}'s {card}", name=seat_name(tr, game, e["seat"]),
-                                  card=card(tr, e["card"])))
-        elif kind == "CardsRevealed":
-            stay = [c for c in e["cards"] if c not in north]
-            if stay:
-                job["shown"].setdefault(e["seat"], []).extend(stay)
+    north or turned face up for everyone. Other year-end events get their own sentence.
+    Each failed job comes from the engine's summary (:func:`engine.summary.fold_requisitions`)."""
     out: list[str] = []
-    for what, value in order:
-        if what == "line":
-            out.append(value)
-            continue
-        job = jobs[value]
-        name = job_name(tr, theme, value)
-        hours = job["hours"] if job["hours"] is not None else 0
-        if job["drunkard"] is not None and job["north"]:
-            # (drunkard = replaces, with the Party official: the Jack is one of the two)
-            text = tr.ngettext(
-                "{job} failed ({hours} h): the drunkard {card} goes north, and {cards} "
-                "with him.",
-                "{job} failed ({hours} h): the drunkard {card} goes north, and {cards} "
-                "with him.", len(job["north"]), job=name, hours=hours,
-                card=card(tr, job["drunkard"]), cards=and_list(tr, job["north"]))
-        elif job["drunkard"] is not None:
-            text = _("{job} failed ({hours} h): the drunkard {card} goes north instead of "
-                     "anyone's card.", job=name, hours=hours, card=card(tr, job["drunkard"]))
-        elif job["north"]:
-            text = tr.ngettext("{job} failed ({hours} h): {cards} goes north.",
-                               "{job} failed ({hours} h): {cards} go north.",
-                               len(job["north"]), job=name, hours=hours,
-                               cards=and_list(tr, job["north"]))
-        else:
-            text = _("{job} failed ({hours} h), but nobody had a card to lose.", job=name,
-                     hours=hours)
-        out.append("❌ " + text)
-        if job["shown"]:
-            shown = " · ".join(f"{seat_name(tr, game, s)} {cards(tr, cs)}"
-                               for s, cs in job["shown"].items())
-            out.append(_("Face up from now on: {plots}", plots=shown))
+    for item in fold_requisitions(events):
+        if isinstance(item, JobRequisition):
+            out += _job_lines(tr, game, item, theme)
+        elif not isinstance(item, ev.CardsToPlot | ev.YearEnded):
+            line = event_text(tr, game, item, theme)
+            if line:
+                out.append(line)
+    return out
+
+
+def _job_lines(tr: Translator, game: Seats, job: JobRequisition, theme: str) -> list[str]:
+    """A failed job's requisition: the line that says what went north, then the cards
+    shown that stay face up."""
+    _ = tr.gettext
+    name, hours = job_name(tr, theme, job.job.letter), job.hours
+    north = [_("{name}'s {card}", name=seat_name(tr, game, s), card=card(tr, _text(c)))
+             for s, c in job.north]
+    if job.drunkard is not None and north:
+        # (drunkard = replaces, with the Party official: the Jack is one of the two)
+        text = tr.ngettext(
+            "{job} failed ({hours} h): the drunkard {card} goes north, and {cards} "
+            "with him.",
+            "{job} failed ({hours} h): the drunkard {card} goes north, and {cards} "
+            "with him.", len(north), job=name, hours=hours,
+            card=card(tr, _text(job.drunkard)), cards=and_list(tr, north))
+    elif job.drunkard is not None:
+        text = _("{job} failed ({hours} h): the drunkard {card} goes north instead of "
+                 "anyone's card.", job=name, hours=hours, card=card(tr, _text(job.drunkard)))
+    elif north:
+        text = tr.ngettext("{job} failed ({hours} h): {cards} goes north.",
+                           "{job} failed ({hours} h): {cards} go north.",
+                           len(north), job=name, hours=hours, cards=and_list(tr, north))
+    else:
+        text = _("{job} failed ({hours} h), but nobody had a card to lose.", job=name,
+                 hours=hours)
+    out = ["❌ " + text]
+    if job.shown:
+        shown = " · ".join(f"{seat_name(tr, game, s)} {cards(tr, [_text(c) for c in cs])}"
+                           for s, cs in job.shown)
+        out.append(_("Face up from now on: {plots}", plots=shown))
     return out

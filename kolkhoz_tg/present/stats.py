@@ -15,6 +15,7 @@ from kolkhoz_tg.present.events import event_lines
 from kolkhoz_tg.present.keyboard import MAX_TEXT, Button, Message
 from kolkhoz_tg.present.rules import rules_title
 from kolkhoz_tg.present.words import level_name, seat_name, start_link
+from kolkhoz_tg.service.payloads import LoggedMove
 from kolkhoz_tg.service.ratings import places
 from kolkhoz_tg.service.records import GameInfo, RatingLine
 
@@ -112,7 +113,10 @@ def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> lis
     head = "📜 " + _('The log of game {id} ("{rules}")', id=game.id,
                     rules=rules_title(tr, game.preset, game.rules))
     lines = [head, _("Year {year} begins.", year=1)]
-    lines += event_lines(tr, game.to_dict(), moves, theme, year_end=True)
+    # ``GameService.history`` answers in JSON (its callers include tools and tests); read
+    # here into the typed moves the event lines take.
+    logged = [LoggedMove.from_json(m) for m in moves]
+    lines += event_lines(tr, game, logged, theme, year_end=True)
     parts: list[str] = []
     current = ""
     for line in lines:

@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.cards import SUITS
 from kolkhoz_tg.i18n import Translator
+from kolkhoz_tg.service.payloads import GameHeader
 from kolkhoz_tg.service.records import GameInfo
 
 SUIT_SYMBOLS = {s.letter: s.symbol for s in SUITS}
@@ -38,19 +39,25 @@ def job_name(tr: Translator, theme: str, job: str) -> str:
     return names[job]
 
 
-def seat_name(tr: Translator, game: GameInfo | dict[str, Any], seat: int) -> str:
+def seat_name(
+    tr: Translator, game: GameInfo | GameHeader | dict[str, Any], seat: int
+) -> str:
     """The seat's player name; bots are numbered in the reader's language."""
-    seats = game.to_dict()["seats"] if isinstance(game, GameInfo) else game["seats"]
-    for s in seats:
-        if s["seat"] == seat:
-            if s["is_bot"]:
-                number = s["name"].rsplit(" ", 1)[-1]
-                return tr.gettext("Bot {number}", number=number)
-            return str(s["name"])
+    seats = (
+        [(s["seat"], s["is_bot"], s["name"]) for s in game["seats"]] if isinstance(game, dict)
+        else [(s.seat, s.is_bot, s.name) for s in game.seats]
+    )
+    for number, is_bot, name in seats:
+        if number == seat:
+            if is_bot:
+                return tr.gettext("Bot {number}", number=name.rsplit(" ", 1)[-1])
+            return str(name)
     return tr.gettext("Seat {number}", number=seat + 1)
 
 
-def seat_names(tr: Translator, game: GameInfo | dict[str, Any], n: int) -> list[str]:
+def seat_names(
+    tr: Translator, game: GameInfo | GameHeader | dict[str, Any], n: int
+) -> list[str]:
     return [seat_name(tr, game, s) for s in range(n)]
 
 

@@ -17,9 +17,9 @@ from kolkhoz_tg.service.common import (
 from kolkhoz_tg.service.errors import Busy
 from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.payloads import Reminder, StandIn, TimedOut
 from kolkhoz_tg.service.records import (
     DueJob,
-    Kind,
     Notification,
     Scene,
     SweepResult,
@@ -190,20 +190,16 @@ class ClockService:
             seat_row.timeouts += 1
             seat_row.auto_moves += len(played)
             tx.notify(
-                Kind.TIMED_OUT,
-                {
-                    "actions": [m.action for m in played],
-                    "timeouts": seat_row.timeouts,
-                    "standin_after": tx.row.standin_after,
-                },
+                TimedOut(tuple(m.action for m in played), seat_row.timeouts,
+                         tx.row.standin_after),
                 user_id=seat_row.user_id,
                 seat=seat,
             )
             if seat_row.timeouts >= tx.row.standin_after:
                 seat_row.standin = True
-                data = {"timeouts": seat_row.timeouts, "name": seat_row.name}
-                tx.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat)
-                tx.notify(Kind.STAND_IN, data, seat=seat)
+                payload = StandIn(seat_row.timeouts, seat_row.name)
+                tx.notify(payload, user_id=seat_row.user_id, seat=seat)
+                tx.notify(payload, seat=seat)
         # A search bot (or stand-in) that no worker played for in a whole turn's time (its
         # workers keep failing, or none runs): the heuristic plays for it, so the game never
         # waits for ever behind a deadline that keeps moving on.
@@ -224,13 +220,7 @@ class ClockService:
             seat_row.remind_at = datetime.fromisoformat(left[0]) if left else None
             user = tx.session.get(UserRow, seat_row.user_id) if seat_row.user_id else None
             tx.notify(
-                Kind.REMINDER,
-                {
-                    "deadline": None if deadline is None else deadline.isoformat(),
-                    "last": not left,
-                    "can_pm": bool(user and user.can_pm),
-                    "phase": tx.game.phase.value,
-                },
+                Reminder(deadline, not left, bool(user and user.can_pm), tx.game.phase.value),
                 user_id=seat_row.user_id,
                 seat=seat,
                 version=tx.base_version,

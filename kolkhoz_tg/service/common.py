@@ -13,6 +13,7 @@ from engine import Rules, preset
 from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.service.deadlines import check_turn_timeout, normalize_reminders
 from kolkhoz_tg.service.errors import BadRequest, ServiceError
+from kolkhoz_tg.service.payloads import Payload, decode
 from kolkhoz_tg.service.records import Kind, Notification, SeatInfo
 from kolkhoz_tg.storage.models import (
     ChatRow,
@@ -124,11 +125,12 @@ def bot_seat(game_id: int, seat: int, seats: dict[int, SeatRow], now: datetime) 
 
 
 def new_note(
-    row: GameRow, kind: Kind, data: dict[str, Any], now: datetime, version: int,
-    user_id: int | None = None,
+    row: GameRow, payload: Payload, now: datetime, version: int, user_id: int | None = None,
 ) -> NotificationRow:
-    return NotificationRow(game_id=row.id, chat_id=row.chat_id, user_id=user_id, kind=kind.value,
-                           version=version, data=data, created_at=now)
+    """An outbox row for ``payload`` (encoded to JSON here, as in :meth:`GameTx.notify`)."""
+    return NotificationRow(game_id=row.id, chat_id=row.chat_id, user_id=user_id,
+                           kind=payload.kind.value, version=version, data=payload.to_json(),
+                           created_at=now)
 
 
 def notification_record(n: NotificationRow) -> Notification:
@@ -141,7 +143,7 @@ def notification_record(n: NotificationRow) -> Notification:
         user_id=n.user_id,
         seat=n.seat,
         version=n.version,
-        data=n.data,
+        payload=decode(Kind(n.kind), n.data),
         created_at=n.created_at,
     )
 

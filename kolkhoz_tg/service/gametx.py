@@ -6,16 +6,18 @@ timeout, ``start()`` and the like. It never commits: the service owns the transa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session
 
-from engine import Action, Game, Phase, event_to_dict
+from engine import Action, Card, Game, Phase
 from engine import events as ev
 from engine.ai import default_action
 from engine.cards import CARD_TEXT, SUITS
+from engine.summary import ClosingTrick, closing_trick
+from engine.views import View
 from kolkhoz_tg.botplay import (
     CHEAP_LEVELS,
     LEGACY_LEVEL,
@@ -23,7 +25,20 @@ from kolkhoz_tg.botplay import (
     decision_seed,
     think,
 )
+from kolkhoz_tg.service.common import seat_info
 from kolkhoz_tg.service.deadlines import reminder_times
+from kolkhoz_tg.service.payloads import (
+    BoardChanged,
+    CompletedJob,
+    GameHeader,
+    LoggedMove,
+    NewHand,
+    Payload,
+    TableRow,
+    YearSummary,
+    YourTurn,
+)
+from kolkhoz_tg.service.payloads import GameOver as GameOverPayload
 from kolkhoz_tg.service.records import PRACTICE_KEY, Kind
 from kolkhoz_tg.storage.models import (
     ActionRow,
@@ -48,13 +63,9 @@ class Move:
     actor: Actor
     events: list[ev.Event]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "seat": self.seat,
-            "action": self.action,
-            "actor": self.actor.value,
-            "events": [event_to_dict(e) for e in self.events],
-        }
+    def logged(self) -> LoggedMove:
+        """The move as a notification carries it."""
+        return LoggedMove(self.seat, self.action, self.actor, tuple(self.events))
 
 
 def quiet_hours(user: UserRow | None) -> QuietHours | None:
@@ -69,23 +80,44 @@ class Views:
 
     def __init__(self, game: Game) -> None:
         self.game = game
+        self._typed: dict[int | None, View] = {}
         self._views: dict[int | None, dict[str, Any]] = {}
+        self._actions: dict[int, list[Action]] = {}
         self._legal: dict[int, list[str]] = {}
 
+    def typed(self, seat: int | None) -> View:
+        """The typed view for ``seat`` (None: the public one), without legal actions."""
+        if seat not in self._typed:
+            self._typed[seat] = View.of(self.game, seat, legal=False)
+        return self._typed[seat]
+
     def view(self, seat: int | None) -> dict[str, Any]:
-        """The view for ``seat`` (None: the public one)."""
+        """The view for ``seat`` (None: the public one) as JSON data
+        (:meth:`engine.Game.view`)."""
         if seat not in self._views:
-            self._views[seat] = self.game.view(seat)
+            self._views[seat] = self.typed(seat).to_dict()
         return self._views[seat]
+
+    def with_legal(self, seat: int) -> View:
+        """The seat's typed view with its legal actions."""
+        return replace(self.typed(seat), legal=tuple(self.actions(seat)))
+
+    def actions(self, seat: int) -> list[Action]:
+        """The seat's legal actions."""
+        if seat not in self._actions:
+            self._actions[seat] = self.game.legal_actions(seat)
+        return self._actions[seat]
 
     def legal(self, seat: int) -> list[str]:
         """The seat's legal action texts."""
         if seat not in self._legal:
-            self._legal[seat] = [a.text for a in self.game.legal_actions(seat)]
+            self._legal[seat] = [a.text for a in self.actions(seat)]
         return self._legal[seat]
 
     def clear(self) -> None:
+        self._typed.clear()
         self._views.clear()
+        self._actions.clear()
         self._legal.clear()
 
 
@@ -120,7 +152,7 @@ class GameTx:
         self.before_to_act = tuple(self.game.to_act)
         #: The last trick of the year this transaction closed, as its summary told it (the final
         #: result keeps where its cards went when that year ends the game).
-        self.closing_trick: dict[str, Any] | None = None
+        self.closing_trick: ClosingTrick | None = None
 
     # ------------------------------------------------------------------ moves
 
@@ -137,7 +169,7 @@ class GameTx:
         # trick on the table, the workers on the jobs) for the year's summary.
         closing = None
         if game.phase is Phase.ASSIGN and len(game.pending) == 1:
-            closing = self.views.view(None)
+            closing = self.views.typed(None)
         events = game.apply(seat, action)
         self.views.clear()
         text = game.log[-1][1]
@@ -340,82 +372,62 @@ class GameTx:
 
     def notify(
         self,
-        kind: Kind,
-        data: dict[str, Any],
+        payload: Payload,
         user_id: int | None = None,
         seat: int | None = None,
         version: int | None = None,
     ) -> NotificationRow:
+        """Write ``payload`` to the outbox (as JSON: the one place it is encoded)."""
         note = NotificationRow(
             game_id=self.row.id,
             chat_id=self.row.chat_id,
             user_id=user_id,
             seat=seat,
-            kind=kind.value,
+            kind=payload.kind.value,
             version=self.base_version + 1 if version is None else version,
-            data=data,
+            data=payload.to_json(),
             created_at=self.now,
         )
         self.notes.append(note)
         return note
 
-    def game_header(self) -> dict[str, Any]:
+    def game_header(self) -> GameHeader:
         """Names and seat flags for renderers (the :class:`GameInfo` essentials)."""
         row = self.row
-        return {
-            "id": row.id,
-            "chat_id": row.chat_id,
-            "status": row.status,
-            "preset": row.preset,
-            "players": row.players,
-            "version": self.base_version + 1,
-            "turn_timeout": row.turn_timeout,
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "user_id": s.user_id,
-                    "name": s.name,
-                    "is_bot": s.is_bot,
-                    "level": s.level,
-                    "standin": s.standin,
-                    "timeouts": s.timeouts,
-                    "auto_moves": s.auto_moves,
-                }
-                for s in sorted(self.seats.values(), key=lambda x: x.seat)
-            ],
-        }
-
-    def _deadline_text(self) -> str | None:
-        return None if self.row.deadline is None else self.row.deadline.isoformat()
+        assert row.id is not None
+        return GameHeader(
+            id=row.id,
+            chat_id=row.chat_id,
+            status=GameStatus(row.status),
+            preset=row.preset,
+            players=row.players,
+            version=self.base_version + 1,
+            turn_timeout=row.turn_timeout,
+            seats=tuple(seat_info(s) for s in sorted(self.seats.values(), key=lambda x: x.seat)),
+        )
 
     def _year_summary(
         self, year: int, completed_before: list[int | None], events: list[ev.Event],
-        closing: dict[str, Any] | None = None,
+        closing: View | None = None,
     ) -> None:
-        self.closing_trick = _closing_trick(closing, events)
+        self.closing_trick = None if closing is None else closing_trick(closing, events)
         completed = [
-            {"job": SUITS[j].letter, "seat": s}
-            for j, s in enumerate(completed_before)
-            if s is not None
+            CompletedJob(SUITS[j], s) for j, s in enumerate(completed_before) if s is not None
         ]
-        completed += [
-            {"job": e.job.letter, "seat": e.seat} for e in events if isinstance(e, ev.JobCompleted)
-        ]
+        completed += [CompletedJob(e.job, e.seat) for e in events if isinstance(e, ev.JobCompleted)]
         # The year's end is everything from the cards going to the plots to YearEnded.
         first = next((i for i, e in enumerate(events) if isinstance(e, ev.CardsToPlot)), 0)
         last = next(i for i, e in enumerate(events) if isinstance(e, ev.YearEnded))
-        summary = [event_to_dict(e) for e in events[first : last + 1]]
         self.notify(
-            Kind.YEAR_SUMMARY,
-            {
-                "year": year,
-                "completed": completed,
-                "events": summary,
-                "medals": list(self.game.medals),
-                "theme": self.game.rules.theme.value,
-                "game": self.game_header(),
-                "last_trick": self.closing_trick,
-            },
+            YearSummary(
+                year=year,
+                completed=tuple(completed),
+                events=tuple(events[first : last + 1]),
+                medals=tuple(self.game.medals),
+                theme=self.game.rules.theme.value,
+                game=self.game_header(),
+                last_trick=self.closing_trick,
+            )
         )
 
     def emit_play_notifications(self, announce: bool = False) -> None:
@@ -426,13 +438,12 @@ class GameTx:
         game = self.game
         if self.moves:
             self.notify(
-                Kind.BOARD,
-                {
-                    "moves": [m.to_dict() for m in self.moves],
-                    "view": self.views.view(None),
-                    "game": self.game_header(),
-                    "deadline": self._deadline_text(),
-                },
+                BoardChanged(
+                    moves=tuple(m.logged() for m in self.moves),
+                    view=self.views.typed(None),
+                    game=self.game_header(),
+                    deadline=self.row.deadline,
+                )
             )
         if game.is_over:
             self._game_over()
@@ -459,14 +470,12 @@ class GameTx:
             ):
                 continue  # still waiting for the same decision (another seat swapped)
             self.notify(
-                Kind.YOUR_TURN,
-                {
-                    "view": self.views.view(seat),
-                    "legal": self.views.legal(seat),
-                    "phase": game.phase.value,
-                    "deadline": self._deadline_text(),
-                    "game": self.game_header(),
-                },
+                YourTurn(
+                    view=self.views.with_legal(seat),
+                    legal=tuple(self.views.legal(seat)),
+                    deadline=self.row.deadline,
+                    game=self.game_header(),
+                ),
                 user_id=seat_row.user_id,
                 seat=seat,
             )
@@ -477,7 +486,7 @@ class GameTx:
             # send it is made good by the relay.
             for seat, seat_row in sorted(self.seats.items()):
                 if seat not in told and seat_row.user_id is not None and not seat_row.is_bot:
-                    self.notify(Kind.NEW_HAND, {"year": game.year},
+                    self.notify(NewHand(game.year),
                                 user_id=seat_row.user_id, seat=seat)
 
     def _dealt(self) -> bool:
@@ -499,17 +508,17 @@ class GameTx:
                 rank, last = i + 1, scores[s]
             seat_row = self.seats[s]
             table.append(
-                {
-                    "rank": rank,
-                    "seat": s,
-                    "name": seat_row.name,
-                    "user_id": seat_row.user_id,
-                    "is_bot": seat_row.is_bot,
-                    "score": scores[s],
-                    "plot": plots[s],
-                    "medals": game.medals[s],
-                    "auto_moves": seat_row.auto_moves,
-                }
+                TableRow(
+                    rank=rank,
+                    seat=s,
+                    name=seat_row.name,
+                    user_id=seat_row.user_id,
+                    is_bot=seat_row.is_bot,
+                    score=scores[s],
+                    plot=tuple(Card.parse(c) for c in plots[s]),
+                    medals=game.medals[s],
+                    auto_moves=seat_row.auto_moves,
+                )
             )
         row.status = GameStatus.FINISHED.value
         row.finished_at = self.now
@@ -521,33 +530,7 @@ class GameTx:
             # Where the cards of the last trick went: the jobs are cleared at the year's
             # end, and the final board still tells them.
             row.result["last_jobs"] = {
-                c: j for (_s, c), j in zip(closing["cards"], closing["jobs"], strict=True) if j}
+                CARD_TEXT[c.id]: j.letter for c, j in closing.where.items()}
         self.clear_clock()
-        self.notify(
-            Kind.GAME_OVER,
-            {"table": table, "winners": winners, "early": game.ended_early, "years": game.year},
-        )
+        self.notify(GameOverPayload(tuple(table), tuple(winners), game.ended_early, game.year))
 
-
-def _closing_trick(
-    public: dict[str, Any] | None, events: list[ev.Event]
-) -> dict[str, Any] | None:
-    """The year's last trick for the group, from the engine's public view just before its
-    last card was assigned (``public``): who played what (every card lay face up on the
-    table, so each is named, though the new deal may since have put it in a hand), who took
-    it, and which job each card went to (the workers on the jobs, and the card assigned by
-    the closing move itself)."""
-    if public is None:
-        return None
-    jobs = {c: letter for letter, job in public["jobs"].items() for c in job["workers"]}
-    for e in events:
-        if isinstance(e, ev.CardAssigned):
-            jobs.setdefault(CARD_TEXT[e.card.id], e.job.letter)
-    return {
-        "winner": public["brigadier"],
-        "cards": public["trick"],
-        "jobs": [jobs.get(c) for _s, c in public["trick"]],
-        # The year's earlier tricks as the public view keeps them (a card since turned face
-        # down into a stack shows as null): a busy group's board may have skipped some.
-        "earlier": public.get("tricks", []),
-    }

@@ -484,7 +484,7 @@ class Kernel:
             seat,
             reason=reason,
             message=message,
-            events=[m.to_dict() for m in tx.moves],
+            events=[e for m in tx.moves for e in m.events],
             notifications=[notification_record(n) for n in tx.notes],
         )
 

@@ -28,11 +28,11 @@ from kolkhoz_tg.service.common import (
 from kolkhoz_tg.service.errors import BadRequest, NotAllowed, ServiceError, WrongState
 from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.payloads import Aborted, GameStarted
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
     GameInfo,
-    Kind,
 )
 from kolkhoz_tg.storage.models import (
     ChatRow,
@@ -360,7 +360,7 @@ class LobbyService:
             row.status = ACTIVE
             row.started_at = now
             tx = GameTx(s, row, seats, game, now, row.version, bots=self.kernel.bot_policy)
-            tx.notify(Kind.GAME_STARTED, {"game": tx.game_header(), "view": game.view(None)})
+            tx.notify(GameStarted(tx.game_header(), tx.views.typed(None)))
             tx.run_automatic()
             self.kernel.finish_tx(tx, moved=True, announce=True)
             result = self.kernel.act_result(tx, ActStatus.APPLIED, None)
@@ -383,7 +383,7 @@ class LobbyService:
             for seat in self.kernel.seats_of(s, game_id).values():
                 seat.reminders, seat.remind_at = [], None
             version = self.kernel.bump(s, row)
-            note = new_note(row, Kind.ABORTED, {"by": by_user}, now, version)
+            note = new_note(row, Aborted(by_user), now, version)
             self.kernel.store_notes(s, [note])
             result = ActResult(ActStatus.APPLIED, game_id, version,
                                notifications=[notification_record(note)])

@@ -20,11 +20,11 @@ from kolkhoz_tg.service.common import (
 from kolkhoz_tg.service.errors import BadRequest, NotAllowed, NotFound, WrongState
 from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.payloads import Paused, PlayerBack, Resumed, StandIn
 from kolkhoz_tg.service.records import (
     ActResult,
     ActStatus,
     GameInfo,
-    Kind,
     Scene,
 )
 from kolkhoz_tg.storage.models import (
@@ -207,7 +207,7 @@ class PlayService:
             return False
         seat.standin = False
         seat.timeouts = 0
-        tx.notify(Kind.PLAYER_BACK, {"name": seat.name}, seat=seat.seat)
+        tx.notify(PlayerBack(seat.name), seat=seat.seat)
         return True
 
     def back(self, game_id: int, user_id: int) -> ActResult:
@@ -252,11 +252,9 @@ class PlayService:
         """A bot takes ``seat_row`` (told to its player and to the group) and plays at once
         if the game is running and waits for it."""
         seat_row.standin = True
-        data: dict[str, Any] = {"timeouts": seat_row.timeouts, "name": seat_row.name}
-        if away:
-            data["away"] = True
-        tx.notify(Kind.STAND_IN, data, user_id=seat_row.user_id, seat=seat_row.seat)
-        tx.notify(Kind.STAND_IN, data, seat=seat_row.seat)
+        payload = StandIn(seat_row.timeouts, seat_row.name, away)
+        tx.notify(payload, user_id=seat_row.user_id, seat=seat_row.seat)
+        tx.notify(payload, seat=seat_row.seat)
         if tx.row.status == ACTIVE:
             tx.run_automatic()
         self.kernel.finish_tx(tx, moved=bool(tx.moves))
@@ -308,7 +306,7 @@ class PlayService:
             row.paused_remaining = remaining
             row.status = PAUSED
             tx.clear_clock()
-            tx.notify(Kind.PAUSED, {"by": by_user, "remaining": remaining})
+            tx.notify(Paused(by_user, remaining))
             self.kernel.finish_tx(tx, moved=False)
             result = self.kernel.act_result(tx, ActStatus.APPLIED, None)
         self.kernel.after_commit(tx)
@@ -335,7 +333,7 @@ class PlayService:
             row.deadline = tx.now + timedelta(seconds=remaining)
             tx.before_to_act = ()  # everyone waiting gets fresh reminders
             tx.set_clock(moved=False)
-            tx.notify(Kind.RESUMED, {"by": by_user, "deadline": row.deadline.isoformat()})
+            tx.notify(Resumed(by_user, row.deadline))
             tx.emit_play_notifications(announce=True)
             self.kernel.bump(s, row)
             self.kernel.store_notes(s, tx.notes)

@@ -37,7 +37,8 @@ from kolkhoz_tg.service.common import (
 from kolkhoz_tg.service.errors import BadRequest, NotAllowed, WrongState
 from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
-from kolkhoz_tg.service.records import PRACTICE_KEY, ActResult, ActStatus, GameInfo, Kind
+from kolkhoz_tg.service.payloads import GameStarted
+from kolkhoz_tg.service.records import PRACTICE_KEY, ActResult, ActStatus, GameInfo
 from kolkhoz_tg.storage.models import GameRow, SeatRow, UserRow
 
 #: The levels a practice game's bots may play at (``engine.ai.LEVELS``), weakest first.
@@ -137,7 +138,7 @@ class PracticeService:
             game = Game.new(Rules.from_dict(row.rules), players, parse_seed(row.seed))
             row.state = game.to_json()
             tx = GameTx(s, row, seats, game, now, row.version, bots=self.kernel.bot_policy)
-            tx.notify(Kind.GAME_STARTED, {"game": tx.game_header(), "view": game.view(None)})
+            tx.notify(GameStarted(tx.game_header(), tx.views.typed(None)))
             tx.run_automatic()
             self.kernel.finish_tx(tx, moved=True, announce=True)
             result = self.kernel.act_result(tx, ActStatus.APPLIED, 0)

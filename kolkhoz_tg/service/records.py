@@ -8,37 +8,44 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
+
+from engine import Event
+
+if TYPE_CHECKING:
+    from kolkhoz_tg.service.payloads import Payload
 
 
 class Kind(StrEnum):
-    """What a :class:`Notification` reports. ``user_id`` None: for the group chat."""
+    """What a :class:`Notification` reports, and to whom (``user_id`` None: the group chat);
+    what each kind carries is its payload class in :mod:`kolkhoz_tg.service.payloads`."""
 
     LOBBY = "lobby"  # reserved: lobby calls return GameInfo directly (not emitted)
-    GAME_STARTED = "game_started"  # chat: data: game, view
-    BOARD = "board"  # chat: the board changed (data: events, view, game, deadline)
-    YOUR_TURN = "your_turn"  # user: data: view (private), legal, deadline, phase
-    REMINDER = "reminder"  # user: data: deadline, last (the final one)
+    GAME_STARTED = "game_started"  # chat
+    BOARD = "board"  # chat: the board changed
+    YOUR_TURN = "your_turn"  # user
+    REMINDER = "reminder"  # user
     #: user: a year (or the game) began and dealt them a fresh hand, and they are not the
-    #: one to decide first (data: year); a player who must decide gets YOUR_TURN instead (a
-    #: seat a bot stands in for gets NEW_HAND).
+    #: one to decide first; a player who must decide gets YOUR_TURN instead (a seat an AI
+    #: player stands in for gets NEW_HAND).
     NEW_HAND = "new_hand"
-    TIMED_OUT = "timed_out"  # user: data: actions played for them, timeouts, standin_after
-    STAND_IN = "stand_in"  # user and chat: a bot now plays the seat (data: timeouts)
+    TIMED_OUT = "timed_out"  # user
+    STAND_IN = "stand_in"  # user and chat: an AI player now plays the seat
     PLAYER_BACK = "player_back"  # chat: the player took their seat back
-    YEAR_SUMMARY = "year_summary"  # chat: data: year, completed, events, scores
-    GAME_OVER = "game_over"  # chat: data: table (rows by rank), winners, early
-    PAUSED = "paused"  # chat: data: by, remaining
-    RESUMED = "resumed"  # chat: data: by, deadline
-    ABORTED = "aborted"  # chat: data: by
+    YEAR_SUMMARY = "year_summary"  # chat
+    GAME_OVER = "game_over"  # chat
+    PAUSED = "paused"  # chat
+    RESUMED = "resumed"  # chat
+    ABORTED = "aborted"  # chat
 
 
 @dataclass(frozen=True, slots=True)
 class Notification:
     """One thing a front end must tell someone. Stored in the outbox in the same transaction
     as the change it reports; :meth:`~kolkhoz_tg.service.GameService.mark_delivered` it once
-    shown. ``data`` is JSON (see :class:`Kind` and ``docs/design-core.md``)."""
+    shown. ``payload``: what it carries, typed (stored as JSON in the outbox, decoded where
+    the row is read)."""
 
     id: int
     kind: Kind
@@ -47,7 +54,7 @@ class Notification:
     user_id: int | None
     seat: int | None
     version: int
-    data: dict[str, Any]
+    payload: Payload
     created_at: datetime
 
     @property
@@ -234,7 +241,8 @@ class ActResult:
     seat: int | None = None
     reason: str | None = None  # engine reason code for ILLEGAL (follow_suit, trump_lead …)
     message: str | None = None  # English detail, for logs
-    events: list[dict[str, Any]] = field(default_factory=list)
+    #: The engine's events of every move the change made, in order.
+    events: list[Event] = field(default_factory=list)
     notifications: list[Notification] = field(default_factory=list)
     #: The game after the change, for its readers (None when nothing changed and no seat
     #: was involved: not seated, an unknown game, a malformed action).

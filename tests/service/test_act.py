@@ -45,7 +45,7 @@ def test_whole_game_four_scripted_players(service: GameService, name: str) -> No
     assert kinds[-1] is Kind.GAME_OVER
     assert Kind.YEAR_SUMMARY in kinds
     over = service.pending_notifications(1000, game_id=game.id)[-1]
-    assert [row["score"] for row in over.data["table"]] == sorted(final.scores(), reverse=True)
+    assert [row.score for row in over.payload.table] == sorted(final.scores(), reverse=True)
     assert service.user_stats(1).finished == 1
 
 
@@ -155,15 +155,16 @@ def test_notifications_for_a_move(service: GameService) -> None:
     assert Kind.BOARD in kinds
     board = next(n for n in result.notifications if n.kind is Kind.BOARD)
     assert board.user_id is None and board.chat_id == -100
-    assert board.data["moves"][0]["actor"] == "player"
-    assert "hand" not in str(board.data["view"]["players"][0]["hand"])  # public: hands hidden
-    assert all(p["hand"] is None for p in board.data["view"]["players"])
+    assert board.payload.moves[0].actor == "player"
+    public = board.payload.to_json()["view"]
+    assert "hand" not in str(public["players"][0]["hand"])  # public: hands hidden
+    assert all(p.hand is None for p in board.payload.view.players)
     turn = [n for n in result.notifications if n.kind is Kind.YOUR_TURN]
     assert turn, "somebody must be told it is their turn"
     for n in turn:
         assert n.user_id is not None
-        assert n.data["view"]["players"][n.seat]["hand"] is not None
-        assert n.data["legal"]
+        assert n.payload.view.players[n.seat].hand is not None
+        assert n.payload.legal
     # Nothing is lost: the same records wait in the outbox until marked delivered.
     pending = {n.id for n in service.pending_notifications(100)}
     assert {n.id for n in result.notifications} <= pending

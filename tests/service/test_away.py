@@ -101,7 +101,7 @@ def test_away_plays_at_once_and_counts_no_missed_turn(
     assert result.status is ActStatus.APPLIED
     kinds = [(n.kind, n.user_id) for n in result.notifications]
     assert (Kind.STAND_IN, user) in kinds and (Kind.STAND_IN, None) in kinds
-    assert all(n.data.get("away") for n in result.notifications if n.kind is Kind.STAND_IN)
+    assert all(n.payload.away for n in result.notifications if n.kind is Kind.STAND_IN)
     info = service.game_info(game.id)
     assert info.seats[seat].standin and info.meta[f"away:{user}"].startswith("2026-03-05")
     # It was their move: the stand-in made it at once.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.events import HeroNamed, event_from_dict
 from kolkhoz_tg import present
 from kolkhoz_tg.i18n import translator
 
@@ -18,9 +19,9 @@ GAME = {"seats": [{"seat": s, "name": n, "is_bot": False, "user_id": 100 + s}
 ])
 def test_the_hero_is_named_at_the_years_end(lang: str, words: str) -> None:
     tr = translator(lang)
-    event = {"type": "HeroNamed", "year": 2, "seat": 2}
+    event = event_from_dict({"type": "HeroNamed", "year": 2, "seat": 2})
     assert words in present.event_text(tr, GAME, event, "jobs")
     # It is a year's end event: the summary tells it, a board's event list leaves it out.
-    assert "HeroNamed" in present.YEAR_END_EVENTS
+    assert HeroNamed in present.YEAR_END_EVENTS
     lines = present.requisition_lines(tr, GAME, [event], "jobs")
     assert any(words in line for line in lines)

@@ -101,7 +101,7 @@ def test_the_outbox_and_the_log_match_sqlite_move_for_move(
     choose = random_chooser(3)
 
     def notes(ns: list[Notification]) -> list[tuple[object, ...]]:
-        return [(n.kind, n.user_id, n.seat, n.version, n.data) for n in ns]
+        return [(n.kind, n.user_id, n.seat, n.version, n.payload) for n in ns]
 
     moves = 0
     while (board := service.board(lite_id)).game.status == "active":

@@ -58,7 +58,7 @@ def _dump(service: GameService) -> dict[str, list[dict[str, Any]]]:
 
 
 def _records(result: SweepResult) -> list[tuple[Any, ...]]:
-    return [(n.id, n.kind, n.game_id, n.user_id, n.seat, n.version, n.data)
+    return [(n.id, n.kind, n.game_id, n.user_id, n.seat, n.version, n.payload)
             for n in result.notifications]
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,6 +15,7 @@ from engine.views import View
 from kolkhoz_tg import present, terminal
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import open_service
+from kolkhoz_tg.service.payloads import LoggedMove
 from tests.conftest import make_settings
 from tests.service.helpers import terminal_args
 
@@ -103,9 +103,9 @@ def test_resume_command_keeps_the_file_and_language(
     assert out[-1].endswith(f"bash scripts/start --db '{db}' --lang ru.")
 
 
-def _move(seat: int, actor: str) -> dict[str, Any]:
-    return {"seat": seat, "action": "play:10H", "actor": actor,
-            "events": [{"type": "CardPlayed", "seat": seat, "card": "10H"}]}
+def _move(seat: int, actor: str) -> LoggedMove:
+    return LoggedMove.from_json({"seat": seat, "action": "play:10H", "actor": actor,
+                                 "events": [{"type": "CardPlayed", "seat": seat, "card": "10H"}]})
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
@@ -120,10 +120,10 @@ def test_only_the_reader_sees_their_forced_moves_marked(lang: str) -> None:
                                            viewer=viewer))
 
     assert mark in lines("forced", 0)
-    assert lines("forced", 0).startswith(lines("human", 0))
+    assert lines("forced", 0).startswith(lines("player", 0))
     assert mark not in lines("forced", 1)  # another seat: it would tell what the hand lacks
     assert mark not in lines("forced", None)  # the group's board
-    assert mark not in lines("human", 0)
+    assert mark not in lines("player", 0)
 
 
 def test_a_job_reached_by_this_trick_is_not_completed_again() -> None:

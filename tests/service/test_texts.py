@@ -59,8 +59,8 @@ def test_whole_games_render(service: GameService, name: str) -> None:
             if note.kind not in (Kind.BOARD, Kind.YOUR_TURN):
                 assert text, note.kind
             if note.kind is Kind.BOARD:
-                for line in present.event_lines(tr, note.data["game"], note.data["moves"],
-                                              note.data["view"]["rules"]["theme"],
+                for line in present.event_lines(tr, note.payload.game, note.payload.moves,
+                                              note.payload.view.rules.theme.value,
                                               year_end=True):
                     _clean(line)
 

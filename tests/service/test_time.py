@@ -46,7 +46,7 @@ def test_timeout_plays_the_silent_seat(service: GameService, clock: FakeClock) -
     assert result.processed == 1
     timed = [n for n in result.notifications if n.kind is Kind.TIMED_OUT]
     assert [(n.user_id, n.seat) for n in timed] == [(user, seat)]
-    assert timed[0].data["timeouts"] == 1 and timed[0].data["actions"]
+    assert timed[0].payload.timeouts == 1 and timed[0].payload.actions
     log = service.action_log(game.id)
     mine = [e for e in log if e["actor"] == "timeout"]
     assert mine and all(e["seat"] == seat for e in mine)
@@ -120,11 +120,11 @@ def test_reminders_go_out_once_each(service: GameService, clock: FakeClock) -> N
     clock.advance(timedelta(hours=1))
     first = service.sweep().notifications
     assert [(n.kind, n.user_id) for n in first] == [(Kind.REMINDER, user)]
-    assert first[0].data["last"] is False
+    assert first[0].payload.last is False
     assert service.sweep().notifications == []
     clock.set(start + timedelta(hours=23))
     second = service.sweep().notifications
-    assert [(n.kind, n.data["last"]) for n in second] == [(Kind.REMINDER, True)]
+    assert [(n.kind, n.payload.last) for n in second] == [(Kind.REMINDER, True)]
     clock.advance(timedelta(minutes=30))
     assert service.sweep().notifications == []
     # Reminders do not change the version: the player's buttons stay valid.
@@ -239,7 +239,7 @@ def test_pause_stops_the_clock(service: GameService, clock: FakeClock) -> None:
     clock.advance(timedelta(hours=20))
     paused = service.pause(game.id, 1)
     assert _kinds(paused.notifications) == [Kind.PAUSED]
-    assert paused.notifications[0].data["remaining"] == 4 * 3600
+    assert paused.notifications[0].payload.remaining == 4 * 3600
     view = service.seat_view(game.id, _waiting_user(service, game.id)[1])
     assert view.legal == []
     result = service.act(game.id, view.game.seats[view.seat].user_id or 0, "trump:H",

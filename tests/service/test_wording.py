@@ -14,6 +14,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 from engine import Game, Phase, preset
+from engine.events import event_from_dict
 from engine.views import View
 from kolkhoz_tg import present
 from kolkhoz_tg.i18n import translator
@@ -102,7 +103,7 @@ def test_a_card_that_completes_a_job_says_so_after_a_comma(locale: str, done: st
 
 def test_a_requisitioned_card_goes_north_in_plain_russian() -> None:
     game = {"seats": [{"seat": 0, "is_bot": False, "name": "Анна"}]}
-    event = {"type": "CardSentNorth", "job": "H", "seat": 0, "card": "9H"}
+    event = event_from_dict({"type": "CardSentNorth", "job": "H", "seat": 0, "card": "9H"})
     text = present.event_text(translator("ru"), game, event, "jobs")
     assert text == "Пахота: на Север уходит 9♥ (Анна)."
     stand_in = translator("ru").gettext("A bot now plays for {name} until they are back.",
