@@ -147,7 +147,7 @@ async def test_two_replicas_play_50_games_on_one_postgres(
         scores = replayed.scores()
         over = [n for n in notes[gid] if n.kind == "game_over"]
         assert len(over) == 1, (t.index, len(over))
-        assert {r.seat: r.score for r in over[0].payload.table} == dict(enumerate(scores))
+        assert {r["seat"]: r["score"] for r in over[0].data["table"]} == dict(enumerate(scores))
         for stats in service.chat_stats(t.group.id):
             seat = info.seat_of(stats.user_id)
             assert seat is not None and stats.finished == 1
@@ -182,7 +182,7 @@ async def test_two_replicas_play_50_games_on_one_postgres(
         timeouts += 1
     assert timeouts == len(SILENT_TABLES)
     # Reminders (half the time limit) are due only in a silent turn; never twice.
-    reminders = [(n.game_id, n.user_id, n.version, n.payload.last)
+    reminders = [(n.game_id, n.user_id, n.version, n.data.get("last"))
                  for ns in notes.values() for n in ns if n.kind == "reminder"]
     assert len(reminders) == len(set(reminders)), Counter(reminders).most_common(3)
     silent_ids = {t.game_id for t in tables if t.silent}
