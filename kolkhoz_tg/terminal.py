@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from engine import Action, ActionKind, InvalidAction, Suit
 from engine.ai import LEVELS
 from engine.views import View
-from kolkhoz_tg.botplay import BotPolicy
+from kolkhoz_tg.aiplay import AIPolicy
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.moves import TypedError, latin_layout, parse_typed, russian_layout
@@ -142,7 +142,7 @@ def _run(args: argparse.Namespace, input_fn: InputFn, output: OutputFn) -> int:
     service = open_service(settings.database_url, settings=settings)
     # The bots of this table (and stand-ins) play at the level asked for; search levels
     # think inside the move's transaction here, where one person plays.
-    service.bot_policy = BotPolicy(default_level=getattr(args, "level", DEFAULT_LEVEL))
+    service.bot_policy = AIPolicy(default_level=getattr(args, "level", DEFAULT_LEVEL))
     try:
         if args.humans == 0:
             return _bots_only(service, tr, args, output)

@@ -7,6 +7,7 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from kolkhoz_tg import present
+from kolkhoz_tg.aiplay import PLAYER_LEVELS
 from kolkhoz_tg.bot.context import (
     Cmd,
     Deps,
@@ -15,7 +16,6 @@ from kolkhoz_tg.bot.context import (
     is_admin,
     service_error_text,
 )
-from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.config import LOCALES
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.present import settings as say

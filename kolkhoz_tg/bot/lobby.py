@@ -23,6 +23,7 @@ from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from kolkhoz_tg import house_rules, present
+from kolkhoz_tg.aiplay import PLAYER_LEVELS
 from kolkhoz_tg.bot.chat_settings import chat_setting_refusal
 from kolkhoz_tg.bot.commands import lobby_op
 from kolkhoz_tg.bot.context import (
@@ -35,7 +36,6 @@ from kolkhoz_tg.bot.context import (
     service_error_text,
 )
 from kolkhoz_tg.bot.delivery import is_not_modified, markup
-from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.present import manage as say
 from kolkhoz_tg.present import taps

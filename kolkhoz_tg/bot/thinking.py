@@ -3,10 +3,10 @@ event loop.
 
 The service leaves a game waiting when a ``strong`` or ``hard`` bot (a bot seat or a
 stand-in) must move and its move is not forced (``games.bot_due``, see
-:mod:`kolkhoz_tg.service.bots`), and tells :class:`Thinker` after the commit. The thinker
+:mod:`kolkhoz_tg.service.ai_seats`), and tells :class:`Thinker` after the commit. The thinker
 runs one task per waiting game on the application's loop: it reads the seat's view and seed
 (:meth:`~kolkhoz_tg.service.GameService.bot_turn`), has a worker choose the move
-(:func:`kolkhoz_tg.botplay.think`, in a process pool: the search is pure Python and would
+(:func:`kolkhoz_tg.aiplay.think`, in a process pool: the search is pure Python and would
 hold the GIL), plays it at the version it thought about
 (:meth:`~kolkhoz_tg.service.GameService.bot_act`; if the game moved on, it thinks again),
 delivers what followed, and goes on while a bot still waits. A human's tap is answered and
@@ -45,8 +45,8 @@ from telegram.ext import Application, Job
 
 from engine.ai import LEVELS, AIPlayer
 from kolkhoz_tg import metrics
+from kolkhoz_tg.aiplay import AIPolicy, advise, think
 from kolkhoz_tg.bot.delivery import Deliverer
-from kolkhoz_tg.botplay import BotPolicy, advise, think
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.service import ActResult, ActStatus, Busy, GameService, ServiceError
 
@@ -269,7 +269,7 @@ class Thinker:
         self, level: str, seed: str, view: dict[str, Any], seconds: float
     ) -> dict[str, Any]:
         """What a bot of ``level`` would play on ``view`` and why
-        (:func:`kolkhoz_tg.botplay.advise`), worked out in a worker like a bot's move, in at
+        (:func:`kolkhoz_tg.aiplay.advise`), worked out in a worker like a bot's move, in at
         most ``seconds`` (or the fixed playouts of tests)."""
         assert level in LEVELS
         if self._executor is None:
@@ -303,7 +303,7 @@ def install_thinker(
     """Make ``service`` leave search bots to a :class:`Thinker` of ``app`` (its default bot
     level from ``settings.bot_level``, its workers ``settings.bot_workers`` unless
     ``workers`` is given)."""
-    service.bot_policy = BotPolicy(default_level=settings.bot_level, defer=True)
+    service.bot_policy = AIPolicy(default_level=settings.bot_level, defer=True)
     count = settings.bot_workers if workers is None else workers
 
     def spawn(coro: Coroutine[Any, Any, None]) -> Any:

@@ -150,7 +150,7 @@ def hint_line(
     tr: Translator, advice: dict[str, Any], view: View | dict[str, Any] | None = None
 ) -> str:
     """``💡 10♥: takes the trick for now — chance to win: 62%, against 48% for J♥`` (what
-    :func:`kolkhoz_tg.botplay.advise` returned, in one line of at most :data:`HINT_LIMIT`
+    :func:`kolkhoz_tg.aiplay.advise` returned, in one line of at most :data:`HINT_LIMIT`
     characters). ``view``: the seat's view the advice was worked out on (its JSON or typed
     form); with it, jobs are named as on the buttons and an assignment says what it does
     there (``💡 J♠ → ♠ Grain: 22→33 of 40 hours, 7 more hours still needed``)."""

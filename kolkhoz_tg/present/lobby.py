@@ -4,8 +4,8 @@ change the settings, and its rules and level menus.
 
 from __future__ import annotations
 
+from kolkhoz_tg.aiplay import PLAYER_LEVELS
 from kolkhoz_tg.bot.callbacks import lobby_button
-from kolkhoz_tg.botplay import PLAYER_LEVELS
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.keyboard import Button, Keyboard, Message
 from kolkhoz_tg.present.rules import PRESET_ORDER, preset_button, preset_description, rules_line

@@ -14,7 +14,7 @@ Quick use::
 from __future__ import annotations
 
 from kolkhoz_tg.config import Settings
-from kolkhoz_tg.service.bots import BotTurn
+from kolkhoz_tg.service.ai_seats import AITurn
 from kolkhoz_tg.service.core import ChatInfo, GameService, UserInfo
 from kolkhoz_tg.service.errors import (
     BadRequest,
@@ -61,11 +61,11 @@ __all__ = [
     "BOARD_STYLES",
     "PRACTICE_KEY",
     "PRACTICE_LEVELS",
+    "AITurn",
     "ActResult",
     "ActStatus",
     "BadRequest",
     "BoardView",
-    "BotTurn",
     "Busy",
     "ChatInfo",
     "DueJob",

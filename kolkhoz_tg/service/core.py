@@ -31,12 +31,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engine import Game
-from kolkhoz_tg.botplay import BotPolicy
+from kolkhoz_tg.aiplay import AIPolicy
 from kolkhoz_tg.config import Settings
-from kolkhoz_tg.service.bots import BotTurn, ComputerPlayers
+from kolkhoz_tg.service.ai_seats import AITurn, ComputerPlayers
 from kolkhoz_tg.service.clock import ClockService
 from kolkhoz_tg.service.common import ChatInfo, UserInfo
-from kolkhoz_tg.service.kernel import BotListener, Kernel, ScheduleListener
+from kolkhoz_tg.service.kernel import AIListener, Kernel, ScheduleListener
 from kolkhoz_tg.service.lobby import LobbyOpening, LobbyService
 from kolkhoz_tg.service.outbox import OutboxService
 from kolkhoz_tg.service.people import PeopleService
@@ -97,12 +97,12 @@ class GameService:
     # ---------------------------------------------------------------- settings the front end sets
 
     @property
-    def bot_policy(self) -> BotPolicy:
+    def bot_policy(self) -> AIPolicy:
         """How this service plays bots; a front end with a worker pool sets ``defer``."""
         return self.kernel.bot_policy
 
     @bot_policy.setter
-    def bot_policy(self, policy: BotPolicy) -> None:
+    def bot_policy(self, policy: AIPolicy) -> None:
         self.kernel.bot_policy = policy
 
     @property
@@ -141,10 +141,10 @@ class GameService:
     def remove_schedule_listener(self, listener: ScheduleListener) -> None:
         self.kernel.remove_schedule_listener(listener)
 
-    def add_bot_listener(self, listener: BotListener) -> None:
+    def add_bot_listener(self, listener: AIListener) -> None:
         self.kernel.add_bot_listener(listener)
 
-    def remove_bot_listener(self, listener: BotListener) -> None:
+    def remove_bot_listener(self, listener: AIListener) -> None:
         self.kernel.remove_bot_listener(listener)
 
     def foresee(self, game_id: int, user_id: int, action: str, version: int) -> bool:
@@ -163,7 +163,7 @@ class GameService:
     ) -> list[int]:
         return self.computer_players.games_waiting_for_bots(limit, idle_for)
 
-    def bot_turn(self, game_id: int) -> BotTurn | None:
+    def bot_turn(self, game_id: int) -> AITurn | None:
         return self.computer_players.bot_turn(game_id)
 
     def settle_bots(self, game_id: int) -> ActResult | None:

@@ -18,10 +18,10 @@ from engine.ai import default_action
 from engine.cards import CARD_TEXT, SUITS
 from engine.summary import ClosingTrick, closing_trick
 from engine.views import View
-from kolkhoz_tg.botplay import (
+from kolkhoz_tg.aiplay import (
     CHEAP_LEVELS,
     LEGACY_LEVEL,
-    BotPolicy,
+    AIPolicy,
     decision_seed,
     think,
 )
@@ -140,8 +140,8 @@ class GameTx:
     before_year: int = 0
     before_phase: Phase = Phase.TRUMP
     before_to_act: tuple[int, ...] = ()
-    #: How bots play here (the service's :class:`~kolkhoz_tg.botplay.BotPolicy`).
-    bots: BotPolicy = field(default_factory=BotPolicy)
+    #: How bots play here (the service's :class:`~kolkhoz_tg.aiplay.AIPolicy`).
+    bots: AIPolicy = field(default_factory=AIPolicy)
     #: The current state's views, built once for the notifications and the scene.
     views: Views = field(init=False)
 

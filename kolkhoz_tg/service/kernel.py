@@ -25,7 +25,7 @@ from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, select
 
 from engine import Game
-from kolkhoz_tg.botplay import BotPolicy
+from kolkhoz_tg.aiplay import AIPolicy
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.service.common import (
     ACTIVE,
@@ -67,7 +67,7 @@ log = logging.getLogger(__name__)
 ScheduleListener = Callable[[int, datetime | None, datetime | None], None]
 #: Told the id of a game that waits for a search bot, after the commit that made it wait
 #: (or that changed it while it waits). Runs in the thread that committed.
-BotListener = Callable[[int], None]
+AIListener = Callable[[int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +114,8 @@ class Kernel:
         self.foresight: dict[int, Foresight] = {}
         self.bumped: dict[int, int] = {}
         #: How this service plays bots; a front end with a worker pool sets ``defer``.
-        self.bot_policy = BotPolicy()
-        self.bot_listeners: list[BotListener] = []
+        self.bot_policy = AIPolicy()
+        self.bot_listeners: list[AIListener] = []
 
     def add_schedule_listener(self, listener: ScheduleListener) -> None:
         """``listener(game_id, deadline, next_reminder)`` runs after every commit that changed
@@ -126,12 +126,12 @@ class Kernel:
         if listener in self.schedule_listeners:
             self.schedule_listeners.remove(listener)
 
-    def add_bot_listener(self, listener: BotListener) -> None:
+    def add_bot_listener(self, listener: AIListener) -> None:
         """``listener(game_id)`` runs after every commit that leaves a running game waiting
         for a search bot."""
         self.bot_listeners.append(listener)
 
-    def remove_bot_listener(self, listener: BotListener) -> None:
+    def remove_bot_listener(self, listener: AIListener) -> None:
         if listener in self.bot_listeners:
             self.bot_listeners.remove(listener)
 

@@ -10,7 +10,7 @@ from typing import Any
 from sqlmodel import Session
 
 from engine import Game, Rules, preset_name
-from kolkhoz_tg.botplay import check_level
+from kolkhoz_tg.aiplay import check_level
 from kolkhoz_tg.service.common import (
     ACTIVE,
     LOBBY,

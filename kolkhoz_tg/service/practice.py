@@ -26,7 +26,7 @@ from sqlmodel import Session, select
 
 from engine import Game, Rules, preset_name
 from engine.ai import LEVELS
-from kolkhoz_tg.botplay import check_level, decision_seed
+from kolkhoz_tg.aiplay import check_level, decision_seed
 from kolkhoz_tg.service.common import (
     ACTIVE,
     OPEN,

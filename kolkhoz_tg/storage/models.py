@@ -145,7 +145,7 @@ class GameRow(SQLModel, table=True):
     result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON(), nullable=True)
     #: Since when a search-level bot (a bot seat or a stand-in) must move and nobody has
     #: yet: set while the game waits for a worker to think off the transaction, else NULL
-    #: (what a restart and the periodic sweep look at, see ``service/bots.py``).
+    #: (what a restart and the periodic sweep look at, see ``service/ai_seats.py``).
     bot_due: datetime | None = _utc_column(index=True)
     #: A front end's own data (e.g. the Telegram board message id); the core ignores it,
     #: but for ``practice`` (a practice game: no clock, not rated; service/practice.py).

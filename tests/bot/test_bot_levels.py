@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from kolkhoz_tg.aiplay import AIPolicy
 from kolkhoz_tg.bot.app import startup
 from kolkhoz_tg.bot.thinking import THINKER_KEY, Thinker
-from kolkhoz_tg.botplay import BotPolicy
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.storage.models import Actor
 from tests.bot.conftest import make_app
@@ -122,7 +122,7 @@ async def test_a_game_left_waiting_for_a_bot_is_picked_up_at_start(
     [anna] = players(fake, base=4200)[:1]
     group = fake.create_group("Restart", [anna])
     # Another process started the game and stopped before its bots thought.
-    service.bot_policy = BotPolicy(default_level="strong", defer=True)
+    service.bot_policy = AIPolicy(default_level="strong", defer=True)
     game = service.create_game(group.id, anna.id, creator_name="Anna", players=3, seed=5)
     service.start(game.id, anna.id, fill_with_bots=True)
     while not service.games_waiting_for_bots():
@@ -186,8 +186,8 @@ async def test_thinking_between_two_human_moves_is_capped(
 
 async def test_a_worker_process_thinks_on_the_view_alone() -> None:
     from engine import Action, Game, preset
+    from kolkhoz_tg.aiplay import think
     from kolkhoz_tg.bot.thinking import process_pool
-    from kolkhoz_tg.botplay import think
 
     game = Game.new(preset("classic"), 4, 7)
     seat = game.to_act[0]

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from engine import Game, preset
 from engine.ai import default_action
-from kolkhoz_tg.botplay import BotPolicy, think
+from kolkhoz_tg.aiplay import AIPolicy, think
 from kolkhoz_tg.service import ActStatus, BadRequest, GameInfo, GameService
 from kolkhoz_tg.storage.models import Actor
 from kolkhoz_tg.timeutil import FakeClock
@@ -72,7 +72,7 @@ def test_search_bots_wait_for_a_worker_and_play_at_their_version(
     any_service: GameService, clock: FakeClock, no_search_inside: None
 ) -> None:
     service = any_service
-    service.bot_policy = BotPolicy(default_level="strong", defer=True)
+    service.bot_policy = AIPolicy(default_level="strong", defer=True)
     game = service.create_game(-100, 1, creator_name="U1", players=3, seed=11)
     service.add_bot(game.id, 1, level="hard")
     with pytest.raises(BadRequest):
@@ -112,7 +112,7 @@ def test_a_bot_decision_is_seeded_by_the_game_and_the_move(any_service: GameServ
     """The seed is the game id, the number of moves so far and the seat: asked twice, the
     worker gets the same question and gives the same answer (tests can rely on it)."""
     service = any_service
-    service.bot_policy = BotPolicy(defer=True)
+    service.bot_policy = AIPolicy(defer=True)
     game = service.create_game(-100, 1, creator_name="U1", players=3, seed=5)
     service.add_bot(game.id, 1, level="strong")
     service.add_bot(game.id, 1, level="strong")
@@ -131,7 +131,7 @@ def test_a_stand_in_plays_at_the_chats_level_and_the_sweep_never_thinks(
     any_service: GameService, clock: FakeClock, no_search_inside: None
 ) -> None:
     service = any_service
-    service.bot_policy = BotPolicy(default_level="strong", defer=True)
+    service.bot_policy = AIPolicy(default_level="strong", defer=True)
     assert service.chat_bot_level(-100) == "strong"
     service.set_chat_bot_level(-100, "hard")
     with pytest.raises(BadRequest):
@@ -161,7 +161,7 @@ def test_bot_seats_from_before_levels_play_as_they_always_did(
     """A bot seat with no level (stored before migration 0003) plays the heuristic inside
     the transaction, even under a deferring policy."""
     service = any_service
-    service.bot_policy = BotPolicy(default_level="hard", defer=True)
+    service.bot_policy = AIPolicy(default_level="hard", defer=True)
     game = service.create_game(-100, 1, creator_name="U1", players=3, seed=9)
     service.add_bot(game.id, 1, level="normal")
     service.add_bot(game.id, 1, level="normal")
@@ -188,7 +188,7 @@ def test_a_waiting_stand_in_plays_at_once_when_the_chat_level_drops(
     bot listeners hear of the game, and settling it plays the stand-in's move at once (no
     game sits until the turn's deadline)."""
     service = any_service
-    service.bot_policy = BotPolicy(default_level="strong", defer=True)
+    service.bot_policy = AIPolicy(default_level="strong", defer=True)
     service.set_chat_bot_level(-100, "hard")
     game = _stand_in_waiting(service, clock)
     turn = service.bot_turn(game.id)
@@ -219,7 +219,7 @@ def test_a_search_bot_no_worker_played_gets_the_heuristic_at_the_deadline(
     """Workers that keep failing (or none at all) must not hold a game for ever: at the
     turn's deadline the heuristic plays for the waiting search bot, logged as the bot's."""
     service = any_service
-    service.bot_policy = BotPolicy(default_level="strong", defer=True)
+    service.bot_policy = AIPolicy(default_level="strong", defer=True)
     game = service.create_game(-100, 1, creator_name="U1", players=3, seed=11)
     service.add_bot(game.id, 1, level="hard")
     service.add_bot(game.id, 1, level="strong")

@@ -14,7 +14,7 @@ from engine import Action, ActionKind, Game, preset
 from engine.ai import default_action
 from engine.views import View
 from kolkhoz_tg import present
-from kolkhoz_tg.botplay import advise
+from kolkhoz_tg.aiplay import advise
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.present.hints import HINT_LIMIT, hint_line
 

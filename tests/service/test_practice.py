@@ -65,7 +65,7 @@ def test_a_hint_is_worked_out_on_the_players_view_alone(service: GameService) ->
     legal move, and the same advice for the same turn."""
     import pickle
 
-    from kolkhoz_tg.botplay import advise
+    from kolkhoz_tg.aiplay import advise
 
     game_id = service.start_practice(9, "Gleb", level="strong", seed=4).game_id
     turn = service.hint_turn(game_id, 9)

@@ -12,7 +12,7 @@ import pytest
 
 from engine import PRESETS, Action
 from engine.ai import AIPlayer
-from kolkhoz_tg import botplay, terminal
+from kolkhoz_tg import aiplay, terminal
 from kolkhoz_tg.cli import build_parser
 from kolkhoz_tg.cli import main as cli_main
 from kolkhoz_tg.i18n import translator
@@ -68,7 +68,7 @@ def test_level_option_picks_the_bots(tmp_path: Path, monkeypatch: pytest.MonkeyP
             asked.append((self.level.name, view["viewer"]))
             return super().choose(view)
 
-    monkeypatch.setattr(botplay, "AIPlayer", Recording)  # what the service asks to think
+    monkeypatch.setattr(aiplay, "AIPlayer", Recording)  # what the service asks to think
     out: list[str] = []
     code = terminal.run(terminal_args(tmp_path / "l.sqlite3", *NORMAL, humans=0, seed="4",
                                       lang="en", level="hard"), output=out.append)

@@ -3,7 +3,7 @@ worker thought about off the transaction.
 
 A bot seat has its own level (``seats.level``); a stand-in plays at its chat's level
 (``chats.settings["bot_level"]``, else the policy's default). ``random`` and ``normal`` play
-inside the transaction that made them due. With :attr:`BotPolicy.defer` (a front end with a
+inside the transaction that made them due. With :attr:`AIPolicy.defer` (a front end with a
 worker pool), a ``strong`` or ``hard`` bot whose move is not forced does not: the game
 records since when it waits (``games.bot_due``), the front end is told after the commit
 (:meth:`~kolkhoz_tg.service.kernel.Kernel.add_bot_listener`), reads what to think about
@@ -23,7 +23,7 @@ from typing import Any
 from sqlmodel import select
 
 from engine import Action, Game, InvalidAction
-from kolkhoz_tg.botplay import LEGACY_LEVEL, SEARCH_LEVELS, check_level, decision_seed
+from kolkhoz_tg.aiplay import LEGACY_LEVEL, SEARCH_LEVELS, check_level, decision_seed
 from kolkhoz_tg.service.common import (
     ACTIVE,
     ChatInfo,
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
-class BotTurn:
+class AITurn:
     """What a worker needs to make one bot decision: the seat's own view (a copy), the
     seed, the level, and the version the move is to be played at. ``searchers``: how many
     seats of the game play at a search level (to share a thinking budget between them)."""
@@ -114,7 +114,7 @@ class ComputerPlayers:
                 stmt = stmt.where(GameRow.bot_due <= self.kernel.clock.now() - idle_for)  # type: ignore[operator]
             return [i for i in s.exec(stmt).all() if i is not None]
 
-    def bot_turn(self, game_id: int) -> BotTurn | None:
+    def bot_turn(self, game_id: int) -> AITurn | None:
         """The next decision a worker is to think about in this game (the first waiting
         seat), or None when the game waits for no search bot."""
         if not possible_id(game_id):
@@ -133,7 +133,7 @@ class ComputerPlayers:
             seat = waiting[0]
             searchers = sum(1 for i in seats if (tx.level_of(i) or LEGACY_LEVEL)
                             in SEARCH_LEVELS)
-            return BotTurn(game_id, row.version, seat, tx.level_of(seat) or LEGACY_LEVEL,
+            return AITurn(game_id, row.version, seat, tx.level_of(seat) or LEGACY_LEVEL,
                            game.view(seat), decision_seed(game_id, len(game.log), seat),
                            max(1, searchers))
 

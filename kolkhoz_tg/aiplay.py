@@ -8,7 +8,7 @@ quickly and holds nothing of the service.
   transaction that made them due, as every bot did before levels existed;
 - ``strong`` and ``hard`` search (``engine.ai.search``: about 0.1 s and 0.5 s of CPU a
   decision): a front end that can think off the transaction (the Telegram bot's
-  :class:`~kolkhoz_tg.bot.thinking.Thinker`) sets :attr:`BotPolicy.defer`, and the game
+  :class:`~kolkhoz_tg.bot.thinking.Thinker`) sets :attr:`AIPolicy.defer`, and the game
   then waits for it with ``games.bot_due`` set; otherwise (the terminal, tests) they think
   inside the transaction, which is harmless where one person plays.
 
@@ -34,7 +34,7 @@ PLAYER_LEVELS: Final = ("normal", "strong", "hard")
 
 
 @dataclass(frozen=True, slots=True)
-class BotPolicy:
+class AIPolicy:
     """How a service plays its bots.
 
     ``default_level``: of a bot seated without one and of stand-ins in a chat that chose
