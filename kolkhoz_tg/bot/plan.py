@@ -25,6 +25,7 @@ from kolkhoz_tg import present as render
 from kolkhoz_tg import present as texts
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import GameInfo, Kind, Notification, Scene
+from kolkhoz_tg.storage.models import GameStatus
 from kolkhoz_tg.timeutil import utc
 
 #: Game meta keys the bot keeps: the board message, and per player their game message, whether
@@ -432,8 +433,8 @@ def hand_holds(note: Notification, scene: Scene) -> bool:
     meanwhile, it goes out all the same: the message says the game is paused, and the
     player has their hand to look at."""
     seat = scene.seats.get(note.user_id) if note.user_id is not None else None
-    return (scene.game.status in ("active", "paused") and seat is not None
-            and seat.view.get("year") == note.data.get("year"))
+    return (scene.game.status in (GameStatus.ACTIVE, GameStatus.PAUSED) and seat is not None
+            and seat.view.year == note.data.get("year"))
 
 
 def reminder_key(user_id: int) -> str:

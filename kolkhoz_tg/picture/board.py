@@ -62,7 +62,6 @@ class _Board:
 
     tr: Translator
     view: View
-    raw: dict[str, Any]
     names: list[str]
     theme: str
     plots: tuple[tuple[Card, ...], ...] | None = None
@@ -71,14 +70,23 @@ class _Board:
         return card_parts(present.card(self.tr, None if card is None else str(card)), card)
 
 
-def public_only(view: dict[str, Any]) -> None:
-    """Raises :class:`ValueError` unless ``view`` is the public view (``Game.view(None)``):
-    the board picture is shown to a whole group, so a seat's view must never reach it."""
-    if not isinstance(view, dict) or view.get("viewer", "?") is not None:
-        raise ValueError("the board picture is drawn from the public view only")
-    for p in view.get("players", ()):
-        if p.get("hand") is not None or not isinstance(p.get("plot_hidden"), int):
+def public_only(view: View | dict[str, Any]) -> View:
+    """``view`` typed; raises :class:`ValueError` unless it is the public view
+    (``Game.typed_view(None)``, or as JSON ``Game.view(None)``): the board picture is shown
+    to a whole group, so a seat's view must never reach it."""
+    if isinstance(view, dict):  # JSON: a tool's or a test's input
+        if view.get("viewer", "?") is not None:
             raise ValueError("the board picture is drawn from the public view only")
+        for p in view.get("players", ()):
+            if p.get("hand") is not None or not isinstance(p.get("plot_hidden"), int):
+                raise ValueError("the board picture is drawn from the public view only")
+        view = View.from_dict(view)
+    if not isinstance(view, View) or view.viewer is not None:
+        raise ValueError("the board picture is drawn from the public view only")
+    for p in view.players:
+        if p.hand is not None or p.plot_hidden is not None:
+            raise ValueError("the board picture is drawn from the public view only")
+    return view
 
 
 def final_plots(view: View, plots: Sequence[Sequence[Card | str]] | None
@@ -109,11 +117,10 @@ def names_of(tr: Translator, game: GameInfo | dict[str, Any], n: int) -> list[st
     return out
 
 
-def render(tr: Translator, game: GameInfo | dict[str, Any], view: dict[str, Any],
+def render(tr: Translator, game: GameInfo | dict[str, Any], view: View | dict[str, Any],
            scale: float, plots: Sequence[Sequence[Card | str]] | None = None) -> Canvas:
-    public_only(view)
-    typed = View.from_dict(view)
-    b = _Board(tr, typed, view, names_of(tr, game, typed.players_count),
+    typed = public_only(view)
+    b = _Board(tr, typed, names_of(tr, game, typed.players_count),
                typed.rules.theme.value, final_plots(typed, plots))
     heights = [_header_height(b), 4 * JOB_ROW + 6, _trick_height(b), _last_height(b),
                _players_height(b), _north_height(b), _footer_height(b)]
@@ -461,7 +468,7 @@ def _footer_text(b: _Board) -> tuple[str, bool]:
                                  points, name=who), True
         return b.tr.ngettext("Shared win: {names}, {n} point each",
                              "Shared win: {names}, {n} points each", points, names=who), True
-    return present.waiting_text(b.tr, b.raw, b.names), False
+    return present.waiting_text(b.tr, b.view, b.names), False
 
 
 FOOTER_SIZE = 15

@@ -8,23 +8,24 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from engine.cards import SUITS
+from engine.cards import SUITS, Card
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service.records import GameInfo
 
 SUIT_SYMBOLS = {s.letter: s.symbol for s in SUITS}
 
 
-def card(tr: Translator, text: str | None) -> str:
+def card(tr: Translator, text: Card | str | None) -> str:
     """``10H`` → ``10♥`` (``QS`` → ``Д♠`` in Russian: the reader's rank letters); a card
     hidden from the reader (None in a view) → ``?``."""
     if not text:
         return "?"
+    text = str(text)
     rank = text[:-1]
     return tr.rank(rank) + SUIT_SYMBOLS.get(text[-1], text[-1])
 
 
-def cards(tr: Translator, texts: Sequence[str | None]) -> str:
+def cards(tr: Translator, texts: Sequence[Card | str | None]) -> str:
     return " ".join(card(tr, t) for t in texts) if texts else "—"
 
 

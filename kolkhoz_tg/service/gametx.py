@@ -6,7 +6,7 @@ timeout, ``start()`` and the like. It never commits: the service owns the transa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -16,6 +16,7 @@ from engine import Action, Game, Phase, event_to_dict
 from engine import events as ev
 from engine.ai import default_action
 from engine.cards import CARD_TEXT, SUITS
+from engine.views import View
 from kolkhoz_tg.botplay import (
     CHEAP_LEVELS,
     LEGACY_LEVEL,
@@ -69,23 +70,43 @@ class Views:
 
     def __init__(self, game: Game) -> None:
         self.game = game
+        self._typed: dict[int | None, View] = {}
         self._views: dict[int | None, dict[str, Any]] = {}
+        self._actions: dict[int, list[Action]] = {}
         self._legal: dict[int, list[str]] = {}
 
+    def typed(self, seat: int | None, legal: bool = False) -> View:
+        """The view for ``seat`` (None: the public one); ``legal``: with the seat's legal
+        actions."""
+        if seat not in self._typed:
+            self._typed[seat] = View.of(self.game, seat, legal=False)
+        view = self._typed[seat]
+        if legal and seat is not None:
+            return replace(view, legal=tuple(self.actions(seat)))
+        return view
+
     def view(self, seat: int | None) -> dict[str, Any]:
-        """The view for ``seat`` (None: the public one)."""
+        """The view for ``seat`` as JSON (a notification's)."""
         if seat not in self._views:
-            self._views[seat] = self.game.view(seat)
+            self._views[seat] = self.typed(seat).to_dict()
         return self._views[seat]
+
+    def actions(self, seat: int) -> list[Action]:
+        """The seat's legal actions."""
+        if seat not in self._actions:
+            self._actions[seat] = list(self.game.legal_actions(seat))
+        return self._actions[seat]
 
     def legal(self, seat: int) -> list[str]:
         """The seat's legal action texts."""
         if seat not in self._legal:
-            self._legal[seat] = [a.text for a in self.game.legal_actions(seat)]
+            self._legal[seat] = [a.text for a in self.actions(seat)]
         return self._legal[seat]
 
     def clear(self) -> None:
+        self._typed.clear()
         self._views.clear()
+        self._actions.clear()
         self._legal.clear()
 
 
