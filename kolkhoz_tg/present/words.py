@@ -41,13 +41,16 @@ def job_name(tr: Translator, theme: str, job: str) -> str:
 
 def seat_name(tr: Translator, game: GameInfo | dict[str, Any], seat: int) -> str:
     """The seat's player name; bots are numbered in the reader's language."""
-    seats = game.to_dict()["seats"] if isinstance(game, GameInfo) else game["seats"]
-    for s in seats:
-        if s["seat"] == seat:
-            if s["is_bot"]:
-                number = s["name"].rsplit(" ", 1)[-1]
+    if isinstance(game, GameInfo):
+        seats = [(s.seat, s.name, s.is_bot) for s in game.seats]
+    else:  # P1: a notification's game header is still a dict
+        seats = [(s["seat"], s["name"], s["is_bot"]) for s in game["seats"]]
+    for number_, name, is_bot in seats:
+        if number_ == seat:
+            if is_bot:
+                number = name.rsplit(" ", 1)[-1]
                 return tr.gettext("Bot {number}", number=number)
-            return str(s["name"])
+            return str(name)
     return tr.gettext("Seat {number}", number=seat + 1)
 
 

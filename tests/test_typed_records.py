@@ -1,0 +1,136 @@
+"""The typed contract holds (issue #30), like ``test_layering.py`` keeps the layers: the
+records the service returns carry typed fields (JSON only in their codecs, at the database
+and outbox edge), and the presentation code reads views, events and payloads by attribute,
+never by a string key.
+
+Each check has a ledger of what is still allowed, each entry with its reason. An entry that
+no longer matches anything fails too, so the ledgers only shrink.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Record files whose dataclass fields must not be ``dict[str, Any]``.
+RECORDS = ("kolkhoz_tg/service/records.py", "kolkhoz_tg/service/payloads.py")
+
+#: Fields still ``dict[str, Any]``: (file, "Class.field") -> why.
+FIELD_LEDGER: dict[tuple[str, str], str] = {
+    ("kolkhoz_tg/service/records.py", "Notification.data"):
+        "P1 (step 1) replaces it by a typed payload; the lead drops this entry at the merge",
+    ("kolkhoz_tg/service/records.py", "ActResult.events"):
+        "P1 (step 1) makes them engine events (list[Event]); the lead drops this entry",
+    ("kolkhoz_tg/service/records.py", "GameInfo.rules"):
+        "not typed yet: house_rules and the lobby read the stored rules dict (engine.Rules "
+        "next)",
+    ("kolkhoz_tg/service/records.py", "GameInfo.meta"):
+        "the game row's free-form meta (board message id, lobby ids, practice flag, …)",
+}
+
+#: Presentation code that must not read a record by string key.
+PRESENTATION = (*sorted(str(p.relative_to(ROOT)) for p in (ROOT / "kolkhoz_tg/present")
+                        .glob("*.py")), "kolkhoz_tg/bot/plan.py")
+
+#: Functions still reading string keys: (file, function) -> why. ``P1``: a notification's
+#: payload or an event still arrives as a dict in this branch (step 1 types them).
+P1 = "P1: payload / event dicts until step 1 (typed payloads and events) is merged"
+KEY_LEDGER: dict[tuple[str, str], str] = {
+    **{("kolkhoz_tg/bot/plan.py", f): P1 for f in (
+        "_private_note", "board_events", "forced_cards", "recent_lines", "reminder_holds",
+        "reminder_mention", "hand_holds")},
+    **{("kolkhoz_tg/present/events.py", f): P1 for f in (
+        "_card_assigned", "_card_played", "_card_sent_north", "_cards_passed",
+        "_cards_revealed", "_drunkard_sent_north", "_hero_named", "_job_completed",
+        "_job_failed", "_nothing_requisitioned", "_pass_chosen", "_stacks_returned",
+        "_swap_decided", "_trick_won", "_trump_declared", "_year_ended", "_year_started",
+        "event_lines", "event_text", "final_table", "notification_text", "requisition_lines",
+        "timed_out_text", "year_summary")},
+    ("kolkhoz_tg/present/board.py", "board_text"): P1 + " (the game header's status)",
+    ("kolkhoz_tg/present/board.py", "result_of"): P1 + " (the game header's result)",
+    ("kolkhoz_tg/present/words.py", "seat_name"): P1 + " (the game header's seats)",
+    ("kolkhoz_tg/present/stats.py", "game_log"): "GameInfo.rules is still a dict (theme)",
+    ("kolkhoz_tg/present/lobby.py", "lobby"): "GameInfo.rules is still a dict (medals)",
+    ("kolkhoz_tg/present/manage.py", "years_menu"): "GameInfo.rules is still a dict (years)",
+    ("kolkhoz_tg/present/hints.py", "chances_words"):
+        "an AI player's advice: botplay.advise's JSON answer, not a record",
+    ("kolkhoz_tg/present/hints.py", "hint_line"):
+        "an AI player's advice: botplay.advise's JSON answer, not a record",
+    ("kolkhoz_tg/present/hints.py", "line"):
+        "hint_line's inner function, reading the same advice",
+}
+
+
+def _is_dict_str_any(node: ast.expr | None) -> bool:
+    return node is not None and "dict[str, Any]" in ast.unparse(node)
+
+
+def _dict_fields(path: str) -> set[str]:
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    found = set()
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef):
+            for item in cls.body:
+                if (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+                        and _is_dict_str_any(item.annotation)):
+                    found.add(f"{cls.name}.{item.target.id}")
+    return found
+
+
+def _string_key(node: ast.AST) -> bool:
+    """``x["key"]`` or ``x.get("key", …)``."""
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get" and bool(node.args)
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str))
+
+
+def _keyed_functions(path: str) -> dict[str, int]:
+    """Function name -> how many string-key reads it makes (a nested function's reads
+    count for it and for the functions around it)."""
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    out: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            hits = sum(_string_key(n) for n in ast.walk(node))
+            if hits:
+                out[node.name] = hits
+    return out
+
+
+def test_records_carry_no_json_dicts() -> None:
+    found = {(path, field) for path in RECORDS if (ROOT / path).exists()
+             for field in _dict_fields(path)}
+    assert found - FIELD_LEDGER.keys() == set(), "a record field is dict[str, Any]"
+    stale = {k for k in FIELD_LEDGER if (ROOT / k[0]).exists()} - found
+    assert not stale, f"typed now: drop from FIELD_LEDGER {sorted(stale)}"
+
+
+def test_presentation_reads_no_record_by_string_key() -> None:
+    found = {(path, name) for path in PRESENTATION for name in _keyed_functions(path)}
+    new = found - KEY_LEDGER.keys()
+    assert not new, f"string-key reads of a view, event or payload: {sorted(new)}"
+    stale = KEY_LEDGER.keys() - found
+    assert not stale, f"no string keys any more: drop from KEY_LEDGER {sorted(stale)}"
+
+
+def test_a_stored_result_decodes_and_encodes_back_identically() -> None:
+    """``games.result`` as every version of the service stored it: scores and winners, then
+    ``early``, ``plots`` and ``last_jobs``."""
+    from kolkhoz_tg.service.records import GameResult
+
+    shapes = [
+        {"scores": [10, 20, 5], "winners": [1]},
+        {"scores": [10, 20, 20], "winners": [1, 2], "early": False},
+        {"scores": [3, 4, 4, 1], "winners": [1, 2], "early": True,
+         "plots": [["10H", "QS"], [], ["AH"], ["7C", "8D"]]},
+        {"scores": [3, 4], "winners": [1], "early": False, "plots": [["10H"], ["QS"]],
+         "last_jobs": {"10H": "S", "QS": "H"}},
+    ]
+    for stored in shapes:
+        result = GameResult.from_json(stored)
+        assert result.to_json() == stored
+        assert GameResult.from_json(result.to_json()) == result
