@@ -386,13 +386,15 @@ def show_game(service: GameService, game_id: int) -> str:
         now = datetime.now(UTC)
         lines += ["", "Board (public view):",
                   present.board_text(tr, info, view, now, board.deadline)]
-        lines.append(f"Phase {view['phase']} · to act: {view['to_act'] or '-'} · deck "
-                     f"{view['deck_count']} · hands "
-                     f"{[p['hand_count'] for p in view['players']]}")
+        lines.append(f"Phase {view.phase.value} · to act: {list(view.to_act) or '-'} · deck "
+                     f"{view.deck_count} · hands "
+                     f"{[p.hand_count for p in view.players]}")
         if finished:
             game = service.snapshot(game_id)
             if game is not None and game.is_over:
-                lines.append(f"Scores {view.get('scores')} · winners {view.get('winners')}")
+                scores = None if view.scores is None else list(view.scores)
+                winners = None if view.winners is None else list(view.winners)
+                lines.append(f"Scores {scores} · winners {winners}")
                 for seat, plot in enumerate(game.final_plots()):
                     lines.append(f"  plot of {seat}: {' '.join(plot) or '-'}")
     log = service.action_log(game_id)

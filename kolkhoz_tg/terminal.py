@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from engine import Action, ActionKind, InvalidAction, Suit
 from engine.ai import LEVELS
-from engine.views import View
 from kolkhoz_tg.aiplay import AIPolicy
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import Translator, translator
@@ -163,8 +162,9 @@ def _run(args: argparse.Namespace, input_fn: InputFn, output: OutputFn) -> int:
 def _stopped_text(service: GameService, tr: Translator, args: argparse.Namespace) -> str:
     """What is kept after Ctrl-C: the running game, or (bots only, or before the first deal
     was done) nothing."""
+    from kolkhoz_tg.storage.models import GameStatus  # lazily: the health check's import
     running = args.humans != 0 and any(
-        g.status == "active" for g in service.games_of_user(LOCAL_USER))
+        g.status == GameStatus.ACTIVE for g in service.games_of_user(LOCAL_USER))
     if running:
         return tr.gettext("Game saved. Run {command} again to continue.",
                           command=again_command(args))
@@ -175,8 +175,9 @@ def _clear_lobby(service: GameService, by_user: int) -> None:
     """Abort the terminal's game that was created but never dealt (its start was stopped
     by Ctrl-C or a kill): one open game at a time fits at the table, so it would keep a new
     one out. The terminal leaves no game in the lobby on purpose."""
+    from kolkhoz_tg.storage.models import GameStatus  # lazily: the health check's import
     for game in service.games_in_chat(LOCAL_CHAT):
-        if game.status == "lobby":
+        if game.status == GameStatus.LOBBY:
             result = service.abort(game.id, by_user, force=True)
             service.mark_delivered(n.id for n in result.notifications)
 
@@ -265,8 +266,9 @@ def _resume(
 ) -> tuple[bool, int | None]:
     """Ask whether to go on with the running game, if there is one: (stopped at the
     question, the game to go on with or None for a new one; a declined game is aborted)."""
+    from kolkhoz_tg.storage.models import GameStatus  # lazily: the health check's import
     _ = tr.gettext
-    running = [g for g in service.games_of_user(LOCAL_USER) if g.status == "active"]
+    running = [g for g in service.games_of_user(LOCAL_USER) if g.status == GameStatus.ACTIVE]
     if not running:
         return False, None
     # «н» is the Russian prompt's "no" ([Д/н]) but the key of the English one's "y"
@@ -314,22 +316,22 @@ def _show_turn(
     """Show the board and the hand, and the numbered choices when it is the player's
     turn: their view then, else None (the game is over, or waits for the others)."""
     from kolkhoz_tg import present
+    from kolkhoz_tg.storage.models import GameStatus  # lazily: the health check's import
 
     board = service.board(game_id)
-    if board.game.status != "active" or board.view is None:
+    if board.game.status != GameStatus.ACTIVE or board.view is None:
         return None
     mine = service.seat_view(game_id, LOCAL_USER)
     output("")
     output(present.board_text(tr, board.game, board.view, service.clock.now(), None, mine.seat))
-    output(present.hand_text(tr, mine.view, mine.legal))
+    output(present.hand_text(tr, mine.view))
     if not mine.to_act:
         output(tr.gettext("Waiting for the others…"))
         return None
     names = [present.seat_name(tr, board.game, s) for s in range(board.game.players)]
     output(present.phase_prompt(tr, mine.view, names))
-    typed = View.from_dict(mine.view, mine.legal)  # read once for every label below
-    for i, action in enumerate(typed.legal, 1):
-        output(f"  {i:>2}. {present.action_label(tr, typed, action)}")
+    for i, action in enumerate(mine.view.legal, 1):
+        output(f"  {i:>2}. {present.action_label(tr, mine.view, action)}")
     return mine
 
 

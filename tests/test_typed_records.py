@@ -1,122 +1,117 @@
-"""The records the service hands the screens stay typed (issue #30), as ``test_layering.py``
-keeps the layers apart: no ``dict[str, Any]`` in the records and payloads, and no
-string-key subscript (``x["..."]``, ``x.get("...")``) in the presentation code or the
-delivery plan, which read views, events and payloads by attribute. JSON exists only at the
-database and outbox edge (:mod:`kolkhoz_tg.service.jsontypes` names it for the codecs)."""
+"""The typed contract holds (issue #30), like ``test_layering.py`` keeps the layers: the
+records the service returns carry typed fields (JSON only in their codecs, at the database
+and outbox edge), and the presentation code reads views, events and payloads by attribute,
+never by a string key.
+
+Each check has a ledger of what is still allowed, each entry with its reason. An entry that
+no longer matches anything fails too, so the ledgers only shrink.
+"""
 
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PAYLOADS = ROOT / "kolkhoz_tg" / "service" / "payloads.py"
-RECORDS = ROOT / "kolkhoz_tg" / "service" / "records.py"
-SCREENS = [*sorted((ROOT / "kolkhoz_tg" / "present").glob("*.py")),
-           ROOT / "kolkhoz_tg" / "bot" / "plan.py"]
+ROOT = Path(__file__).resolve().parent.parent
 
-#: String-key subscripts that are no record: (file, the subscripted expression) -> why.
-NOT_RECORDS: dict[tuple[str, str], str] = {
-    ("hints.py", "advice"): "the AI player's explanation (engine.ai's explain), a free-form "
-                            "dict the hint only words",
-    ("words.py", "s"): "seat_name of a plain seat dict (tests' and old callers' games)",
-    ("words.py", "game"): "seat_name of a plain game dict (tests' and old callers' games)",
-    ("board.py", "game"): "winners_line / the final board of a plain dict: final_table builds "
-                          "{'result': ...} from its typed rows",
-    ("board.py", "result"): "the stored result's scores and winners (GameInfo.result; P2)",
+#: Record files whose dataclass fields must not be ``dict[str, Any]``.
+RECORDS = ("kolkhoz_tg/service/records.py", "kolkhoz_tg/service/payloads.py")
+
+#: Fields still ``dict[str, Any]``: (file, "Class.field") -> why.
+FIELD_LEDGER: dict[tuple[str, str], str] = {
+    ("kolkhoz_tg/service/records.py", "GameInfo.rules"):
+        "not typed yet: house_rules and the lobby read the stored rules dict (engine.Rules "
+        "next)",
+    ("kolkhoz_tg/service/records.py", "GameInfo.meta"):
+        "the game row's free-form meta (board message id, lobby ids, practice flag, …)",
 }
 
-#: Views and game headers still read as dicts: helper P2 types them (SeatView.view: View,
-#: GameInfo.rules / result), and the lead empties this at the merge. Counted per file and
-#: expression so that no new one creeps in meanwhile.
-PENDING_P2: Counter[tuple[str, str]] = Counter({
-    ("plan.py", "seat.view"): 1,
-    ("board.py", "job"): 9,
-    ("board.py", "p"): 5,
-    ("board.py", "trick"): 4,
-    ("board.py", "view"): 40,
-    ("board.py", "view['rules']"): 1,
-    ("errors.py", "view"): 2,
-    ("hand.py", "game.result"): 1,
-    ("hand.py", "me"): 5,
-    ("hand.py", "result"): 2,
-    ("hand.py", "view"): 30,
-    ("hand.py", "view['players'][sv.seat]"): 2,
-    ("lobby.py", "game.rules"): 1,
-    ("manage.py", "game.rules"): 1,
-    ("stats.py", "game.result"): 1,
-    ("stats.py", "game.result or {}"): 1,
-    ("stats.py", "game.rules"): 1,
-    ("stats.py", "view"): 1,
-})
+#: Presentation code that must not read a record by string key.
+PRESENTATION = (*sorted(str(p.relative_to(ROOT)) for p in (ROOT / "kolkhoz_tg/present")
+                        .glob("*.py")), "kolkhoz_tg/bot/plan.py")
 
-#: Names that hold a notification, its payload, an event or a move: never subscripted.
-RECORD_NAMES = frozenset({"note", "notes", "payload", "data", "e", "event", "events", "move",
-                          "moves", "board", "summary", "over", "timed_out"})
-
-#: Fields of records.py still typed as JSON: helper P2 types them; the lead empties this.
-RECORD_FIELDS_P2 = frozenset({"GameInfo.rules", "GameInfo.meta", "GameInfo.result",
-                              "SeatView.view", "BoardView.view"})
+#: Functions still reading string keys: (file, function) -> why.
+KEY_LEDGER: dict[tuple[str, str], str] = {
+    ("kolkhoz_tg/present/stats.py", "game_log"): "GameInfo.rules is still a dict (theme)",
+    ("kolkhoz_tg/present/lobby.py", "lobby"): "GameInfo.rules is still a dict (medals)",
+    ("kolkhoz_tg/present/manage.py", "years_menu"): "GameInfo.rules is still a dict (years)",
+    ("kolkhoz_tg/present/hints.py", "chances_words"):
+        "an AI player's advice: botplay.advise's JSON answer, not a record",
+    ("kolkhoz_tg/present/hints.py", "hint_line"):
+        "an AI player's advice: botplay.advise's JSON answer, not a record",
+    ("kolkhoz_tg/present/hints.py", "line"):
+        "hint_line's inner function, reading the same advice",
+}
 
 
-def _string_keys(path: Path) -> list[tuple[str, str, int]]:
-    """(subscripted expression, key, line) of every ``x["key"]`` and ``x.get("key")``."""
-    out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
-                and isinstance(node.slice.value, str)):
-            out.append((ast.unparse(node.value), node.slice.value, node.lineno))
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr == "get" and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-            out.append((ast.unparse(node.func.value), node.args[0].value, node.lineno))
+def _is_dict_str_any(node: ast.expr | None) -> bool:
+    return node is not None and "dict[str, Any]" in ast.unparse(node)
+
+
+def _dict_fields(path: str) -> set[str]:
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    found = set()
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef):
+            for item in cls.body:
+                if (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+                        and _is_dict_str_any(item.annotation)):
+                    found.add(f"{cls.name}.{item.target.id}")
+    return found
+
+
+def _string_key(node: ast.AST) -> bool:
+    """``x["key"]`` or ``x.get("key", …)``."""
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get" and bool(node.args)
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str))
+
+
+def _keyed_functions(path: str) -> dict[str, int]:
+    """Function name -> how many string-key reads it makes (a nested function's reads
+    count for it and for the functions around it)."""
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    out: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            hits = sum(_string_key(n) for n in ast.walk(node))
+            if hits:
+                out[node.name] = hits
     return out
 
 
-def test_no_event_payload_or_notification_is_read_by_string_key() -> None:
-    bad = []
-    for path in SCREENS:
-        for base, key, line in _string_keys(path):
-            root = base.split(".")[0].split("[")[0]
-            last = base.split(".")[-1].split("[")[0]
-            if {root, last} & RECORD_NAMES or base.endswith((".payload", ".data")):
-                bad.append(f"{path.name}:{line}: {base}[{key!r}]")
-    assert not bad, "read these records by attribute:\n" + "\n".join(bad)
+def test_records_carry_no_json_dicts() -> None:
+    found = {(path, field) for path in RECORDS if (ROOT / path).exists()
+             for field in _dict_fields(path)}
+    assert found - FIELD_LEDGER.keys() == set(), "a record field is dict[str, Any]"
+    stale = {k for k in FIELD_LEDGER if (ROOT / k[0]).exists()} - found
+    assert not stale, f"typed now: drop from FIELD_LEDGER {sorted(stale)}"
 
 
-def test_the_screens_read_records_by_attribute() -> None:
-    seen: Counter[tuple[str, str]] = Counter()
-    for path in SCREENS:
-        for base, _key, _line in _string_keys(path):
-            seen[(path.name, base)] += 1
-    unexplained = {k: n for k, n in seen.items() if k not in NOT_RECORDS
-                   and n > PENDING_P2.get(k, 0)}
-    assert not unexplained, (
-        "string-key subscripts of a view, event or payload (read attributes instead, or "
-        f"allow a genuinely free-form dict in NOT_RECORDS with its reason): {unexplained}")
-    stale = [k for k in NOT_RECORDS if k not in seen]
-    assert not stale, f"NOT_RECORDS entries no longer needed: {stale}"
+def test_presentation_reads_no_record_by_string_key() -> None:
+    found = {(path, name) for path in PRESENTATION for name in _keyed_functions(path)}
+    new = found - KEY_LEDGER.keys()
+    assert not new, f"string-key reads of a view, event or payload: {sorted(new)}"
+    stale = KEY_LEDGER.keys() - found
+    assert not stale, f"no string keys any more: drop from KEY_LEDGER {sorted(stale)}"
 
 
-def _fields(path: Path) -> dict[str, str]:
-    """``Class.field`` -> its annotation, for every class-level annotated name."""
-    out = {}
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-                    out[f"{node.name}.{item.target.id}"] = ast.unparse(item.annotation)
-    return out
+def test_a_stored_result_decodes_and_encodes_back_identically() -> None:
+    """``games.result`` as every version of the service stored it: scores and winners, then
+    ``early``, ``plots`` and ``last_jobs``."""
+    from kolkhoz_tg.service.records import GameResult
 
-
-def test_payloads_hold_no_untyped_json() -> None:
-    text = PAYLOADS.read_text(encoding="utf-8")
-    assert "dict[str, Any]" not in text
-    assert not [f for f, t in _fields(PAYLOADS).items() if "Any" in t or "JsonObject" in t]
-
-
-def test_records_hold_no_untyped_json() -> None:
-    untyped = {f for f, t in _fields(RECORDS).items()
-               if "dict[str, Any]" in t or t == "Any"} - RECORD_FIELDS_P2
-    assert not untyped, f"type these record fields: {sorted(untyped)}"
+    shapes = [
+        {"scores": [10, 20, 5], "winners": [1]},
+        {"scores": [10, 20, 20], "winners": [1, 2], "early": False},
+        {"scores": [3, 4, 4, 1], "winners": [1, 2], "early": True,
+         "plots": [["10H", "QS"], [], ["AH"], ["7C", "8D"]]},
+        {"scores": [3, 4], "winners": [1], "early": False, "plots": [["10H"], ["QS"]],
+         "last_jobs": {"10H": "S", "QS": "H"}},
+    ]
+    for stored in shapes:
+        result = GameResult.from_json(stored)
+        assert result.to_json() == stored
+        assert GameResult.from_json(result.to_json()) == result

@@ -300,7 +300,7 @@ async def _hand_picture(tap: Tap) -> None:
     await answer_quietly(tap.query)
     loop = asyncio.get_running_loop()
     picture = await loop.run_in_executor(
-        PICTURES, partial(hand_png, tap.tr, sv.view, sv.legal))
+        PICTURES, partial(hand_png, tap.tr, sv.view))
     try:
         await tap.context.bot.send_photo(tap.user_id, picture)
     except TelegramError as e:  # the tap is answered: a word instead of the picture

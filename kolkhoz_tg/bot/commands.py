@@ -12,6 +12,7 @@ from telegram.ext import ContextTypes
 from telegram.helpers import create_deep_linked_url
 
 from engine import PRESETS
+from engine.views import View
 from kolkhoz_tg import house_rules, present
 from kolkhoz_tg.bot import history, practice
 from kolkhoz_tg.bot.callbacks import practice_button
@@ -379,7 +380,7 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 async def _public_reply(
     update: Update, context: ContextTypes.DEFAULT_TYPE,
-    text: Callable[[Translator, GameInfo, dict[str, Any]], str],
+    text: Callable[[Translator, GameInfo, View], str],
 ) -> None:
     """Answer with something made from the public view of the game here: the one in play,
     or else the chat's last finished game (its final state stays readable)."""

@@ -35,7 +35,7 @@ from kolkhoz_tg.service.payloads import (
     TimedOut,
     YearSummary,
 )
-from kolkhoz_tg.storage.models import Actor
+from kolkhoz_tg.storage.models import Actor, GameStatus
 from kolkhoz_tg.timeutil import utc
 
 #: Game meta keys the bot keeps: the board message, and per player their game message, whether
@@ -446,9 +446,8 @@ def hand_holds(note: Notification, scene: Scene) -> bool:
     meanwhile, it goes out all the same: the message says the game is paused, and the
     player has their hand to look at."""
     seat = scene.seats.get(note.user_id) if note.user_id is not None else None
-    return (scene.game.status in ("active", "paused") and seat is not None
-            and isinstance(note.payload, NewHand)
-            and seat.view.get("year") == note.payload.year)  # P2: seat.view.year
+    return (scene.game.status in (GameStatus.ACTIVE, GameStatus.PAUSED) and seat is not None
+            and isinstance(note.payload, NewHand) and seat.view.year == note.payload.year)
 
 
 def reminder_key(user_id: int) -> str:

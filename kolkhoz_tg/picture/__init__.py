@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from engine import Card
+from engine.views import View
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.picture import board, hand
 from kolkhoz_tg.picture.draw import DP_WIDTH
@@ -40,22 +41,25 @@ def _scale(width: int) -> float:
 Plots = Sequence[Sequence[Card | str]]
 
 
-def board_png(tr: Translator, game: GameInfo | dict[str, Any], public_view: dict[str, Any],
+def board_png(tr: Translator, game: GameInfo | dict[str, Any],
+              public_view: View | dict[str, Any],
               *, width: int = WIDTH, plots: Plots | None = None) -> bytes:
     """The board of ``game`` as a PNG ``width`` pixels wide, drawn from ``public_view``
-    (``engine.Game.view(None)``, as the service stores it) and the seats' names in
-    ``game``. Once the game is over, ``plots`` (``Game.final_plots()``) shows every plot
-    face up; without them the public view has only the face-up cards and counts.
+    (``engine.Game.typed_view(None)``, the service's :class:`BoardView` view) and the
+    seats' names in ``game``. Once the game is over, ``plots`` (``Game.final_plots()``)
+    shows every plot face up; without them the public view has only the face-up cards and
+    counts.
     Raises :class:`ValueError` for a seat's view (one with a hand or face-down cards in
     it), plots before the end or not matching the view, or a width outside 240-2160."""
     return board.render(tr, game, public_view, _scale(width), plots).png()
 
 
-def hand_png(tr: Translator, seat_view: dict[str, Any], legal: Iterable[str] = (), *,
+def hand_png(tr: Translator, seat_view: View | dict[str, Any], legal: Iterable[str] = (), *,
              width: int = WIDTH) -> bytes:
-    """The reader's own hand and plot as a PNG, from their view (``engine.Game.view(seat)``):
-    the cards they may not play now (with their ``legal`` action texts) dimmed. Raises
-    :class:`ValueError` for the public view."""
+    """The reader's own hand and plot as a PNG, from their view
+    (``engine.Game.typed_view(seat)``, the service's :class:`SeatView` view, or its JSON):
+    the cards they may not play now (outside the view's legal actions, or ``legal`` action
+    texts when given) dimmed. Raises :class:`ValueError` for the public view."""
     return hand.render(tr, seat_view, tuple(legal), _scale(width)).png()
 
 
@@ -71,7 +75,7 @@ class PictureCache:
         self.hits = self.misses = 0
 
     def board(self, tr: Translator, game: GameInfo | dict[str, Any],
-              public_view: dict[str, Any], *, width: int = WIDTH,
+              public_view: View | dict[str, Any], *, width: int = WIDTH,
               plots: Plots | None = None) -> bytes:
         """:func:`board_png`, from the cache when this version was drawn before."""
         info = game.to_dict() if isinstance(game, GameInfo) else game
@@ -103,7 +107,7 @@ BOARDS: Final = PictureCache()
 
 
 def cached_board_png(tr: Translator, game: GameInfo | dict[str, Any],
-                     public_view: dict[str, Any], *, width: int = WIDTH,
+                     public_view: View | dict[str, Any], *, width: int = WIDTH,
                      plots: Plots | None = None) -> bytes:
     """:func:`board_png` through :data:`BOARDS`: free when this game version was drawn
     before in the same language and width."""

@@ -45,7 +45,9 @@ from kolkhoz_tg.picture.draw import (
     rich,
     rich_width,
 )
-from kolkhoz_tg.service.records import GameInfo
+from kolkhoz_tg.service.payloads import GameHeader
+from kolkhoz_tg.service.records import GameInfo, SeatInfo
+from kolkhoz_tg.storage.models import GameStatus
 
 MARGIN = 10
 HEADER = 54
@@ -62,7 +64,6 @@ class _Board:
 
     tr: Translator
     view: View
-    raw: dict[str, Any]
     names: list[str]
     theme: str
     plots: tuple[tuple[Card, ...], ...] | None = None
@@ -71,14 +72,23 @@ class _Board:
         return card_parts(present.card(self.tr, None if card is None else str(card)), card)
 
 
-def public_only(view: dict[str, Any]) -> None:
-    """Raises :class:`ValueError` unless ``view`` is the public view (``Game.view(None)``):
-    the board picture is shown to a whole group, so a seat's view must never reach it."""
-    if not isinstance(view, dict) or view.get("viewer", "?") is not None:
-        raise ValueError("the board picture is drawn from the public view only")
-    for p in view.get("players", ()):
-        if p.get("hand") is not None or not isinstance(p.get("plot_hidden"), int):
+def public_only(view: View | dict[str, Any]) -> View:
+    """``view`` typed; raises :class:`ValueError` unless it is the public view
+    (``Game.typed_view(None)``, or as JSON ``Game.view(None)``): the board picture is shown
+    to a whole group, so a seat's view must never reach it."""
+    if isinstance(view, dict):  # JSON: a tool's or a test's input
+        if view.get("viewer", "?") is not None:
             raise ValueError("the board picture is drawn from the public view only")
+        for p in view.get("players", ()):
+            if p.get("hand") is not None or not isinstance(p.get("plot_hidden"), int):
+                raise ValueError("the board picture is drawn from the public view only")
+        view = View.from_dict(view)
+    if not isinstance(view, View) or view.viewer is not None:
+        raise ValueError("the board picture is drawn from the public view only")
+    for p in view.players:
+        if p.hand is not None or p.plot_hidden is not None:
+            raise ValueError("the board picture is drawn from the public view only")
+    return view
 
 
 def final_plots(view: View, plots: Sequence[Sequence[Card | str]] | None
@@ -101,19 +111,28 @@ def final_plots(view: View, plots: Sequence[Sequence[Card | str]] | None
 
 
 def names_of(tr: Translator, game: GameInfo | dict[str, Any], n: int) -> list[str]:
-    """The seats' names as the font can draw them (a name of emoji alone becomes the seat)."""
+    """The seats' names as the font can draw them (a name of emoji alone becomes the seat).
+    ``game`` may be a plain JSON header (tools and tests draw from one): its seats only."""
+    seats = _json_header(game, n) if isinstance(game, dict) else game
     out = []
     for s in range(n):
-        name = printable(present.seat_name(tr, game, s))
+        name = printable(present.seat_name(tr, seats, s))
         out.append(name or tr.gettext("Seat {number}", number=s + 1))
     return out
 
 
-def render(tr: Translator, game: GameInfo | dict[str, Any], view: dict[str, Any],
+def _json_header(game: dict[str, Any], n: int) -> GameHeader:
+    seats = tuple(SeatInfo(seat=s["seat"], user_id=s.get("user_id"), name=s["name"],
+                           is_bot=bool(s.get("is_bot")), standin=bool(s.get("standin")),
+                           timeouts=0, auto_moves=0) for s in game.get("seats", []))
+    return GameHeader(id=game.get("id", 0), chat_id=0, status=GameStatus.ACTIVE, preset=None,
+                      players=n, version=game.get("version", 0), turn_timeout=0, seats=seats)
+
+
+def render(tr: Translator, game: GameInfo | dict[str, Any], view: View | dict[str, Any],
            scale: float, plots: Sequence[Sequence[Card | str]] | None = None) -> Canvas:
-    public_only(view)
-    typed = View.from_dict(view)
-    b = _Board(tr, typed, view, names_of(tr, game, typed.players_count),
+    typed = public_only(view)
+    b = _Board(tr, typed, names_of(tr, game, typed.players_count),
                typed.rules.theme.value, final_plots(typed, plots))
     heights = [_header_height(b), 4 * JOB_ROW + 6, _trick_height(b), _last_height(b),
                _players_height(b), _north_height(b), _footer_height(b)]
@@ -461,7 +480,7 @@ def _footer_text(b: _Board) -> tuple[str, bool]:
                                  points, name=who), True
         return b.tr.ngettext("Shared win: {names}, {n} point each",
                              "Shared win: {names}, {n} points each", points, names=who), True
-    return present.waiting_text(b.tr, b.raw, b.names), False
+    return present.waiting_text(b.tr, b.view, b.names), False
 
 
 FOOTER_SIZE = 15

@@ -8,9 +8,10 @@ private, shows them) and face-up ones.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from engine import Card, Phase, Suit
+from engine import Action, Card, Phase, Suit
 from engine.views import View
 from kolkhoz_tg import present
 from kolkhoz_tg.i18n import Translator
@@ -55,11 +56,17 @@ def _parts(tr: Translator, card: Card) -> tuple[str | None, Suit | None]:
     return card_parts(present.card(tr, str(card)), card)
 
 
-def render(tr: Translator, view: dict[str, Any], legal: tuple[str, ...],
+def render(tr: Translator, view: View | dict[str, Any], legal: tuple[str, ...],
            scale: float) -> Canvas:
-    if not isinstance(view, dict) or view.get("viewer") is None:
+    if isinstance(view, dict):  # JSON: a tool's or a test's input, with its legal texts
+        if view.get("viewer") is None:
+            raise ValueError("a hand is drawn from its owner's view, not the public one")
+        view = View.from_dict(view, legal)
+    elif legal:
+        view = replace(view, legal=tuple(Action.parse(a) for a in legal))
+    if not isinstance(view, View) or view.viewer is None:
         raise ValueError("a hand is drawn from its owner's view, not the public one")
-    v = View.from_dict(view, legal)
+    v = view
     me = v.me
     assert me is not None and me.hand is not None and me.plot_hidden is not None
     hand = me.hand

@@ -4,9 +4,9 @@ a service error means to the reader.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
-from engine import Card
+from engine.views import View
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service import ActResult, ActStatus
 
@@ -23,11 +23,10 @@ REASONS = (
 HAND_REASONS: Final = frozenset({"follow_suit", "trump_lead", "not_in_hand", "not_in_plot"})
 
 
-def reason_text(tr: Translator, reason: str | None, view: dict[str, Any] | None = None) -> str:
+def reason_text(tr: Translator, reason: str | None, view: View | None = None) -> str:
     """Why an action was refused, in words (engine and service reason codes)."""
     _ = tr.gettext
-    if reason == "follow_suit" and view and view.get("trick"):
-        led = Card.parse(view["trick"][0][1]).suit
+    if reason == "follow_suit" and view is not None and (led := view.led_suit) is not None:
         return _("You must follow the led suit {suit}.", suit=led.symbol)
     texts = {
         "follow_suit": _("You must follow the led suit."),

@@ -31,11 +31,11 @@ from kolkhoz_tg.service.payloads import (
     TimedOut,
     YearSummary,
 )
-from kolkhoz_tg.service.records import GameInfo, Kind, Notification
+from kolkhoz_tg.service.records import GameInfo, GameResult, Kind, Notification
 from kolkhoz_tg.storage.models import Actor
 
 #: Whose seats an event's sentence names: a notification's game, or a game's header.
-Seats = GameHeader | GameInfo | dict[str, Any]
+Seats = GameHeader | GameInfo
 
 #: Events a YEAR_SUMMARY notification reports (so a board's event list may leave them out).
 YEAR_END_EVENTS: Final = (
@@ -281,10 +281,8 @@ def final_table(tr: Translator, over: GameOver) -> str:
         lines.append(f"{line} ({' · '.join(details)})")
     if over.winners:
         scores = {row.seat: row.score for row in over.table}
-        result = {"scores": [scores.get(s, 0) for s in range(len(names))],
-                  "winners": list(over.winners)}
-        lines.append(winners_line(tr, {"result": result},
-                                  [names.get(s, "?") for s in range(len(names))]))
+        result = GameResult([scores.get(s, 0) for s in range(len(names))], list(over.winners))
+        lines.append(winners_line(tr, result, [names.get(s, "?") for s in range(len(names))]))
     return "\n".join(lines)
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
-from engine import Action, ActionKind, Card
+from engine import Action, ActionKind
 from engine.cards import SUITS
+from engine.phase import Phase
 from engine.views import View
 from kolkhoz_tg.bot.callbacks import action_button, explain_button, view_button
 from kolkhoz_tg.i18n import Translator
@@ -18,30 +18,30 @@ from kolkhoz_tg.present.keyboard import Button, Keyboard, Message
 from kolkhoz_tg.present.words import SUIT_SYMBOLS, card, cards, job_name, seat_name
 from kolkhoz_tg.service.ratings import places
 from kolkhoz_tg.service.records import GameInfo, SeatView
+from kolkhoz_tg.storage.models import GameStatus
 
 
-def hand_text(tr: Translator, view: dict[str, Any], legal: Sequence[str]) -> str:
+def hand_text(tr: Translator, view: View) -> str:
     """The reader's hand (cards that may not be played now in brackets) and plot."""
     _ = tr.gettext
-    me = view["players"][view["viewer"]]
-    playable = {
-        str(a.card) for a in map(Action.parse, legal) if a.kind is ActionKind.PLAY and a.card
-    }
+    me = view.me
+    assert me is not None
+    playable = view.playable
     shown = []
-    for c in me["hand"] or []:
+    for c in me.hand or ():
         shown.append(card(tr, c) if not playable or c in playable else f"({card(tr, c)})")
     lines = [_("Your cards: {cards}", cards=" ".join(shown) or "—")]
     lines.append(_("Your plot: hidden {hidden} · face up {shown}",
-                   hidden=cards(tr, me["plot_hidden"]), shown=cards(tr, me["plot_revealed"])))
+                   hidden=cards(tr, me.plot_hidden or ()), shown=cards(tr, me.plot_revealed)))
     return "\n".join(lines)
 
 
-def action_label(tr: Translator, view: View | dict[str, Any], action: Action | str) -> str:
+def action_label(tr: Translator, view: View, action: Action | str) -> str:
     """A button-sized description of one action, with what it does to a job (the engine's
     typed view answers how many hours a card gives and whether it completes the job)."""
     _ = tr.gettext
     a = Action.parse(action)
-    typed = view if isinstance(view, View) else View.from_dict(view)
+    typed = view
     theme = typed.rules.theme.value
     if a.kind is ActionKind.TRUMP:
         assert a.suit is not None
@@ -144,14 +144,14 @@ def trump_hints(tr: Translator, view: View, shown: Sequence[str]) -> list[str]:
     return lines
 
 
-def phase_prompt(tr: Translator, view: dict[str, Any], names: Sequence[str]) -> str:
+def phase_prompt(tr: Translator, view: View, names: Sequence[str]) -> str:
     """What the reader is asked to do now (``names``: the seats' names, for the pass)."""
     _ = tr.gettext
-    phase = view["phase"]
-    if phase == "trump":
+    phase = view.phase
+    if phase is Phase.TRUMP:
         return _("You are the Planner: choose the trump suit.")
-    if phase == "pass":
-        typed = View.from_dict(view)
+    if phase is Phase.PASS:
+        typed = view
         assert typed.pass_to is not None
         name = names[typed.pass_to]
         if typed.pass_left:
@@ -159,9 +159,9 @@ def phase_prompt(tr: Translator, view: dict[str, Any], names: Sequence[str]) -> 
                      "everyone passes one at the same time).", name=name)
         return _("Choose a card to pass to your right neighbour, {name} (face-down; "
                  "everyone passes one at the same time).", name=name)
-    if phase == "swap":
+    if phase is Phase.SWAP:
         return _("You may swap one hand card with a face-down plot card, or keep them.")
-    if phase == "assign":
+    if phase is Phase.ASSIGN:
         return _("You are the Brigadier: put the trick's cards on the jobs, one by one.")
     return _("Your turn: play a card.")
 
@@ -188,48 +188,47 @@ def private(
     _ = tr.gettext
     view, game = sv.view, sv.game
     head = [where(tr, game, chat_title),
-            _("year {year} of {years}", year=view["year"], years=view["years"])]
-    if view["trump"]:
-        head.append(_("trump {suit}", suit=SUIT_SYMBOLS[view["trump"]]))
+            _("year {year} of {years}", year=view.year, years=view.years)]
+    if view.trump is not None:
+        head.append(_("trump {suit}", suit=SUIT_SYMBOLS[view.trump.letter]))
     lines = ["🌾 " + " · ".join(head)]
     for c in forced:
         lines.append("🤖 " + _("{card} was your only possible card: I played it for you.",
                               card=card(tr, c)))
-    names = [seat_name(tr, game, s) for s in range(view["players_count"])]
-    if sv.to_act and view["phase"] in ("play", "assign") and view["trick"]:
-        played = " · ".join(f"{names[s]} {card(tr, c)}" for s, c in view["trick"])
+    names = [seat_name(tr, game, s) for s in range(view.players_count)]
+    if sv.to_act and view.phase in (Phase.PLAY, Phase.ASSIGN) and view.trick:
+        played = " · ".join(f"{names[s]} {card(tr, c)}" for s, c in view.trick)
         lines.append(_("Trick: {cards}", cards=played))
-    ended = game.status in ("finished", "aborted") or view["phase"] == "over"
+    ended = game.status in (GameStatus.FINISHED, GameStatus.ABORTED) or view.over
     if not ended:
         lines += pass_lines(tr, view, sv.seat, names)
     if stood_in(sv) and not ended:
         lines.append("🤖 " + _("A bot is playing for you. Tap any button here or send /back "
                               "to take your seat back."))
-    if view["phase"] == "over":
+    if view.over:
         lines.append("🏁 " + _("The five-year plan is over."))
-        winners = winners_line(tr, game, names)
+        winners = winners_line(tr, game.result, names)
         if winners:
             lines.append(winners)
         lines += own_result(tr, game, sv.seat, rating)
-    elif game.status == "aborted":
+    elif game.status == GameStatus.ABORTED:
         lines.append(_("The game was called off."))
-    elif game.status == "paused":
+    elif game.status == GameStatus.PAUSED:
         lines.append("⏸ " + _("The game is paused; the clock has stopped."))
     elif sv.to_act:
-        typed = View.from_dict(view, sv.legal)
-        lines.append(jobs_line(tr, typed))
+        lines.append(jobs_line(tr, view))
         lines.append("👉 " + phase_prompt(tr, view, names))
-        led = Card.parse(view["trick"][0][1]).suit if view["trick"] else None
-        if view["phase"] == "play" and led is not None:
+        led = view.led_suit
+        if view.phase is Phase.PLAY and led is not None:
             lines.append(_("Led suit: {suit}", suit=led.symbol))
-        if view["phase"] == "assign" and view["pending"]:
-            lines.append(_("Where does {card} go?", card=card(tr, view["pending"][0])))
+        if view.phase is Phase.ASSIGN and view.pending:
+            lines.append(_("Where does {card} go?", card=card(tr, view.pending[0])))
         # What the trump Jack, Queen and King do: for the card being placed, and for the
         # hand when it is new (before the year's first trick is over).
-        shown = view["pending"][:1] if view["phase"] == "assign" else []
-        if not view.get("tricks"):
-            shown += view["players"][sv.seat]["hand"] or []
-        lines += trump_hints(tr, typed, shown)
+        shown = [str(c) for c in view.pending[:1]] if view.phase is Phase.ASSIGN else []
+        if not view.tricks:
+            shown += [str(c) for c in view.players[sv.seat].hand or ()]
+        lines += trump_hints(tr, view, shown)
         if sv.deadline is not None and zone is not None:
             lines.append("⏰ " + _("Time runs out {time} ({when}).",
                                   time=tr.clock(sv.deadline, now, zone),
@@ -245,18 +244,18 @@ def private(
         lines.append("⏳ " + _("Not your move now: the board in the group shows whose it is. "
                               "I will write when it is yours."))
     if not ended:
-        lines.append(hand_text(tr, view, sv.legal))
+        lines.append(hand_text(tr, view))
     return Message("\n".join(lines), [] if ended else private_keyboard(tr, sv))
 
 
-def pass_lines(tr: Translator, view: dict[str, Any], seat: int, names: list[str]) -> list[str]:
+def pass_lines(tr: Translator, view: View, seat: int, names: list[str]) -> list[str]:
     """What the reader passed and received this year (``pass_cards``): theirs alone to
     know, so only in their private message."""
-    me = view["players"][seat]
-    sent, received = me.get("pass_sent"), me.get("pass_received")
+    me = view.players[seat]
+    sent, received = me.pass_sent, me.pass_received
     if sent is None:
         return []
-    typed = View.from_dict(view)
+    typed = view
     assert typed.pass_to is not None and typed.pass_from is not None
     to = names[typed.pass_to]
     if received is None:
@@ -274,9 +273,9 @@ def own_result(
     """The reader's own end of a finished game: their place and points, and what it did to
     their rating in the chat (``rating``: before, after)."""
     result = game.result
-    if not result or not result.get("scores"):
+    if result is None or not result.scores:
         return []
-    scores = result["scores"]
+    scores = result.scores
     place = places(scores)[seat]
     lines = ["📋 " + tr.ngettext("Your place: {place} of {players}, {n} point.",
                                  "Your place: {place} of {players}, {n} points.",
@@ -299,24 +298,24 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
     and explain themselves when tapped."""
     _ = tr.gettext
     view, gid, ver = sv.view, sv.game.id, sv.game.version
-    typed = View.from_dict(view, sv.legal)
+    typed = view
     legal = set(typed.legal)
-    phase = view["phase"]
+    phase = view.phase
     rows: Keyboard = []
     if stood_in(sv):
         rows.append([Button("▶ " + _("I am back"), view_button(gid, ver, "back"))])
-    hand = view["players"][sv.seat]["hand"] or []
-    if phase == "trump" and sv.to_act:
+    hand = view.players[sv.seat].hand or ()
+    if phase is Phase.TRUMP and sv.to_act:
         rows.append([Button(s.symbol, action_button(gid, ver, Action.trump(s).text))
                      for s in SUITS])
-    elif phase == "pass" and sv.to_act:
+    elif phase is Phase.PASS and sv.to_act:
         # The card to pass: any of the hand, face-down to the neighbour.
         passes = [
             Button("↪ " + card(tr, str(a.card)) + trump_mark(typed, str(a.card)),
                    action_button(gid, ver, a.text))
             for a in typed.legal if a.kind is ActionKind.PASS and a.card is not None]
         rows.extend(passes[i : i + 4] for i in range(0, len(passes), 4))
-    elif phase == "swap" and sv.to_act:
+    elif phase is Phase.SWAP and sv.to_act:
         pairs = []
         for text in sv.legal:
             a = Action.parse(text)
@@ -326,7 +325,7 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
         rows.extend(pairs[i : i + 3] for i in range(0, len(pairs), 3))
         rows.append([Button(_("Keep my cards"),
                             action_button(gid, ver, Action.swap_pass().text))])
-    elif phase == "assign" and sv.to_act and typed.pending:
+    elif phase is Phase.ASSIGN and sv.to_act and typed.pending:
         options = [
             Button(assign_button(tr, typed, a), action_button(gid, ver, a.text))
             for a in typed.assignments(typed.pending[0])
@@ -335,10 +334,10 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
     elif hand:
         buttons = []
         for c in hand:
-            action = Action.play(Card.parse(c))
+            action = Action.play(c)
             text = action.text
-            label = card(tr, c) + trump_mark(typed, c)
-            if phase == "play" and sv.to_act and action in legal:
+            label = card(tr, c) + trump_mark(typed, str(c))
+            if phase is Phase.PLAY and sv.to_act and action in legal:
                 buttons.append(Button(label, action_button(gid, ver, text)))
             else:
                 buttons.append(Button(f"·{label}·", explain_button(gid, ver, text)))
@@ -355,24 +354,25 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
     return rows
 
 
-def last_trick(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
+def last_trick(tr: Translator, game: GameInfo, view: View) -> str:
     _ = tr.gettext
-    if not view["last_trick"]:
+    if not view.last_trick:
         return _("No trick has been completed this year yet.")
-    names = [seat_name(tr, game, s) for s in range(view["players_count"])]
-    played = " · ".join(f"{names[s]} {card(tr, c)}" for s, c in view["last_trick"])
+    assert view.last_trick_winner is not None
+    names = [seat_name(tr, game, s) for s in range(view.players_count)]
+    played = " · ".join(f"{names[s]} {card(tr, c)}" for s, c in view.last_trick)
     return _("Last trick: {cards}", cards=played) + " — " + _(
-        "won by {name}", name=names[view["last_trick_winner"]]
+        "won by {name}", name=names[view.last_trick_winner]
     )
 
 
-def visible_score(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
+def visible_score(tr: Translator, game: GameInfo, view: View) -> str:
     """Scores from public information only: face-up plot cards (and medals when they
     count); face-down cards stay secret until the end. A finished game: its final score."""
     _ = tr.gettext
     if game.result is not None:
         names = [seat_name(tr, game, s) for s in range(game.players)]
-        scores = game.result["scores"]
+        scores = game.result.scores
         order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
         lines = ["🏁 " + _("Final score:")]
         lines += [  # tied players share a place
@@ -380,10 +380,10 @@ def visible_score(tr: Translator, game: GameInfo, view: dict[str, Any]) -> str:
             + tr.ngettext("{n} point", "{n} points", scores[s])
             for s in order
         ]
-        winners = winners_line(tr, game, names)
+        winners = winners_line(tr, game.result, names)
         return "\n".join([*lines, winners] if winners else lines)
     lines = [_("Points in sight (face-down cards are counted at the end):")]
-    for p in View.from_dict(view).players:
+    for p in view.players:
         hidden = p.hidden_count
         lines.append(
             _("{name}: {points} + {hidden}", name=seat_name(tr, game, p.seat),

@@ -8,6 +8,7 @@ from typing import Any
 
 from babel.numbers import format_decimal
 
+from engine.views import View
 from kolkhoz_tg import house_rules
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.board import winners_line
@@ -18,6 +19,7 @@ from kolkhoz_tg.present.words import level_name, seat_name, start_link
 from kolkhoz_tg.service.payloads import LoggedMove
 from kolkhoz_tg.service.ratings import places
 from kolkhoz_tg.service.records import GameInfo, RatingLine
+from kolkhoz_tg.storage.models import GameStatus
 
 
 def _rating_parts(tr: Translator, line: RatingLine) -> str:
@@ -85,7 +87,7 @@ def house_rule_games(tr: Translator, games: list[GameInfo], user_id: int) -> str
     """``/stats me``: the player's finished games played under house rules (not rated:
     RULES.md revision 4), newest first, with their place and points; None without any."""
     _ = tr.gettext
-    played = [g for g in games if g.status == "finished" and not g.practice
+    played = [g for g in games if g.status == GameStatus.FINISHED and not g.practice
               and not house_rules.rated_rules(g.rules)]
     if not played:
         return None
@@ -94,7 +96,7 @@ def house_rule_games(tr: Translator, games: list[GameInfo], user_id: int) -> str
         "{n} games under house rules (not rated):", len(played))]
     for game in played[:HOUSE_GAMES_LISTED]:
         seat = next((s.seat for s in game.seats if s.user_id == user_id), None)
-        scores = (game.result or {}).get("scores") or []
+        scores = game.result.scores if game.result is not None else []
         line = _('#{id} "{rules}"', id=game.id,
                  rules=rules_title(tr, game.preset, game.rules))
         if seat is not None and seat < len(scores):
@@ -135,7 +137,7 @@ def log_payload(game_id: int) -> str:
 
 
 def log_summary(
-    tr: Translator, game: GameInfo, view: dict[str, Any] | None, bot_username: str
+    tr: Translator, game: GameInfo, view: View | None, bot_username: str
 ) -> Message:
     """``/log`` in a group: a finished (or called-off) game in a few lines (rules, years,
     winner, final score) with a button that opens its full log in private, never the
@@ -144,19 +146,19 @@ def log_summary(
     names = [seat_name(tr, game, s) for s in range(game.players)]
     head = _('Game {id}: "{rules}"', id=game.id,
              rules=rules_title(tr, game.preset, game.rules))
-    years = view["year"] if view is not None else 0
-    if game.status != "aborted" and years:
+    years = view.year if view is not None else 0
+    if game.status != GameStatus.ABORTED and years:
         head += ", " + tr.ngettext("{n} year played", "{n} years played", years)
     lines = ["📜 " + head]
-    if game.status == "aborted":
+    if game.status == GameStatus.ABORTED:
         lines.append(_("Called off in year {year}.", year=years) if years
                      else _("The game was called off."))
     if game.result is not None:
-        scores = game.result["scores"]
+        scores = game.result.scores
         order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
         lines.append(_("Score: {scores}", scores=" · ".join(
             f"{names[s]} {scores[s]}" for s in order)))
-        winners = winners_line(tr, game, names)
+        winners = winners_line(tr, game.result, names)
         if winners:
             lines.append(winners)
     url = start_link(bot_username, log_payload(game.id))

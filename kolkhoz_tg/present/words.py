@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
-from engine.cards import SUITS
+from engine.cards import SUITS, Card
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service.payloads import GameHeader
 from kolkhoz_tg.service.records import GameInfo
@@ -16,16 +15,17 @@ from kolkhoz_tg.service.records import GameInfo
 SUIT_SYMBOLS = {s.letter: s.symbol for s in SUITS}
 
 
-def card(tr: Translator, text: str | None) -> str:
+def card(tr: Translator, text: Card | str | None) -> str:
     """``10H`` → ``10♥`` (``QS`` → ``Д♠`` in Russian: the reader's rank letters); a card
     hidden from the reader (None in a view) → ``?``."""
     if not text:
         return "?"
+    text = str(text)
     rank = text[:-1]
     return tr.rank(rank) + SUIT_SYMBOLS.get(text[-1], text[-1])
 
 
-def cards(tr: Translator, texts: Sequence[str | None]) -> str:
+def cards(tr: Translator, texts: Sequence[Card | str | None]) -> str:
     return " ".join(card(tr, t) for t in texts) if texts else "—"
 
 
@@ -39,25 +39,17 @@ def job_name(tr: Translator, theme: str, job: str) -> str:
     return names[job]
 
 
-def seat_name(
-    tr: Translator, game: GameInfo | GameHeader | dict[str, Any], seat: int
-) -> str:
-    """The seat's player name; bots are numbered in the reader's language."""
-    seats = (
-        [(s["seat"], s["is_bot"], s["name"]) for s in game["seats"]] if isinstance(game, dict)
-        else [(s.seat, s.is_bot, s.name) for s in game.seats]
-    )
-    for number, is_bot, name in seats:
-        if number == seat:
-            if is_bot:
-                return tr.gettext("Bot {number}", number=name.rsplit(" ", 1)[-1])
-            return str(name)
+def seat_name(tr: Translator, game: GameInfo | GameHeader, seat: int) -> str:
+    """The seat's player name; AI players are numbered in the reader's language."""
+    for s in game.seats:
+        if s.seat == seat:
+            if s.is_bot:
+                return tr.gettext("Bot {number}", number=s.name.rsplit(" ", 1)[-1])
+            return str(s.name)
     return tr.gettext("Seat {number}", number=seat + 1)
 
 
-def seat_names(
-    tr: Translator, game: GameInfo | GameHeader | dict[str, Any], n: int
-) -> list[str]:
+def seat_names(tr: Translator, game: GameInfo | GameHeader, n: int) -> list[str]:
     return [seat_name(tr, game, s) for s in range(n)]
 
 

@@ -85,27 +85,26 @@ class Views:
         self._actions: dict[int, list[Action]] = {}
         self._legal: dict[int, list[str]] = {}
 
-    def typed(self, seat: int | None) -> View:
-        """The typed view for ``seat`` (None: the public one), without legal actions."""
+    def typed(self, seat: int | None, legal: bool = False) -> View:
+        """The view for ``seat`` (None: the public one); ``legal``: with the seat's legal
+        actions."""
         if seat not in self._typed:
             self._typed[seat] = View.of(self.game, seat, legal=False)
-        return self._typed[seat]
+        view = self._typed[seat]
+        if legal and seat is not None:
+            return replace(view, legal=tuple(self.actions(seat)))
+        return view
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        """The view for ``seat`` (None: the public one) as JSON data
-        (:meth:`engine.Game.view`)."""
+        """The view for ``seat`` as JSON (a notification's)."""
         if seat not in self._views:
             self._views[seat] = self.typed(seat).to_dict()
         return self._views[seat]
 
-    def with_legal(self, seat: int) -> View:
-        """The seat's typed view with its legal actions."""
-        return replace(self.typed(seat), legal=tuple(self.actions(seat)))
-
     def actions(self, seat: int) -> list[Action]:
         """The seat's legal actions."""
         if seat not in self._actions:
-            self._actions[seat] = self.game.legal_actions(seat)
+            self._actions[seat] = list(self.game.legal_actions(seat))
         return self._actions[seat]
 
     def legal(self, seat: int) -> list[str]:
@@ -471,7 +470,7 @@ class GameTx:
                 continue  # still waiting for the same decision (another seat swapped)
             self.notify(
                 YourTurn(
-                    view=self.views.with_legal(seat),
+                    view=self.views.typed(seat, legal=True),
                     legal=tuple(self.views.legal(seat)),
                     deadline=self.row.deadline,
                     game=self.game_header(),

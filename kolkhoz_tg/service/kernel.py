@@ -47,6 +47,7 @@ from kolkhoz_tg.service.records import (
     ActStatus,
     BoardView,
     GameInfo,
+    GameResult,
     Scene,
     SeatView,
 )
@@ -55,6 +56,7 @@ from kolkhoz_tg.storage.models import (
     ActionRow,
     ChatRow,
     GameRow,
+    GameStatus,
     NotificationRow,
     SeatRow,
     UserRow,
@@ -508,7 +510,7 @@ class Kernel:
             id=row.id,
             chat_id=row.chat_id,
             creator_id=row.creator_id,
-            status=row.status,
+            status=GameStatus(row.status),
             preset=row.preset,
             rules=dict(row.rules),
             players=row.players,
@@ -524,7 +526,7 @@ class Kernel:
             started_at=row.started_at,
             finished_at=row.finished_at,
             meta=dict(row.meta),
-            result=None if row.result is None else dict(row.result),
+            result=None if row.result is None else GameResult.from_json(row.result),
             topic_id=row.topic_id,
         )
 
@@ -546,11 +548,11 @@ class Kernel:
             to_act = set(views.game.to_act) if active else set()
             for user_id, seat in humans.items():
                 legal = views.legal(seat) if seat in to_act else []
-                seat_views[user_id] = SeatView(info, seat, views.view(seat), legal,
-                                               seat in to_act, row.deadline)
+                seat_views[user_id] = SeatView(info, seat, views.typed(seat, bool(legal)),
+                                               legal, seat in to_act, row.deadline)
         return Scene(
             game=info,
-            board=BoardView(info, None if views is None else views.view(None), row.deadline),
+            board=BoardView(info, None if views is None else views.typed(None), row.deadline),
             seats=seat_views,
             locales={u: (users[u].locale if u in users and users[u].locale else None)
                      or chat_locale for u in humans},

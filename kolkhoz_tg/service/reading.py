@@ -4,6 +4,7 @@ outbox."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -11,6 +12,7 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from engine import ActionError, Game, InvalidAction, Rules, event_to_dict
+from engine.views import View
 from kolkhoz_tg.service.common import (
     ACTIVE,
     OPEN,
@@ -84,12 +86,12 @@ class ReadingService:
             if game is None:
                 raise WrongState("not started", "not_started")
             active = row.status == ACTIVE
-            legal = [a.text for a in game.legal_actions(seat.seat)] if active else []
+            actions = list(game.legal_actions(seat.seat)) if active else []
             return SeatView(
                 game=self.kernel.game_info(s, row),
                 seat=seat.seat,
-                view=game.view(seat.seat),
-                legal=legal,
+                view=replace(View.of(game, seat.seat, legal=False), legal=tuple(actions)),
+                legal=[a.text for a in actions],
                 to_act=active and seat.seat in game.to_act,
                 deadline=row.deadline,
             )
@@ -100,7 +102,7 @@ class ReadingService:
             row, game = self.kernel.read_game(s, game_id)
             return BoardView(
                 game=self.kernel.game_info(s, row),
-                view=None if game is None else game.view(None),
+                view=None if game is None else game.typed_view(None),
                 deadline=row.deadline,
             )
 

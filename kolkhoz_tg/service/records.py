@@ -1,4 +1,5 @@
-"""Plain data the service returns: frozen dataclasses of ints, strings, dicts and datetimes.
+"""Plain data the service returns: frozen dataclasses of ints, strings, engine views,
+enums and datetimes (JSON only at the database and outbox edge: :meth:`GameResult.from_json`).
 
 Nothing here refers to Telegram; a front end renders these records in the reader's language.
 """
@@ -13,8 +14,10 @@ from zoneinfo import ZoneInfo
 
 from engine import Event
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the health check imports these records without the database's libraries
+    from engine.views import View
     from kolkhoz_tg.service.payloads import Payload
+    from kolkhoz_tg.storage.models import GameStatus
 
 
 class Kind(StrEnum):
@@ -94,13 +97,52 @@ PRACTICE_KEY = "practice"
 
 
 @dataclass(frozen=True, slots=True)
+class GameResult:
+    """A finished game's outcome as ``games.result`` stores it: ``scores`` by seat, the
+    ``winners`` (seats), whether it ended ``early``, every seat's ``plots`` turned face up by
+    the scoring (card texts; None in rows from before they were kept) and ``last_jobs``,
+    where each card of the year's last trick went (card text -> job letter; None: not
+    stored)."""
+
+    scores: list[int]
+    winners: list[int]
+    early: bool | None = None
+    plots: list[list[str]] | None = None
+    last_jobs: dict[str, str] | None = None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameResult:
+        """The stored JSON (``games.result``) as a record."""
+        plots = data.get("plots")
+        last_jobs = data.get("last_jobs")
+        return cls(
+            scores=list(data.get("scores") or []),
+            winners=list(data.get("winners") or []),
+            early=data.get("early"),
+            plots=None if plots is None else [list(p) for p in plots],
+            last_jobs=None if last_jobs is None else dict(last_jobs),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON :meth:`from_json` reads, with the keys the row had."""
+        out: dict[str, Any] = {"scores": list(self.scores), "winners": list(self.winners)}
+        if self.early is not None:
+            out["early"] = self.early
+        if self.plots is not None:
+            out["plots"] = [list(p) for p in self.plots]
+        if self.last_jobs is not None:
+            out["last_jobs"] = dict(self.last_jobs)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class GameInfo:
     """A game's header: lobby state, seats, settings and clock (no cards)."""
 
     id: int
     chat_id: int
     creator_id: int | None
-    status: str
+    status: GameStatus
     preset: str | None
     rules: dict[str, Any]
     players: int
@@ -116,8 +158,8 @@ class GameInfo:
     started_at: datetime | None
     finished_at: datetime | None
     meta: dict[str, Any] = field(default_factory=dict)
-    #: A finished game's outcome: ``scores`` by seat, ``winners`` (seats), ``early``.
-    result: dict[str, Any] | None = None
+    #: A finished game's outcome (None until it finished).
+    result: GameResult | None = None
     #: The forum topic the game lives in (None: no topic, or the forum's "General").
     topic_id: int | None = None
 
@@ -147,7 +189,7 @@ class GameInfo:
             "id": self.id,
             "chat_id": self.chat_id,
             "creator_id": self.creator_id,
-            "status": self.status,
+            "status": self.status.value,
             "preset": self.preset,
             "rules": self.rules,
             "players": self.players,
@@ -158,7 +200,7 @@ class GameInfo:
             "seats": [s.to_dict() for s in self.seats],
             "deadline": None if self.deadline is None else self.deadline.isoformat(),
             "paused_remaining": self.paused_remaining,
-            "result": self.result,
+            "result": None if self.result is None else self.result.to_json(),
         }
 
 
@@ -168,8 +210,8 @@ class SeatView:
 
     game: GameInfo
     seat: int
-    view: dict[str, Any]  # engine.Game.view(seat)
-    legal: list[str]  # legal action texts now (empty when not their turn)
+    view: View  # with ``legal``: the seat's legal actions now (none when not their turn)
+    legal: list[str]  # the same legal actions as texts
     to_act: bool
     deadline: datetime | None
 
@@ -179,7 +221,7 @@ class BoardView:
     """What the whole group may see (for the board message)."""
 
     game: GameInfo
-    view: dict[str, Any] | None  # engine.Game.view(None); None in the lobby
+    view: View | None  # the public view; None in the lobby
     deadline: datetime | None
 
 

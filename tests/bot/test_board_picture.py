@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from engine import Card
+from engine.views import View
 from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.bot.delivery import steps
@@ -38,10 +39,10 @@ async def test_the_board_as_a_picture_edited_in_place_and_back_to_text(
     service.set_board_style(group.id, "picture")
     BOARDS.clear()  # (each picture below is drawn, not taken from another test's cache)
     with spying(monkeypatch) as drawn:
-        renders: list[tuple[dict[str, Any], slice, slice]] = []  # the view, what it drew
+        renders: list[tuple[View, slice, slice]] = []  # the view, what it drew
         real = steps.cached_board_png
 
-        def spy(reader: Any, game: Any, view: dict[str, Any], **kwargs: Any) -> bytes:
+        def spy(reader: Any, game: Any, view: View, **kwargs: Any) -> bytes:
             at = len(drawn.texts), len(drawn.highlights)
             png = real(reader, game, view, **kwargs)
             renders.append((view, slice(at[0], len(drawn.texts)),
@@ -57,7 +58,7 @@ async def test_the_board_as_a_picture_edited_in_place_and_back_to_text(
             first = fake.photo_bytes(board)
             assert first.startswith(PNG)
             caption = board.extra["caption"]
-            view = service.board(game_id).view
+            view = service.board(game_id).view.to_dict()
             assert view is not None
             planner = NAMES[view["planner"]]
             assert caption.startswith("🌾 " + tr.gettext(
@@ -72,11 +73,11 @@ async def test_the_board_as_a_picture_edited_in_place_and_back_to_text(
             assert service.game_info(game_id).meta["board"] == board_id  # one living board
             assert not [c for c in fake.sent_log if c.method.startswith("edit") and not c.ok]
             # A trick in progress: the suit led, and the card taking it so far ringed.
-            while not any(v["phase"] == "play" and v["trick"] for v, *_ in renders):
+            while not any(v.phase == "play" and v.trick for v, *_ in renders):
                 assert await tap_any_action(users)
             label = tr.gettext("led suit {suit}", suit="\x00").split("\x00")[0].strip()
             for drawn_view, texts_at, rings_at in renders:
-                if drawn_view["phase"] == "play" and drawn_view["trick"]:
+                if drawn_view.phase == "play" and drawn_view.trick:
                     assert label in [t["text"] for t in drawn.texts[texts_at]]
                     assert len(drawn.highlights[rings_at]) == 1
             # Back to text: the next change sends a text board and takes the photo away.
@@ -178,7 +179,7 @@ async def test_the_final_picture_shows_every_plot_face_up_under_a_whole_title(
             assert "photo" in board.extra
             over = tr.gettext("Kolkhoz · the five-year plan is over")
             assert board.extra["caption"].startswith("🌾 " + over), board.extra["caption"]
-    plots = info.result["plots"]
+    plots = info.result.plots
     assert drawn_for[-1] == plots and any(plots)
     assert all(p is None for p in drawn_for[:-1])  # before the end: never
     # The final picture: every card face up, every plot card drawn, the title whole.

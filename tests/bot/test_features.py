@@ -111,7 +111,7 @@ async def test_commands_for_the_group(fake: FakeTelegram, service: GameService) 
     group = fake.create_group("Commands", users, admins=[users[3]])
     async with fake.running(make_app(fake, service)):
         game_id = await open_game(fake, users, group)
-        while not service.board(game_id).view["last_trick"]:  # type: ignore[index]
+        while not service.board(game_id).view.last_trick:  # type: ignore[index]
             assert await tap_any_action(users)
         board_id = service.game_info(game_id).meta["board"]
         await users[1].send(group, "/board")

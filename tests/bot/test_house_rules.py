@@ -140,14 +140,14 @@ async def test_a_game_with_passing_is_played_to_the_end_by_buttons_and_keeps_the
         passed = False
         for _ in range(400):
             view = service.scene(info.id).board.view
-            if view is not None and view["phase"] == "pass":
+            if view is not None and view.phase == "pass":
                 board = fake.message(group, service.game_info(info.id).meta["board"])
                 assert waiting in (board.text or "")
                 chooser = next(u for u in users if service.seat_view(info.id, u.id).to_act)
                 msg = chooser.last_message()
                 assert msg is not None
                 buttons = [b for row in msg.buttons for b in row if b.text.startswith("↪")]
-                hand = service.seat_view(info.id, chooser.id).view["players"]
+                hand = service.seat_view(info.id, chooser.id).view.to_dict()["players"]
                 assert len(buttons) == len(hand[info.seat_of(chooser.id)]["hand"])
                 await chooser.tap(msg, buttons[0].text)
                 passed = True

@@ -15,7 +15,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine.views import View
 from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.bot.pace import URGENT
@@ -240,9 +239,9 @@ async def test_the_board_shows_the_order_of_play_and_a_called_off_game_waits_for
     tr = translator(lang)
     async with fake.running(make_app(fake, service)):
         game_id = await open_game(fake, users, group)
-        while service.board(game_id).view["phase"] != "play":  # type: ignore[index]
+        while service.board(game_id).view.phase != "play":  # type: ignore[index]
             assert await tap_any_action(users)
-        view = service.board(game_id).view
+        view = service.board(game_id).view.to_dict()
         assert view is not None
         names = ["Anna", "Boris", "Vera", "Gleb"]  # (players() names them in English)
         lead = view["lead"]
@@ -252,7 +251,7 @@ async def test_the_board_shows_the_order_of_play_and_a_called_off_game_waits_for
         for _ in range(200):
             now = service.board(game_id).view
             assert now is not None
-            in_sight = [p.points_in_sight for p in View.from_dict(now).players]
+            in_sight = [p.points_in_sight for p in now.players]
             if any(in_sight):
                 break
             assert await tap_any_action(users)
@@ -349,7 +348,7 @@ async def test_the_end_of_the_game_is_not_held_behind_a_board_waiting_for_its_sl
         await d.deliverer.deliver(result.notifications, scene=result.scene)
 
         def near_the_end() -> bool:
-            v = service.scene(info.id).board.view
+            v = service.scene(info.id).board.view.to_dict()
             return (v["tricks_played"] == v["tricks_total"] - 1
                     and (v["phase"] == "assign" or len(v["trick"]) >= 1))
 
@@ -424,7 +423,7 @@ async def test_a_practice_hint_says_what_its_figure_is_and_names_jobs_as_buttons
                 hints += 1
                 assert text.startswith("💡 "), text
                 move = text.removeprefix("💡 ").split(": ", 1)[0]
-                view = View.from_dict(seat_view.view, legal)
+                view = seat_view.view  # with its legal actions, the texts in legal
                 assert move in {move_words(tr, a, view) for a in legal} | {
                     tr.gettext("no swap")}, (move, legal)
                 assert not re.search(r"[♥♦♣♠]→[♥♦♣♠]", text), text  # jobs by name
@@ -442,7 +441,7 @@ async def test_a_practice_hint_says_what_its_figure_is_and_names_jobs_as_buttons
                     if close in text:
                         assert len(percents) == 1, text
             # The last card (the highest) takes tricks: the player soon places one.
-            await boris.tap(msg, action_buttons(msg)[-1 if seat_view.view["phase"] == "play"
+            await boris.tap(msg, action_buttons(msg)[-1 if seat_view.view.phase == "play"
                                                       else 0])
             await fake.wait_idle()
         assert hints >= 6 and figures and assignments, (hints, figures, assignments)
@@ -522,9 +521,9 @@ async def test_the_wording_a_native_reader_asked_for(
         await stranger.send(None, "/lang xx")
         assert text_of(stranger.last_message()) == words["usage"]
         # A trick's taker on the board; a stand-in.
-        while service.board(game_id).view["tricks_played"] < 1:  # type: ignore[index]
+        while service.board(game_id).view.tricks_played < 1:  # type: ignore[index]
             assert await tap_any_action(users)
-        view = service.board(game_id).view
+        view = service.board(game_id).view.to_dict()
         assert view is not None
         taker = words["taker"].format(name=NAMES[view["last_trick_winner"]])
         assert taker in board_text(fake, group, service, game_id)

@@ -236,12 +236,12 @@ async def test_a_card_costs_one_group_call_and_four_private_ones(
             mover = tapper(users)
             if mover is None:
                 break
-            view = service.seat_view(game_id, mover.id).view
+            view = service.seat_view(game_id, mover.id).view.to_dict()
             before = len(fake.sent_log)
             moves = len(service.action_log(game_id))
             year_before = view["year"]
             await tap_any_action(users)
-            after = service.board(game_id).view
+            after = service.board(game_id).view.to_dict()
             assert after is not None
             made = service.action_log(game_id)[moves:]
             calls = [c for c in fake.sent_log[before:] if c.method != "getUpdates"]

@@ -105,7 +105,7 @@ async def test_away_lets_a_bot_play_without_missed_turns_until_back(
         info = service.game_info(game_id)
         board = service.board(game_id)
         assert board.view is not None
-        seat = board.view["to_act"][0]
+        seat = board.view.to_act[0]
         away = next(u for u in users if info.seat_of(u.id) == seat)
         log = len(service.action_log(game_id))
         await away.send(group, "/away")

@@ -25,7 +25,7 @@ def test_a_reminder_that_goes_out_after_the_move_is_dropped(
     game, _ = new_game(service, seed=3)
     board = service.board(game.id)
     assert board.view is not None
-    seat = board.view["to_act"][0]
+    seat = board.view.to_act[0]
     user = next(s.user_id for s in board.game.seats if s.seat == seat)
     assert user is not None
     clock.advance(timedelta(hours=12))
@@ -87,7 +87,7 @@ def test_every_fresh_hand_is_in_the_outbox_not_only_the_first_to_act(
         board = service.board(game.id)
         assert board.view is not None
         user = next(s.user_id or 0 for s in board.game.seats
-                    if s.seat == board.view["to_act"][0])
+                    if s.seat == board.view.to_act[0])
         if user in owed:
             break
         sv = service.seat_view(game.id, user)
@@ -101,14 +101,14 @@ def test_every_fresh_hand_is_in_the_outbox_not_only_the_first_to_act(
     year_two: list[Notification] = []
     while not year_two:
         board = service.board(game.id)
-        assert board.view is not None and board.view["year"] == 1
-        seat = board.view["to_act"][0]
+        assert board.view is not None and board.view.year == 1
+        seat = board.view.to_act[0]
         user = next(s.user_id for s in board.game.seats if s.seat == seat)
         assert user is not None
         sv = service.seat_view(game.id, user)
         result = service.act(game.id, user, sv.legal[0], sv.game.version)
         assert result.ok
-        if service.board(game.id).view["year"] == 2:  # type: ignore[index]
+        if service.board(game.id).view.year == 2:  # type: ignore[index]
             year_two = [n for n in result.notifications
                         if n.kind in (Kind.NEW_HAND, Kind.YOUR_TURN)]
     assert sorted(n.user_id or 0 for n in year_two) == [1, 2, 3, 4]

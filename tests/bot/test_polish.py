@@ -117,7 +117,7 @@ async def test_score_tables_have_no_padding_that_a_phone_would_misalign(
         score = fake.last_message(group).text or ""  # type: ignore[union-attr]
         await users[0].send(group, "/stats")
         stats = fake.last_message(group).text or ""  # type: ignore[union-attr]
-    scores = info.result["scores"]
+    scores = info.result.scores
     for text in (final, score, stats):
         assert "  " not in text and "\u00a0" not in text, text
     for seat, name in enumerate(info.names):
@@ -154,7 +154,7 @@ async def test_log_in_a_group_is_a_summary_with_the_full_log_in_private(
         assert len(text.splitlines()) <= 6, text
         assert "Classic" in text and "5 years played" in text and "🏆" in text
         for seat, name in enumerate(info.names):
-            assert f"{name} {info.result['scores'][seat]}" in text
+            assert f"{name} {info.result.scores[seat]}" in text
         button = summary.buttons[0][0]
         assert button.url is not None and button.url.endswith(f"start=log{game_id}")
         # The button opens the whole game, move by move, in private.

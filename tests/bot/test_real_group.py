@@ -106,7 +106,7 @@ async def test_a_real_group_plays_a_whole_game(
             assert any(all(c in line for c in cards) and winner in line for line in lines), (
                 trick, cards)
         # The final table: every player, in the order of the final scores, with them.
-        scores = info.result["scores"] if info.result else []
+        scores = info.result.scores if info.result else []
         final = next(t for t in reversed(every_group_text(fake, group)) if t.startswith("🏁"))
         rows = [m.groups() for line in final.splitlines() if (m := ROW.match(line.strip()))]
         assert [(name.strip(), int(score)) for _rank, name, score in rows] == sorted(

@@ -153,8 +153,8 @@ async def test_a_refused_typed_move_tells_the_group_nothing_of_the_hand(
             found = None
             for user in users:
                 sv = service.seat_view(game_id, user.id)
-                hand = sv.view["players"][sv.seat]["hand"]
-                if sv.game.status == "active" and sv.view["phase"] == "play" and sv.view["trick"]:
+                hand = sv.view.to_dict()["players"][sv.seat]["hand"]
+                if sv.game.status == "active" and sv.view.phase == "play" and sv.view.trick:
                     wrong = [c for c in hand if f"play:{c}" not in sv.legal]
                     if sv.legal and wrong:
                         found = user, wrong[0]

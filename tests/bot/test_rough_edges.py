@@ -123,7 +123,7 @@ async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
                 b.data and b.data[:2] in ("a:", "x:") for row in m.buttons for b in row)]
             assert not offering, (u.first_name, offering)
         # Each player's own message ends with their place, points and rating change.
-        scores = info.result["scores"]  # type: ignore[index]
+        scores = info.result.scores  # type: ignore[union-attr]
         over = tr.gettext("The five-year plan is over.")
         rating = template_parts(tr, "Your rating here: {before} → {after} ({change}).",
                                 "before", "after", "change")

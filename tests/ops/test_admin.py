@@ -185,7 +185,7 @@ def _hidden_cards(service: GameService, game_id: int) -> set[str]:
     hidden: set[str] = set()
     for seat in service.game_info(game_id).seats:
         assert seat.user_id is not None
-        me = service.seat_view(game_id, seat.user_id).view["players"][seat.seat]
+        me = service.seat_view(game_id, seat.user_id).view.to_dict()["players"][seat.seat]
         hidden.update(me["hand"])
         hidden.update(me["plot_hidden"])
     return hidden
@@ -275,7 +275,7 @@ def test_export_finished_game_replays(
     assert d["format"] == "kolkhoz-game-export" and d["status"] == "finished"
     replayed = _replay(d)
     assert replayed == service.snapshot(game.id)
-    assert replayed.is_over and replayed.scores() == service.board(game.id).view["scores"]
+    assert replayed.is_over and replayed.scores() == service.board(game.id).view.to_dict()["scores"]
     assert len(d["actions"]) == len(d["log"]) and d["actions"][0]["actor"]
 
 

@@ -65,7 +65,7 @@ def step(service: GameService, game_id: int, choose: Chooser = first_choice) -> 
     board = service.board(game_id)
     if board.game.status != "active" or board.view is None:
         return False
-    for seat in board.view["to_act"]:
+    for seat in board.view.to_act:
         user = next(s.user_id for s in board.game.seats if s.seat == seat)
         if user is None:
             continue

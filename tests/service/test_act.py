@@ -18,7 +18,7 @@ from tests.service.helpers import new_game, play_out, random_chooser, step
 def _waiting(service: GameService, game_id: int) -> tuple[int, SeatView]:
     board = service.board(game_id)
     assert board.view is not None
-    seat = board.view["to_act"][0]
+    seat = board.view.to_act[0]
     user = next(s.user_id for s in board.game.seats if s.seat == seat)
     assert user is not None
     return user, service.seat_view(game_id, user)
@@ -107,9 +107,9 @@ def test_follow_suit_reason_and_unchanged_state(service: GameService) -> None:
     # Move on to a trick in progress where the next player holds an off-suit card.
     for _ in range(400):
         user, view = _waiting(service, game.id)
-        trick = view.view["trick"]
-        hand = view.view["players"][view.seat]["hand"]
-        if view.view["phase"] == "play" and trick:
+        trick = view.view.to_dict()["trick"]
+        hand = view.view.to_dict()["players"][view.seat]["hand"]
+        if view.view.phase == "play" and trick:
             led = trick[0][1][-1]
             offsuit = [c for c in hand if c[-1] != led]
             if offsuit and len(view.legal) < len(hand):

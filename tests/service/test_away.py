@@ -17,7 +17,7 @@ DAY = timedelta(hours=24)
 def _waiting_user(service: GameService, game_id: int) -> tuple[int, int]:
     board = service.board(game_id)
     assert board.view is not None
-    seat = board.view["to_act"][0]
+    seat = board.view.to_act[0]
     user = next(s.user_id for s in board.game.seats if s.seat == seat)
     assert user is not None
     return seat, user

@@ -45,12 +45,12 @@ def test_a_kicked_seat_is_played_by_a_stand_in_until_its_player_returns(
     service: GameService,
 ) -> None:
     game, _users = new_game(service, humans=4)
-    waiting = service.board(game.id).view["to_act"][0]  # type: ignore[index]
+    waiting = service.board(game.id).view.to_act[0]  # type: ignore[index]
     result = service.stand_in(game.id, waiting)
     assert result.status is ActStatus.APPLIED
     info = service.game_info(game.id)
     assert info.seats[waiting].standin
-    assert waiting not in service.board(game.id).view["to_act"]  # type: ignore[index]
+    assert waiting not in service.board(game.id).view.to_act  # type: ignore[index]
     kinds = {n.kind for n in result.notifications}
     assert Kind.STAND_IN in kinds and Kind.BOARD in kinds
     assert service.stand_in(game.id, waiting).status is ActStatus.DUPLICATE
@@ -107,11 +107,11 @@ def test_a_seat_played_for_by_a_timeout_is_told_when_it_must_act_again(
     seats = {s.seat: s.user_id for s in service.game_info(game.id).seats}
     again = 0
     while service.game_info(game.id).status == "active":
-        before = service.board(game.id).view
+        before = service.board(game.id).view.to_dict()
         assert before is not None
         clock.advance(timedelta(days=2))
         notes = service.process_due(game.id).notifications
-        view = service.board(game.id).view
+        view = service.board(game.id).view.to_dict()
         assert view is not None
         if view["phase"] in ("over", "swap"):
             continue

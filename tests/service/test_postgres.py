@@ -106,7 +106,7 @@ def test_the_outbox_and_the_log_match_sqlite_move_for_move(
     moves = 0
     while (board := service.board(lite_id)).game.status == "active":
         assert board.view is not None
-        seat = board.view["to_act"][0]
+        seat = board.view.to_act[0]
         user = next(x.user_id for x in board.game.seats if x.seat == seat)
         assert user is not None
         view = service.seat_view(lite_id, user)

@@ -62,7 +62,7 @@ def race(one: GameService, two: GameService, rounds: int) -> Counter[str]:
                 game_id = new_game(one, seed=seed, chat_id=-seed)[0].id
                 board = one.board(game_id)
             assert board.view is not None
-            seat = board.view["to_act"][0]
+            seat = board.view.to_act[0]
             user = next(s.user_id for s in board.game.seats if s.seat == seat)
             assert user is not None
             view = one.seat_view(game_id, user)

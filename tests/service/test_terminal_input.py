@@ -47,10 +47,10 @@ def test_refused_moves_say_why_and_change_nothing(tmp_path: Path) -> None:
         if not answers:
             (game,) = reader.games_of_user(terminal.LOCAL_USER)
             mine = reader.seat_view(game.id, terminal.LOCAL_USER)
-            if mine.view["phase"] != "play":
+            if mine.view.phase != "play":
                 return "1"  # the trump, a swap: on to the first card to play
             seen["mark"] = len(out)
-            hand = set(mine.view["players"][mine.seat]["hand"])
+            hand = set(mine.view.to_dict()["players"][mine.seat]["hand"])
             stranger = next(c for c in CARDS if str(c) not in hand)
             answers.extend([f"{stranger}", "", "zz", "q"])
             seen["game"], seen["log"] = game.id, len(reader.action_log(game.id))

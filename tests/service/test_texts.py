@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
-from engine import PRESETS
+from engine import PRESETS, Card, Game
 from kolkhoz_tg import present
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService, Kind
@@ -37,7 +38,7 @@ def test_whole_games_render(service: GameService, name: str) -> None:
         view = service.seat_view(game.id, 1)
         for tr in trs:
             _clean(present.board_text(tr, view.game, view.view, now, view.deadline, view.seat))
-            _clean(present.hand_text(tr, view.view, view.legal))
+            _clean(present.hand_text(tr, view.view))
             for action in view.legal:
                 _clean(present.action_label(tr, view.view, action))
         rounds += 1
@@ -71,4 +72,6 @@ def test_reasons_and_errors_are_translated() -> None:
         assert present.reason_text(ru, code) != present.reason_text(en, code)
     for code in ("game_full", "not_creator", "bad_duration", "conflict"):
         assert present.error_text(ru, code) != present.error_text(en, code)
-    assert "♥" in present.reason_text(en, "follow_suit", {"trick": [[0, "10H"]]})
+    view = replace(Game.new(PRESETS["classic"], 4, 1).typed_view(None),
+                   trick=((0, Card.parse("10H")),))
+    assert "♥" in present.reason_text(en, "follow_suit", view)

@@ -24,7 +24,7 @@ DAY = timedelta(hours=24)
 def _waiting_user(service: GameService, game_id: int) -> tuple[int, int]:
     board = service.board(game_id)
     assert board.view is not None
-    seat = board.view["to_act"][0]
+    seat = board.view.to_act[0]
     user = next(s.user_id for s in board.game.seats if s.seat == seat)
     assert user is not None
     return seat, user
@@ -79,7 +79,7 @@ def test_standin_takes_over_and_hands_back(service: GameService, clock: FakeCloc
     for _ in range(12):
         board = service.board(game.id)
         assert board.view is not None
-        assert 1 not in board.view["to_act"]
+        assert 1 not in board.view.to_act
         assert step(service, game.id)
     assert any(e["actor"] == "standin" for e in service.action_log(game.id))
     assert service.game_info(game.id).seats[1].user_id == silent  # the seat stays theirs

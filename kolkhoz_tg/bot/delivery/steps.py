@@ -303,8 +303,8 @@ class StepRunner:
         loop = asyncio.get_running_loop()
         # A finished game's plots, all face up since the scoring (games finished before
         # they were stored show their counts).
-        result = board.game.result or {}
-        plots = result.get("plots") if board.view["phase"] == "over" else None
+        result = board.game.result
+        plots = result.plots if result is not None and board.view.over else None
         return await loop.run_in_executor(
             PICTURES, partial(cached_board_png, tr, board.game, board.view, plots=plots))
 
