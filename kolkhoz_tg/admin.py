@@ -428,7 +428,7 @@ def export_game(service: GameService, game_id: int) -> dict[str, Any]:
         "chat_id": info.chat_id,
         "status": info.status,
         "preset": info.preset,
-        "rules": info.rules,
+        "rules": info.rules.to_dict(),
         "players": info.players,
         "seed": game.seed,
         "planner": game.planner0,

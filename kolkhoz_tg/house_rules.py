@@ -72,7 +72,7 @@ OPTIONS: Final = (
 BY_FIELD: Final = {o.field: o for o in OPTIONS}
 
 
-def changes(preset_value: str | None, rules: dict[str, Any]) -> list[tuple[str, Any]]:
+def changes(preset_value: str | None, rules: Rules) -> list[tuple[str, Any]]:
     """The options of ``rules`` that differ from the preset's, in :data:`OPTIONS` order
     (empty for a game without a preset: its title says "Custom rules")."""
     if preset_value is None:
@@ -81,18 +81,15 @@ def changes(preset_value: str | None, rules: dict[str, Any]) -> list[tuple[str, 
         base = preset(preset_value).to_dict()
     except ValueError:
         return []
-    played = {**base, **rules}
+    played = rules.to_dict()
     return [(o.field, played[o.field]) for o in OPTIONS
             if o.field in played and played[o.field] != base.get(o.field)]
 
 
-def rated_rules(rules: dict[str, Any]) -> bool:
+def rated_rules(rules: Rules) -> bool:
     """Whether a game under ``rules`` counts for ratings: a preset unchanged but for its
     medals."""
-    try:
-        return preset_name(Rules.from_dict(rules)) is not None
-    except (TypeError, ValueError):
-        return False
+    return preset_name(rules) is not None
 
 
 def value_label(tr: Translator, field: str, value: Any) -> str:
@@ -149,15 +146,12 @@ def value_label(tr: Translator, field: str, value: Any) -> str:
     return words.get((field, value), f"{field}={value}")
 
 
-def inert(field: str, rules: dict[str, Any]) -> bool:
+def inert(field: str, rules: Rules) -> bool:
     """Whether an option switched on has no effect under the rest of ``rules`` (RULES.md:
     such combinations are allowed and shown as such): the Hero without Brigadiers searched
     for reward cards, passing or the swap in a plan of one year, famine without the reward
     piles that turn up the Ace of Clubs."""
-    try:
-        r = Rules.from_dict(rules)
-    except (TypeError, ValueError):
-        return False
+    r = rules
     checks = {
         "hero": r.hero and not r.hero_applies,
         "pass_cards": r.pass_cards and r.years < 2,
@@ -167,11 +161,11 @@ def inert(field: str, rules: dict[str, Any]) -> bool:
     return checks.get(field, False)
 
 
-def option_button(tr: Translator, option: Option, rules: dict[str, Any], changed: bool) -> str:
+def option_button(tr: Translator, option: Option, rules: Rules, changed: bool) -> str:
     """The text of an option's button on the *House rules* screen: a switch (✅ / ▫️) for
     a yes-or-no option, the value for the others; ``changed``: differs from the preset
     (marked ✏️)."""
-    value = rules.get(option.field)
+    value = rules.to_dict().get(option.field)
     mark = "✏️ " if changed else ""
     if option.values == (True, False):
         return mark + ("✅ " if value else "▫️ ") + value_label(tr, option.field, True)

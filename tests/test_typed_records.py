@@ -19,11 +19,9 @@ RECORDS = ("kolkhoz_tg/service/records.py", "kolkhoz_tg/service/payloads.py")
 
 #: Fields still ``dict[str, Any]``: (file, "Class.field") -> why.
 FIELD_LEDGER: dict[tuple[str, str], str] = {
-    ("kolkhoz_tg/service/records.py", "GameInfo.rules"):
-        "not typed yet: house_rules and the lobby read the stored rules dict (engine.Rules "
-        "next)",
     ("kolkhoz_tg/service/records.py", "GameInfo.meta"):
-        "the game row's free-form meta (board message id, lobby ids, practice flag, …)",
+        "the front end's own keys on a game (its message ids, the practice flag): stored "
+        "JSON the service hands back as it was given (GameService.set_meta), not game data",
 }
 
 #: Presentation code that must not read a record by string key.
@@ -32,20 +30,20 @@ PRESENTATION = (*sorted(str(p.relative_to(ROOT)) for p in (ROOT / "kolkhoz_tg/pr
 
 #: Functions still reading string keys: (file, function) -> why.
 KEY_LEDGER: dict[tuple[str, str], str] = {
-    ("kolkhoz_tg/present/stats.py", "game_log"): "GameInfo.rules is still a dict (theme)",
-    ("kolkhoz_tg/present/lobby.py", "lobby"): "GameInfo.rules is still a dict (medals)",
-    ("kolkhoz_tg/present/manage.py", "years_menu"): "GameInfo.rules is still a dict (years)",
     ("kolkhoz_tg/present/hints.py", "chances_words"):
-        "an AI player's advice: botplay.advise's JSON answer, not a record",
+        "an AI player's advice: aiplay.advise's JSON answer, not a record",
     ("kolkhoz_tg/present/hints.py", "hint_line"):
-        "an AI player's advice: botplay.advise's JSON answer, not a record",
+        "an AI player's advice: aiplay.advise's JSON answer, not a record",
     ("kolkhoz_tg/present/hints.py", "line"):
         "hint_line's inner function, reading the same advice",
 }
 
 
 def _is_dict_str_any(node: ast.expr | None) -> bool:
-    return node is not None and "dict[str, Any]" in ast.unparse(node)
+    """An untyped JSON field: ``dict[str, Any]``, or the stored-JSON alias ``JsonObject``
+    (which only a codec's argument or result may be)."""
+    return node is not None and ("dict[str, Any]" in ast.unparse(node)
+                                 or "JsonObject" in ast.unparse(node))
 
 
 def _dict_fields(path: str) -> set[str]:

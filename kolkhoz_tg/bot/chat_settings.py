@@ -75,7 +75,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
                               reminders=[v for v in values[0].split(",") if v])
         elif key == "preset" and len(values) == 1:
             info = await call(d.service.configure_lobby, game.id, user.id, preset=values[0],
-                              options={"medals_score": bool(game.rules.get("medals_score"))})
+                              options={"medals_score": game.rules.medals_score})
         elif key == "players" and len(values) == 1 and values[0].isdecimal():
             info = await call(d.service.configure_lobby, game.id, user.id,
                               players=int(values[0]))

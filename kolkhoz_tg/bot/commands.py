@@ -291,7 +291,7 @@ async def lobby_op(
         elif op == "medals":
             info = await call(svc.game_info, game_id)
             await call(svc.configure_lobby, game_id, user.id,
-                       options={"medals_score": not info.rules.get("medals_score")},
+                       options={"medals_score": not info.rules.medals_score},
                        version=version)
         else:
             return taps.not_my_button(tr)

@@ -169,7 +169,7 @@ async def _choose_preset(tap: Tap, name: str) -> None:
         return
     try:
         await call(tap.d.service.configure_lobby, game.id, tap.user_id, preset=name,
-                   options={"medals_score": bool(game.rules.get("medals_score"))})
+                   options={"medals_score": game.rules.medals_score})
     except ServiceError as e:
         await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
         return
@@ -192,7 +192,8 @@ def _house_change(op: str, game: GameInfo) -> dict[str, Any] | None:
         return {"options": {"years": number}}
     if kind == "opt" and 0 <= number < len(house_rules.OPTIONS):
         option = house_rules.OPTIONS[number]
-        return {"options": {option.field: option.next_value(game.rules.get(option.field))}}
+        current = game.rules.to_dict().get(option.field)
+        return {"options": {option.field: option.next_value(current)}}
     return None
 
 

@@ -66,7 +66,7 @@ def lobby(
                    lobby_button(gid, ver, "timeout")),
         ],
         [
-            Button(("✅ " if game.rules.get("medals_score") else "▫️ ") + _("Medals score"),
+            Button(("✅ " if game.rules.medals_score else "▫️ ") + _("Medals score"),
                    lobby_button(gid, ver, "medals")),
         ],
     ]

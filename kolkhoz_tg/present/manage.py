@@ -47,7 +47,7 @@ def years_menu(tr: Translator, game: GameInfo) -> Keyboard:
     """The years a table may choose (the chosen one ticked), five a row, and the way back
     to the house rules."""
     gid, ver = game.id, game.version
-    chosen = game.rules.get("years")
+    chosen = game.rules.years
     buttons = [Button(("✅ " if n == chosen else "") + str(n),
                              lobby_button(gid, ver, f"yr.{n}"))
                for n in house_rules.YEARS]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import Rules
 from kolkhoz_tg import house_rules
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.keyboard import MAX_TEXT
@@ -29,18 +30,18 @@ def preset_title(tr: Translator, preset: str | None) -> str:
 
 
 def rules_title(
-    tr: Translator, preset: str | None, rules: dict[str, Any] | None = None
+    tr: Translator, preset: str | None, rules: Rules | None = None
 ) -> str:
     """A game's rules in a few words: the preset's name, then what the table changed
     ("Classic + passing, 4 years"; :mod:`kolkhoz_tg.house_rules`)."""
     title = preset_title(tr, preset)
-    changed = house_rules.changes(preset, rules or {})
-    if not changed:
+    changed = [] if rules is None else house_rules.changes(preset, rules)
+    if not changed or rules is None:
         return title
     labels = []
     for field, value in changed:
         label = house_rules.value_label(tr, field, value)
-        if house_rules.inert(field, rules or {}):
+        if house_rules.inert(field, rules):
             label = tr.gettext("{option} (no effect with these rules)", option=label)
         labels.append(label)
     return tr.gettext("{preset} + {changes}", preset=title, changes=", ".join(labels))

@@ -111,7 +111,7 @@ def house_rule_games(tr: Translator, games: list[GameInfo], user_id: int) -> str
 def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> list[str]:
     """``/log``: a finished game told move by move, in messages of at most 4096 characters."""
     _ = tr.gettext
-    theme = game.rules.get("theme", "jobs")
+    theme = game.rules.theme.value
     head = "📜 " + _('The log of game {id} ("{rules}")', id=game.id,
                     rules=rules_title(tr, game.preset, game.rules))
     lines = [head, _("Year {year} begins.", year=1)]

@@ -24,7 +24,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, select
 
-from engine import Game
+from engine import Game, Rules
 from kolkhoz_tg.aiplay import AIPolicy
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.service.common import (
@@ -512,7 +512,7 @@ class Kernel:
             creator_id=row.creator_id,
             status=GameStatus(row.status),
             preset=row.preset,
-            rules=dict(row.rules),
+            rules=Rules.from_dict(row.rules),
             players=row.players,
             seed=row.seed,
             version=row.version,

@@ -11,9 +11,12 @@ correct; :meth:`RatingsService.rerate` (``kolkhoz games rerate``) does the same 
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from sqlmodel import Session, col, delete, select
 
+from engine import Rules
 from kolkhoz_tg.house_rules import rated_rules
 from kolkhoz_tg.service import ratings
 from kolkhoz_tg.service.kernel import Kernel
@@ -75,8 +78,17 @@ def _load_games(s: Session) -> list[ratings.FinishedGame]:
                 auto_moves=seat.auto_moves, winner=seat.seat in winners))
         out.append(ratings.FinishedGame(game_id, chat_id, tuple(rated),
                                         practice=bool((meta or {}).get(PRACTICE_KEY)),
-                                        house_rules=not rated_rules(rules or {})))
+                                        house_rules=not _rated(rules or {})))
     return out
+
+
+def _rated(stored: dict[str, Any]) -> bool:
+    """Whether a game's stored rules count for ratings (rules this version cannot read do
+    not)."""
+    try:
+        return rated_rules(Rules.from_dict(stored))
+    except (TypeError, ValueError):
+        return False
 
 
 def mark_stale(s: Session) -> None:

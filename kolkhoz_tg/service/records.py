@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from engine import Event
+from engine import Event, Rules
+from kolkhoz_tg.service.jsontypes import JsonObject
 
 if TYPE_CHECKING:  # the health check imports these records without the database's libraries
     from engine.views import View
@@ -78,7 +79,7 @@ class SeatInfo:
     #: levels); None for players.
     level: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "seat": self.seat,
             "user_id": self.user_id,
@@ -111,7 +112,7 @@ class GameResult:
     last_jobs: dict[str, str] | None = None
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameResult:
+    def from_json(cls, data: JsonObject) -> GameResult:
         """The stored JSON (``games.result``) as a record."""
         plots = data.get("plots")
         last_jobs = data.get("last_jobs")
@@ -123,9 +124,9 @@ class GameResult:
             last_jobs=None if last_jobs is None else dict(last_jobs),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The JSON :meth:`from_json` reads, with the keys the row had."""
-        out: dict[str, Any] = {"scores": list(self.scores), "winners": list(self.winners)}
+        out: JsonObject = {"scores": list(self.scores), "winners": list(self.winners)}
         if self.early is not None:
             out["early"] = self.early
         if self.plots is not None:
@@ -144,7 +145,7 @@ class GameInfo:
     creator_id: int | None
     status: GameStatus
     preset: str | None
-    rules: dict[str, Any]
+    rules: Rules
     players: int
     seed: str
     version: int
@@ -157,7 +158,10 @@ class GameInfo:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
-    meta: dict[str, Any] = field(default_factory=dict)
+    #: What the front end keeps on the game (its board message's id, its players' message
+    #: ids, the practice flag, ...): keys the front end owns and the service never reads but
+    #: for :data:`PRACTICE_KEY`, so JSON as stored (:meth:`GameService.set_meta`).
+    meta: JsonObject = field(default_factory=dict)
     #: A finished game's outcome (None until it finished).
     result: GameResult | None = None
     #: The forum topic the game lives in (None: no topic, or the forum's "General").
@@ -184,14 +188,14 @@ class GameInfo:
         by_seat = {s.seat: s.name for s in self.seats}
         return [by_seat.get(i, "") for i in range(self.players)]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "id": self.id,
             "chat_id": self.chat_id,
             "creator_id": self.creator_id,
             "status": self.status.value,
             "preset": self.preset,
-            "rules": self.rules,
+            "rules": self.rules.to_dict(),
             "players": self.players,
             "version": self.version,
             "turn_timeout": self.turn_timeout,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Game, Rules
+from engine import Game
 from engine.cards import CARD_TEXT
 from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import DEPS_KEY
@@ -80,7 +80,7 @@ def _secrets_since(service: GameService, game_id: int, moves: int,
     info = service.game_info(game_id)
     log = service.action_log(game_id)
     seed: int | str = int(info.seed) if info.seed.isdigit() else info.seed
-    game = Game.new(Rules.from_dict(info.rules), info.players, seed)
+    game = Game.new(info.rules, info.players, seed)
     hidden: dict[int | None, set[int]] = {}
     for k in range(len(log) + 1):
         if k >= moves:

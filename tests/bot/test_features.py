@@ -48,7 +48,7 @@ async def test_lobby_buttons_set_rules_seats_time_and_medals(
         assert service.game_info(game_id).players == 5
         msg = fake.message(group, lobby.message_id)
         await users[0].tap(msg, lobby_button(msg, ":medals"))
-        assert service.game_info(game_id).rules["medals_score"] is True
+        assert service.game_info(game_id).rules.medals_score is True
         msg = fake.message(group, lobby.message_id)
         await users[0].tap(msg, lobby_button(msg, ":timeout"))  # a menu of the times
         await users[0].tap(fake.message(group, lobby.message_id), "3 days")

@@ -5,6 +5,8 @@ house-rule game kept out of the ratings but listed in ``/stats me``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from engine import preset
@@ -49,12 +51,12 @@ async def test_the_creator_changes_options_on_the_house_rules_screen(
         await users[0].tap(screen, "▫️ " + w["pass"])
         screen = fake.message(group, lobby.message_id)
         assert "✏️ ✅ " + w["pass"] in screen.button_texts  # marked as changed
-        assert service.game_info(game_id).rules["pass_cards"] is True
+        assert service.game_info(game_id).rules.pass_cards is True
         # A tap by someone else, and one on the screen before this change, change nothing.
         answer = await users[1].tap(screen, "✏️ ✅ " + w["pass"])
         assert answer is not None and answer.show_alert
         answer = await users[0].tap(lobby, "▫️ " + w["pass"], force=True)
-        assert service.game_info(game_id).rules["pass_cards"] is True
+        assert service.game_info(game_id).rules.pass_cards is True
         # The years open a menu of 1 to 10.
         await users[0].tap(fake.message(group, lobby.message_id), w["years"])
         years = fake.message(group, lobby.message_id)
@@ -62,7 +64,7 @@ async def test_the_creator_changes_options_on_the_house_rules_screen(
             str(n) for n in range(1, 11)]
         await users[0].tap(years, "4")
         info = service.game_info(game_id)
-        assert info.rules["years"] == 4 and info.preset == "classic"
+        assert info.rules.years == 4 and info.preset == "classic"
         text = fake.message(group, lobby.message_id).text or ""
         assert w["title"] in text
         # /rules in the group describes the game played, not only the preset.
@@ -73,7 +75,7 @@ async def test_the_creator_changes_options_on_the_house_rules_screen(
         # Back to the preset as it is, and back to the lobby.
         await users[0].tap(fake.message(group, lobby.message_id), w["as_is"])
         info = service.game_info(game_id)
-        assert info.rules == preset("classic").to_dict()
+        assert info.rules == preset("classic")
         await users[0].tap(fake.message(group, lobby.message_id), w["back"])
         assert w["house"] in fake.message(group, lobby.message_id).button_texts
 
@@ -92,7 +94,7 @@ async def test_newgame_takes_house_rules_typed_and_refuses_a_bad_one(
         games = service.games_in_chat(group.id)
         assert len(games) == 1
         rules = games[0].rules
-        assert rules["pass_cards"] and rules["medals_score"] and rules["years"] == 4
+        assert rules.pass_cards and rules.medals_score and rules.years == 4
         assert w["title"] in (fake.message(group, games[0].meta["board"]).text or "")
 
 
@@ -190,9 +192,9 @@ def test_an_option_with_no_effect_under_the_rest_is_shown_as_such(lang: str) -> 
 
     tr = translator(lang)
     note = tr.gettext("{option} (no effect with these rules)", option="").strip()
-    zone = {**preset("zone").to_dict(), "hero": True}
-    classic = {**preset("classic").to_dict(), "hero": True}
-    one_year = {**preset("classic").to_dict(), "pass_cards": True, "years": 1}
+    zone = replace(preset("zone"), hero=True)
+    classic = replace(preset("classic"), hero=True)
+    one_year = replace(preset("classic"), pass_cards=True, years=1)
     assert note in present.rules_title(tr, "zone", zone)
     assert note not in present.rules_title(tr, "classic", classic)
     assert note in present.rules_title(tr, "classic", one_year)

@@ -310,7 +310,7 @@ async def test_a_game_with_two_bots_at_telegrams_pace_shows_every_trick_and_its_
         board = fake.message(group, final.meta["board"]).text or ""
         assert tr.gettext("Kolkhoz · the five-year plan is over") in board, board
         posts = [m.text or "" for m in fake.messages(group)]
-        last_year = tr.gettext("Year {year}: the plan's results", year=final.rules["years"])
+        last_year = tr.gettext("Year {year}: the plan's results", year=final.rules.years)
         assert any(p.startswith(last_year) for p in posts), posts[-3:]
         assert any(p.startswith(tr.gettext("🏁 The five-year plan is complete")) for p in posts)
         for u in humans:

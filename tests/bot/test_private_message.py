@@ -95,7 +95,7 @@ async def test_deadlines_on_the_readers_clock_and_refreshed_by_reminders(
         assert runs_out in (private.text or ""), private.text
         # Half the time later the reminder goes out and both say "in 12 hours" (or 11).
         clock.advance(timedelta(hours=12, minutes=1))
-        notes = await asyncio.to_thread(service.process_due, game_id)
+        notes = (await asyncio.to_thread(service.process_due, game_id)).notifications
         assert any(n.kind.value == "reminder" for n in notes)
         app_deliverer = fake._apps[0].bot_data["kolkhoz"].deliverer
         await app_deliverer.deliver(notes)

@@ -68,7 +68,7 @@ async def test_a_real_group_plays_a_whole_game(
             if actor is gleb and silent_turns < 2:
                 # Gleb stays silent: his deadline passes and the move is made for him.
                 clock.advance(timedelta(hours=25))
-                notes = await asyncio.to_thread(service.process_due, game_id)
+                notes = (await asyncio.to_thread(service.process_due, game_id)).notifications
                 await d.deliverer.deliver(notes)
                 await fake.wait_idle()
                 silent_turns += 1

@@ -52,7 +52,7 @@ async def test_removed_bot_pauses_the_game_and_resumes_it_when_added_back(
         # Days go by: no deadline plays the paused game.
         clock.advance(timedelta(days=5))
         assert service.due_game_ids() == []
-        assert await asyncio.to_thread(service.process_due, game_id) == []
+        assert (await asyncio.to_thread(service.process_due, game_id)).notifications == []
         assert (await asyncio.to_thread(service.sweep)).notifications == []
         assert service.action_log(game_id) == log
 

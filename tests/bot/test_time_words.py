@@ -65,7 +65,7 @@ async def test_a_ninety_second_turn_reads_in_seconds(
         seen = len(fake.messages(mover))
         # Half the time later: the reminder says 45 seconds are left, not "now".
         clock.advance(timedelta(seconds=45))
-        notes = await asyncio.to_thread(service.process_due, game_id)
+        notes = (await asyncio.to_thread(service.process_due, game_id)).notifications
         assert [n.kind.value for n in notes if n.user_id == mover.id] == ["reminder"]
         await app.bot_data[DEPS_KEY].deliverer.deliver(notes)
         await fake.wait_idle()

@@ -68,7 +68,7 @@ async def test_one_players_zone_is_not_the_groups_clock(
         assert not CLOCK_TIME.search(board()), board()
         # Half the time later the reminder goes out: still no clock time in the group.
         clock.advance(timedelta(hours=12, seconds=1))
-        notes = await asyncio.to_thread(service.process_due, game_id)
+        notes = (await asyncio.to_thread(service.process_due, game_id)).notifications
         assert any(n.kind.value == "reminder" for n in notes)
         deliverer = app.bot_data[DEPS_KEY].deliverer
         await deliverer.deliver(notes)

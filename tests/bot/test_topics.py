@@ -450,7 +450,7 @@ async def test_mentions_reminders_and_a_picture_board_go_into_the_topic(
         assert mentions and all(m.thread_id == topic for m in mentions)
         # The last reminder before the deadline mentions them there too.
         clock.advance(timedelta(hours=23, minutes=1))
-        notes = await asyncio.to_thread(service.process_due, game_id)
+        notes = (await asyncio.to_thread(service.process_due, game_id)).notifications
         assert any(n.kind.value == "reminder" for n in notes)
         await deps_of(app).deliverer.deliver(notes)
         await fake.wait_idle()

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from kolkhoz_tg import terminal
 from kolkhoz_tg.service import ActStatus, GameInfo, GameService, SeatView
+from kolkhoz_tg.service.payloads import GameHeader
+from kolkhoz_tg.service.records import SeatInfo
+from kolkhoz_tg.storage.models import GameStatus
 
 
 def terminal_args(db: Path, *argv: str, **options: object) -> argparse.Namespace:
@@ -82,3 +85,11 @@ def play_out(service: GameService, game_id: int, choose: Chooser = first_choice)
     while step(service, game_id, choose):
         moves += 1
     return moves
+
+
+def header(*names: str) -> GameHeader:
+    """A notification's game header with these players in seats 0, 1, … (for the texts)."""
+    seats = tuple(SeatInfo(seat=s, user_id=100 + s, name=n, is_bot=False, standin=False,
+                           timeouts=0, auto_moves=0) for s, n in enumerate(names))
+    return GameHeader(id=1, chat_id=-1, status=GameStatus.ACTIVE, preset="classic",
+                      players=len(names), version=1, turn_timeout=86400, seats=seats)

@@ -16,9 +16,9 @@ def test_lobby_rules_and_seats_change_before_the_start(service: GameService) -> 
     game = service.create_game(-5, 1, creator_name="Anna")
     version = game.version
     game = service.configure_lobby(game.id, 1, preset="zone")
-    assert game.preset == "zone" and game.rules["deck"] == 36 and game.version > version
+    assert game.preset == "zone" and game.rules.deck == 36 and game.version > version
     game = service.configure_lobby(game.id, 1, options={"medals_score": True})
-    assert game.preset == "zone" and game.rules["medals_score"] is True
+    assert game.preset == "zone" and game.rules.medals_score is True
     game = service.configure_lobby(game.id, 1, players=3)
     assert game.players == 3
     service.join(game.id, 2, "Boris")

@@ -8,9 +8,9 @@ import pytest
 from engine.events import HeroNamed, event_from_dict
 from kolkhoz_tg import present
 from kolkhoz_tg.i18n import translator
+from tests.service.helpers import header
 
-GAME = {"seats": [{"seat": s, "name": n, "is_bot": False, "user_id": 100 + s}
-                  for s, n in enumerate(("Anna", "Boris", "Vera", "Gleb"))]}
+GAME = header("Anna", "Boris", "Vera", "Gleb")
 
 
 @pytest.mark.parametrize(("lang", "words"), [

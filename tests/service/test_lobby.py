@@ -85,7 +85,7 @@ def test_chat_defaults_apply_to_new_games(service: GameService) -> None:
                               standin_after=3, options={"medals_score": True})
     game = service.create_game(-5, 1, creator_name="Anna")
     assert game.preset == "zone"
-    assert game.rules["medals_score"] is True
+    assert game.rules.medals_score is True
     assert game.turn_timeout == 7200
     assert game.reminders == ["30m"]
     assert game.standin_after == 3

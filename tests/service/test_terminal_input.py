@@ -17,7 +17,7 @@ from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import open_service
 from kolkhoz_tg.service.payloads import LoggedMove
 from tests.conftest import make_settings
-from tests.service.helpers import terminal_args
+from tests.service.helpers import header, terminal_args
 
 #: The heuristic bots, English, one deal.
 QUICK = ("--level", "normal", "--lang", "en", "--seed", "3")
@@ -111,7 +111,7 @@ def _move(seat: int, actor: str) -> LoggedMove:
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_only_the_reader_sees_their_forced_moves_marked(lang: str) -> None:
     tr = translator(lang)
-    game = {"seats": [{"seat": s, "name": f"P{s}", "is_bot": False} for s in range(4)]}
+    game = header(*(f"P{s}" for s in range(4)))
     mark = tr.gettext("(the only possible move)")
     assert mark != "(the only possible move)" or lang == "en"
 

@@ -9,8 +9,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from engine import preset
 from kolkhoz_tg.i18n import Translator, reader_locale
 from kolkhoz_tg.service.records import BoardView, GameInfo, Scene
+from kolkhoz_tg.storage.models import GameStatus
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -87,8 +89,9 @@ def test_a_translator_for_a_language_without_a_catalog() -> None:
 def _scene(zones: dict[int, str], seated: tuple[int, ...] = (1, 2),
            deadline: datetime | None = NOW + timedelta(hours=24)) -> Scene:
     info = GameInfo(
-        id=1, chat_id=-1, creator_id=1, status="active", preset="classic", rules={},
-        players=3, seed="1", version=1, turn_timeout=86400, reminders=[], standin_after=3,
+        id=1, chat_id=-1, creator_id=1, status=GameStatus.ACTIVE, preset="classic",
+        rules=preset("classic"), players=3, seed="1", version=1, turn_timeout=86400,
+        reminders=[], standin_after=3,
         seats=[], deadline=deadline, paused_remaining=None, created_at=NOW,
         started_at=NOW, finished_at=None, meta={}, result=None, topic_id=None,
     )

@@ -19,7 +19,7 @@ from engine.views import View
 from kolkhoz_tg import present
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
-from tests.service.helpers import new_game
+from tests.service.helpers import header, new_game
 
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
 
@@ -102,7 +102,7 @@ def test_a_card_that_completes_a_job_says_so_after_a_comma(locale: str, done: st
 
 
 def test_a_requisitioned_card_goes_north_in_plain_russian() -> None:
-    game = {"seats": [{"seat": 0, "is_bot": False, "name": "Анна"}]}
+    game = header("Анна")
     event = event_from_dict({"type": "CardSentNorth", "job": "H", "seat": 0, "card": "9H"})
     text = present.event_text(translator("ru"), game, event, "jobs")
     assert text == "Пахота: на Север уходит 9♥ (Анна)."
