@@ -271,7 +271,7 @@ async def _view_tap(tap: Tap) -> None:
         await show_game(tap.context, cb.game_id, tap.user_id)  # the board lives here
         return
     if tap.in_private and tap.message is not None:
-        msg = present.board(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
+        msg = present.board_message(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
         try:
             await tap.context.bot.send_message(tap.message.chat.id, msg.text)
         except TelegramError as e:  # blocked since, Telegram's trouble: the tap is answered

@@ -339,7 +339,7 @@ async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         done = await _finished_here(c)
         if done is not None:
             bv = await call(d.service.board, done.id)
-            await c.reply(present.board(c.tr, bv, d.service.clock.now(),
+            await c.reply(present.board_message(c.tr, bv, d.service.clock.now(),
                                        context.bot.username).text)
             return
     game = await c.open_game(group_only=False)
@@ -353,7 +353,7 @@ async def cmd_board(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await d.deliverer.refresh_board(game.id, resend=True)
     else:
         bv = await call(d.service.board, game.id)
-        msg = present.board(c.tr, bv, d.service.clock.now(), context.bot.username)
+        msg = present.board_message(c.tr, bv, d.service.clock.now(), context.bot.username)
         await c.reply(msg.text)
 
 

@@ -22,8 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from engine import events as ev
-from kolkhoz_tg import present as render
-from kolkhoz_tg import present as texts
+from kolkhoz_tg import present
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import GameInfo, Kind, Notification, Scene
 from kolkhoz_tg.service.payloads import (
@@ -92,7 +91,7 @@ class Board:
     chat_id: int
     message_id: int | None
     text: str
-    keyboard: render.Keyboard
+    keyboard: present.Keyboard
     pin: bool = False
     resend: bool = False
     notes: tuple[int, ...] = ()
@@ -109,7 +108,7 @@ class GroupPost:
 
     chat_id: int
     text: str
-    keyboard: render.Keyboard = field(default_factory=list)
+    keyboard: present.Keyboard = field(default_factory=list)
     html: bool = False
     once: tuple[str, Any] | None = None
     notes: tuple[int, ...] = ()
@@ -128,7 +127,7 @@ class Private:
 
     user_id: int
     text: str
-    keyboard: render.Keyboard
+    keyboard: present.Keyboard
     edit: int | None
     replaces: int | None
     live: bool
@@ -228,12 +227,12 @@ def _plan_group(
     for note in group:
         if note.kind is Kind.YEAR_SUMMARY:
             assert isinstance(note.payload, YearSummary)
-            out.steps.append(GroupPost(game.chat_id, texts.year_summary(chat_tr, note.payload),
+            out.steps.append(GroupPost(game.chat_id, present.year_summary(chat_tr, note.payload),
                                        notes=(note.id,), topic_id=game.topic_id,
                                        record=True))
         elif note.kind is Kind.GAME_OVER:
             assert isinstance(note.payload, GameOver)
-            out.steps.append(GroupPost(game.chat_id, texts.final_table(chat_tr, note.payload),
+            out.steps.append(GroupPost(game.chat_id, present.final_table(chat_tr, note.payload),
                                        notes=(note.id,), topic_id=game.topic_id,
                                        record=True))
         elif note.kind not in GROUP_KINDS:
@@ -355,7 +354,7 @@ def board_step(
     game = scene.game
     tr = translator(scene.chat_locale)
     photo = scene.board_style == "picture" and scene.board.view is not None
-    draw = render.board_caption if photo else render.board
+    draw = present.board_caption if photo else present.board_message
     msg = draw(tr, scene.board, now, bot_username, recent, zone=scene.group_zone())
     shown_as = game.meta.get(BOARD_STYLE_KEY, "text")
     return Board(game.chat_id, game.meta.get(BOARD_KEY), msg.text, msg.keyboard, pin=pin,
@@ -375,7 +374,7 @@ def private_step(
     if sv is None:
         return None
     tr = translator(scene.locales.get(user_id, scene.chat_locale))
-    msg = render.private(tr, sv, scene.chat_title, now, scene.zones.get(user_id), forced,
+    msg = present.private(tr, sv, scene.chat_title, now, scene.zones.get(user_id), forced,
                          rating)
     old = scene.game.meta.get(pm_key(user_id))
     target = acting.message_id if acting is not None and acting.user_id == user_id else old
@@ -397,8 +396,8 @@ def _private_note(
 ) -> PrivateNote:
     assert note.user_id is not None
     tr = translator(scene.locales.get(note.user_id, scene.chat_locale))
-    text = texts.notification_text(tr, note, now, scene.zones.get(note.user_id))
-    text = "🌾 " + render.where(tr, scene.game, scene.chat_title) + "\n" + text
+    text = present.notification_text(tr, note, now, scene.zones.get(note.user_id))
+    text = "🌾 " + present.where(tr, scene.game, scene.chat_title) + "\n" + text
     mention = None
     if isinstance(note.payload, Reminder) and note.payload.last:
         mention = reminder_mention(scene, note, now, bot_username)
@@ -412,13 +411,13 @@ def _missed_note(notes: list[Notification], scene: Scene, now: datetime) -> Priv
     user_id = notes[0].user_id
     assert user_id is not None
     tr = translator(scene.locales.get(user_id, scene.chat_locale))
-    lines = ["🌾 " + render.where(tr, scene.game, scene.chat_title)]
+    lines = ["🌾 " + present.where(tr, scene.game, scene.chat_title)]
     standin = any(n.kind is Kind.STAND_IN for n in notes)
     for note in notes:
         if isinstance(note.payload, TimedOut):
-            lines.append(texts.timed_out_text(tr, note.payload, warn=not standin))
+            lines.append(present.timed_out_text(tr, note.payload, warn=not standin))
     if standin:
-        lines.append(texts.notification_text(
+        lines.append(present.notification_text(
             tr, next(n for n in notes if n.kind is Kind.STAND_IN), now))
     return PrivateNote(user_id, "\n".join(lines), None, tuple(n.id for n in notes))
 
@@ -470,7 +469,7 @@ def reminder_mention(
     if seat is None:
         return None
     tr = translator(scene.chat_locale)
-    name = html.escape(texts.seat_name(tr, game, seat), quote=False)
+    name = html.escape(present.seat_name(tr, game, seat), quote=False)
     link = f'<a href="tg://user?id={note.user_id}">{name}</a>'
     assert isinstance(note.payload, Reminder)
     deadline = note.payload.deadline
@@ -481,8 +480,8 @@ def reminder_mention(
     else:
         text = tr.gettext("{name}, it is your move. Open a private chat with me to see your "
                           "cards.", name=link)
-    keyboard = [[render.Button("✉️ " + tr.gettext("Open my cards"),
-                               url=render.deep_link(bot_username, game.id))]]
+    keyboard = [[present.Button("✉️ " + tr.gettext("Open my cards"),
+                               url=present.deep_link(bot_username, game.id))]]
     return GroupPost(game.chat_id, text, keyboard, html=True, once=(key, note.id),
                      topic_id=game.topic_id)
 
@@ -498,13 +497,13 @@ def group_mention(scene: Scene, user_id: int, bot_username: str) -> GroupPost | 
     if seat is None:
         return None
     tr = translator(scene.chat_locale)
-    name = html.escape(texts.seat_name(tr, game, seat), quote=False)
+    name = html.escape(present.seat_name(tr, game, seat), quote=False)
     link = f'<a href="tg://user?id={user_id}">{name}</a>'
     text = tr.gettext(
         "{name}, it is your move. Open a private chat with me to see your cards.", name=link
     )
-    keyboard = [[render.Button("✉️ " + tr.gettext("Open my cards"),
-                               url=render.deep_link(bot_username, game.id))]]
+    keyboard = [[present.Button("✉️ " + tr.gettext("Open my cards"),
+                               url=present.deep_link(bot_username, game.id))]]
     return GroupPost(game.chat_id, text, keyboard, html=True, once=(key, game.version),
                      topic_id=game.topic_id)
 
@@ -526,7 +525,7 @@ def forced_cards(group: list[Notification], game: GameInfo) -> dict[int, list[st
     return {u: cards for u, cards in out.items() if cards}
 
 
-def has_moves(keyboard: render.Keyboard) -> bool:
+def has_moves(keyboard: present.Keyboard) -> bool:
     """Whether a keyboard carries a move button (one that goes stale when the game moves
     on; the explain and view buttons always answer from the current state)."""
     for row in keyboard:
@@ -574,7 +573,7 @@ def recent_lines(tr: Translator, notes: list[Notification]) -> list[str]:
         elif move.actor not in (Actor.TIMEOUT, Actor.STANDIN):
             events = tuple(e for e in events if not isinstance(e, TRICK_EVENTS))
         moves.append(replace(move, events=events))
-    lines = texts.event_lines(tr, board.game, moves, board.view.rules.theme.value)
+    lines = present.event_lines(tr, board.game, moves, board.view.rules.theme.value)
     return lines[-RECENT_LINES:]
 
 

@@ -27,15 +27,15 @@ By subject (docs/bot.md has the map of which screen comes from which module):
   player's own settings and /away, and about a game's forum topic.
 
 The names the delivery, the terminal and several handlers share are gathered here, so a
-caller writes ``present.board(...)``; the replies of one handler module are reached through
+caller writes ``present.board_message(...)``; the replies of one handler module are reached through
 their own module (``from kolkhoz_tg.present import commands as say``).
 """
 
 from __future__ import annotations
 
 from kolkhoz_tg.present.board import (
-    board,
     board_caption,
+    board_message,
     board_text,
     caption_text,
     trick_lines,
@@ -93,7 +93,7 @@ from kolkhoz_tg.present.hints import (
     reason_words,
 )
 from kolkhoz_tg.present.keyboard import MAX_CAPTION, MAX_TEXT, Button, Keyboard, Message
-from kolkhoz_tg.present.lobby import lobby, lobby_level_menu, lobby_rules_menu, lobby_seat
+from kolkhoz_tg.present.lobby import lobby_level_menu, lobby_message, lobby_rules_menu, lobby_seat
 from kolkhoz_tg.present.rules import (
     PRESET_ORDER,
     full_rules,
@@ -149,8 +149,8 @@ __all__ = [
     "and_list",
     "assign_button",
     "assign_effect",
-    "board",
     "board_caption",
+    "board_message",
     "board_text",
     "caption_text",
     "card",
@@ -174,8 +174,8 @@ __all__ = [
     "last_trick",
     "level_name",
     "levels_help",
-    "lobby",
     "lobby_level_menu",
+    "lobby_message",
     "lobby_rules_menu",
     "lobby_seat",
     "log_not_yours",

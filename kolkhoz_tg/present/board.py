@@ -11,7 +11,7 @@ from engine.phase import Phase
 from engine.views import View
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.keyboard import MAX_CAPTION, Button, Keyboard, Message
-from kolkhoz_tg.present.lobby import lobby
+from kolkhoz_tg.present.lobby import lobby_message
 from kolkhoz_tg.present.words import (
     SUIT_SYMBOLS,
     card,
@@ -239,9 +239,9 @@ def board_caption(
     recent: list[str] | None = None, *, zone: str | None = None,
 ) -> Message:
     """The caption and buttons of the board as a picture (``/settings board picture``):
-    what :func:`board` says, in short; the picture shows the rest."""
+    what :func:`board_message` says, in short; the picture shows the rest."""
     game, view = bv.game, bv.view
-    full = board(tr, bv, now, bot_username, recent, zone=zone)
+    full = board_message(tr, bv, now, bot_username, recent, zone=zone)
     if view is None:
         return full
     deadline = bv.deadline if game.status == GameStatus.ACTIVE else None
@@ -255,7 +255,7 @@ def board_caption(
     return Message("\n".join(lines)[:MAX_CAPTION], full.keyboard)
 
 
-def board(
+def board_message(
     tr: Translator, bv: BoardView, now: datetime, bot_username: str,
     recent: list[str] | None = None, *, zone: str | None = None,
 ) -> Message:
@@ -265,7 +265,7 @@ def board(
     _ = tr.gettext
     game, view = bv.game, bv.view
     if view is None:
-        return lobby(tr, game)
+        return lobby_message(tr, game)
     deadline = bv.deadline if game.status == GameStatus.ACTIVE else None
     lines = ["🌾 " + board_text(tr, game, view, now, deadline, zone=zone)]
     if recent:

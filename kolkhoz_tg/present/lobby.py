@@ -24,7 +24,7 @@ def lobby_seat(tr: Translator, game: GameInfo, seat: int) -> str:
     return name
 
 
-def lobby(
+def lobby_message(
     tr: Translator, game: GameInfo, unreachable: list[str] | None = None,
     bot_username: str | None = None, standin_level: str | None = None,
 ) -> Message:
