@@ -117,8 +117,7 @@ async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
         return
     if not await _may_change_the_chat(c, game):
         return
-    await call(c.d.service.set_board_style, c.chat.id, values[0])
-    for other in await call(c.d.service.games_in_chat, c.chat.id, all_topics=True):
+    for other in await call(c.d.service.set_board_style, c.chat.id, values[0]):
         await c.d.deliverer.refresh_board(other.id)
     await c.reply(say.board_style_set(tr, values[0]))
 

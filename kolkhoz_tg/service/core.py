@@ -219,7 +219,7 @@ class GameService:
     def set_chat_locale(self, chat_id: int, locale: str) -> ChatInfo:
         return self.people.set_chat_locale(chat_id, locale)
 
-    def set_board_style(self, chat_id: int, style: str) -> ChatInfo:
+    def set_board_style(self, chat_id: int, style: str) -> list[GameInfo]:
         return self.people.set_board_style(chat_id, style)
 
     def set_chat_defaults(

@@ -196,17 +196,19 @@ class PeopleService:
             chat.locale = loc
             return chat_info(chat)
 
-    def set_board_style(self, chat_id: int, style: str) -> ChatInfo:
+    def set_board_style(self, chat_id: int, style: str) -> list[GameInfo]:
         """How the chat's games show their board: ``text`` (a message edited in place) or
-        ``picture`` (a photo edited in place, the short text in its caption). Raises
-        :class:`BadRequest` (``bad_board_style``)."""
+        ``picture`` (a photo edited in place, the short text in its caption), in one
+        transaction. Returns the chat's open games (of every topic: their boards to show
+        again). Raises :class:`BadRequest` (``bad_board_style``)."""
         if style not in BOARD_STYLES:
             raise BadRequest(f"board style {style!r} is not one of {BOARD_STYLES}",
                              "bad_board_style")
         with self.kernel.write() as s:
             chat = self.kernel.ensure_chat_row(s, chat_id)
             chat.settings = {**chat.settings, "board": style}
-            return chat_info(chat)
+            return [self.kernel.game_info(s, r)
+                    for r in self.kernel.games_at(s, chat_id, all_topics=True)]
 
     def set_chat_defaults(
         self,
