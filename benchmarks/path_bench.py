@@ -265,10 +265,9 @@ def game_state(service: GameService, game_id: int) -> tuple[str | None, int | No
         view = service.board(game_id).view
     except Exception:
         return None, None
-    if not isinstance(view, dict):
+    if view is None:
         return None, None
-    trick = view.get("trick")
-    return view.get("phase"), len(trick) if isinstance(trick, list) else None
+    return view.phase.value, len(view.trick)
 
 
 def next_tap(service: GameService, game_id: int, users: list[FakeUser],

@@ -121,7 +121,7 @@ class Mover:
                 self.games[slot] = _new_game(service, self.seed)
                 self.seed += 1
                 continue
-            seat = board.view["to_act"][0]
+            seat = board.view.to_act[0]
             user = next(s.user_id for s in board.game.seats if s.seat == seat)
             assert user is not None
             view = service.seat_view(game_id, user)
