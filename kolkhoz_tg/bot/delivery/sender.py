@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Callable, Coroutine
 from datetime import datetime, timedelta
 from typing import Any
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 
@@ -146,37 +147,38 @@ class Sender:
         """Post in the group, into its forum topic ``topic_id`` (None: "General", or a chat
         without topics); raises :class:`TopicGone` when that topic was deleted.
         ``prepaid``: the slot of the group's budget is taken already."""
-        try:
-            msg = await self.guard(chat_id, self.bot.send_message(
-                chat_id, text, reply_markup=markup(keyboard or []), parse_mode=parse_mode,
-                message_thread_id=topic_id, rate_limit_args=PREPAID if prepaid else None))
-        except ChatMigrated as e:
-            # (A basic group has no topics: its supergroup has none yet either.)
-            await asyncio.to_thread(self.service.migrate_chat, chat_id, e.new_chat_id)
-            msg = await self.guard(e.new_chat_id, self.bot.send_message(
-                e.new_chat_id, text, reply_markup=markup(keyboard or []),
-                parse_mode=parse_mode))
-        except Forbidden:
-            log.info("the bot is no longer in chat %s", chat_id)
-            return None
-        except BadRequest as e:
-            if topic_id is not None and topic_gone(e):
-                raise TopicGone(chat_id, topic_id) from e
-            raise
-        return int(msg.message_id)
+        def send(to: int, topic: int | None) -> Coroutine[Any, Any, Message]:
+            # The slot prepaid is the group's as it was: a migrated group pays anew.
+            return self.bot.send_message(
+                to, text, reply_markup=markup(keyboard or []), parse_mode=parse_mode,
+                message_thread_id=topic,
+                rate_limit_args=PREPAID if prepaid and to == chat_id else None)
+
+        return await self._to_group(chat_id, topic_id, send)
 
     async def send_group_photo(
         self, chat_id: int, picture: bytes, caption: str, keyboard: present.Keyboard,
         topic_id: int | None = None,
     ) -> int | None:
+        def send(to: int, topic: int | None) -> Coroutine[Any, Any, Message]:
+            return self.bot.send_photo(to, picture, caption=caption,
+                                       reply_markup=markup(keyboard), message_thread_id=topic)
+
+        return await self._to_group(chat_id, topic_id, send)
+
+    async def _to_group(
+        self, chat_id: int, topic_id: int | None,
+        send: Callable[[int, int | None], Coroutine[Any, Any, Message]],
+    ) -> int | None:
+        """A new message in the group (``send(chat, topic)`` makes the call): once more in
+        the supergroup a group became, None when the bot is no longer in the chat,
+        :class:`TopicGone` when the topic was deleted."""
         try:
-            msg = await self.guard(chat_id, self.bot.send_photo(
-                chat_id, picture, caption=caption, reply_markup=markup(keyboard),
-                message_thread_id=topic_id))
+            msg = await self.guard(chat_id, send(chat_id, topic_id))
         except ChatMigrated as e:
+            # (A basic group has no topics: its supergroup has none yet either.)
             await asyncio.to_thread(self.service.migrate_chat, chat_id, e.new_chat_id)
-            msg = await self.guard(e.new_chat_id, self.bot.send_photo(
-                e.new_chat_id, picture, caption=caption, reply_markup=markup(keyboard)))
+            msg = await self.guard(e.new_chat_id, send(e.new_chat_id, None))
         except Forbidden:
             log.info("the bot is no longer in chat %s", chat_id)
             return None
