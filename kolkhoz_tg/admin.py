@@ -327,7 +327,7 @@ def _seat_lines(info: GameInfo) -> list[str]:
         if seat is None:
             lines.append(f"  {i}: (empty)")
             continue
-        who = "bot" if seat.is_bot else f"user {seat.user_id}"
+        who = "bot" if seat.is_ai else f"user {seat.user_id}"
         flags = []
         if seat.standin:
             flags.append("stand-in playing")

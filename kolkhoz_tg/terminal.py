@@ -141,7 +141,7 @@ def _run(args: argparse.Namespace, input_fn: InputFn, output: OutputFn) -> int:
     service = open_service(settings.database_url, settings=settings)
     # The bots of this table (and stand-ins) play at the level asked for; search levels
     # think inside the move's transaction here, where one person plays.
-    service.bot_policy = AIPolicy(default_level=getattr(args, "level", DEFAULT_LEVEL))
+    service.ai_policy = AIPolicy(default_level=getattr(args, "level", DEFAULT_LEVEL))
     try:
         if args.humans == 0:
             return _bots_only(service, tr, args, output)
@@ -222,7 +222,7 @@ def _bots_only(
     _clear_lobby(service, HOST_USER)
     game = service.create_game(LOCAL_CHAT, HOST_USER, preset=args.preset,
                                players=args.players, seed=args.seed, join=False)
-    result = service.start(game.id, HOST_USER, fill_with_bots=True)
+    result = service.start(game.id, HOST_USER, fill_with_ai=True)
     over = [n.payload for n in result.notifications if isinstance(n.payload, GameOver)]
     service.mark_delivered(n.id for n in result.notifications)
     rules = present.rules_title(tr, game.preset, game.rules)
@@ -304,7 +304,7 @@ def _new_game(
                                turn_timeout="14d")
     output(tr.gettext("New game: {rules} · seed {seed}",
                       rules=present.rules_title(tr, game.preset, game.rules), seed=game.seed))
-    result = service.start(game.id, LOCAL_USER, fill_with_bots=True)
+    result = service.start(game.id, LOCAL_USER, fill_with_ai=True)
     _show(service, tr, result.notifications, output,
           service.seat_view(game.id, LOCAL_USER).seat)
     return game.id

@@ -57,7 +57,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     d, tr, user = c.d, c.tr, c.user
     args = [a.lower() for a in c.args]
     if not args:
-        level = await call(d.service.chat_bot_level, c.chat.id)
+        level = await call(d.service.chat_ai_level, c.chat.id)
         await c.reply(say.settings_text(tr, game, level))
         return
     key, values = args[0], args[1:]
@@ -101,7 +101,7 @@ async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
         return
     if not await _may_change_the_chat(c, game):
         return
-    await call(c.d.service.set_chat_bot_level, c.chat.id, values[0])
+    await call(c.d.service.set_chat_ai_level, c.chat.id, values[0])
     if game.status == "lobby":
         await c.d.deliverer.refresh_board(game.id)
     await c.reply(say.bots_level(tr, values[0]))

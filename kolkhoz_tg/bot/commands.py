@@ -276,7 +276,7 @@ async def lobby_op(
         elif op == "leave":
             await call(svc.leave, game_id, user.id)
         elif op == "bot":
-            await call(svc.add_bot, game_id, user.id, version=version)
+            await call(svc.add_ai_player, game_id, user.id, version=version)
         elif op == "start":
             result = await call(svc.start, game_id, user.id, True)
             await d.deliverer.deliver(result.notifications)

@@ -71,7 +71,7 @@ async def lobby_tap(tap: Tap) -> None:
         game = await _game(tap)
         if game is None:
             return
-        level = await call(tap.d.service.chat_bot_level, game.chat_id)
+        level = await call(tap.d.service.chat_ai_level, game.chat_id)
         await _open_menu(tap, lambda tr, game: present.lobby_level_menu(
             tr, game, "standin", level), who="admin")
     elif op.startswith("standin."):
@@ -261,7 +261,7 @@ async def _add_bot(tap: Tap, level: str) -> None:
                              show_alert=True)
         return
     try:
-        await call(tap.d.service.add_bot, tap.cb.game_id, tap.user_id, None, level,
+        await call(tap.d.service.add_ai_player, tap.cb.game_id, tap.user_id, None, level,
                    version=tap.cb.version)
     except ServiceError as e:
         await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
@@ -290,7 +290,7 @@ async def _set_standin_level(tap: Tap, level: str) -> None:
         await answer_quietly(tap.query, refusal, show_alert=True)
         return
     try:
-        await call(tap.d.service.set_chat_bot_level, game.chat_id, level)
+        await call(tap.d.service.set_chat_ai_level, game.chat_id, level)
     except ServiceError as e:
         await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
         return

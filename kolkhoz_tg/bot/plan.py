@@ -300,7 +300,7 @@ def _to_refresh(
     """The players whose game message is edited to show the game as it is now (besides
     ``turn_users``, who get a new one), in order."""
     game = scene.game
-    humans = [s.user_id for s in game.seats if s.user_id is not None and not s.is_bot]
+    humans = [s.user_id for s in game.seats if s.user_id is not None and not s.is_ai]
     # Whoever just tapped sees the result in the same message even when their turn is over
     # (their hand changed); once trump is declared, everyone's message shows it.
     edit_users = [u for u in humans if u not in turn_users] if (
@@ -511,7 +511,7 @@ def group_mention(scene: Scene, user_id: int, bot_username: str) -> GroupPost | 
 def forced_cards(group: list[Notification], game: GameInfo) -> dict[int, list[str]]:
     """The cards the board notifications ``group`` show played for a player as their only
     possible ones, by user."""
-    users = {s.seat: s.user_id for s in game.seats if s.user_id is not None and not s.is_bot}
+    users = {s.seat: s.user_id for s in game.seats if s.user_id is not None and not s.is_ai}
     out: dict[int, list[str]] = {}
     for note in group:
         if not isinstance(note.payload, BoardChanged):

@@ -5,10 +5,10 @@ The service leaves a game waiting when a ``strong`` or ``hard`` bot (a bot seat 
 stand-in) must move and its move is not forced (``games.bot_due``, see
 :mod:`kolkhoz_tg.service.ai_seats`), and tells :class:`Thinker` after the commit. The thinker
 runs one task per waiting game on the application's loop: it reads the seat's view and seed
-(:meth:`~kolkhoz_tg.service.GameService.bot_turn`), has a worker choose the move
+(:meth:`~kolkhoz_tg.service.GameService.ai_turn`), has a worker choose the move
 (:func:`kolkhoz_tg.aiplay.think`, in a process pool: the search is pure Python and would
 hold the GIL), plays it at the version it thought about
-(:meth:`~kolkhoz_tg.service.GameService.bot_act`; if the game moved on, it thinks again),
+(:meth:`~kolkhoz_tg.service.GameService.ai_act`; if the game moved on, it thinks again),
 delivers what followed, and goes on while a bot still waits. A human's tap is answered and
 stored meanwhile as usual, and the deadline sweep never waits for a bot.
 
@@ -134,7 +134,7 @@ class Thinker:
         with_loop = _running_loop()
         if with_loop is not None:
             self.bind(with_loop)
-        service.add_bot_listener(self.on_waiting)
+        service.add_ai_listener(self.on_waiting)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """The loop the tasks run on (the application's)."""
@@ -142,7 +142,7 @@ class Thinker:
 
     def close(self) -> None:
         """Stop following the service and let the workers go."""
-        self.service.remove_bot_listener(self.on_waiting)
+        self.service.remove_ai_listener(self.on_waiting)
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
@@ -173,7 +173,7 @@ class Thinker:
         """Wake every game that waits for a bot (at start-up), or with ``idle_for`` only
         those where no bot moved for that long (every sweep interval: a game another
         replica is thinking for is left to it); returns how many."""
-        ids = await asyncio.to_thread(self.service.games_waiting_for_bots, 200, idle_for)
+        ids = await asyncio.to_thread(self.service.games_waiting_for_ai, 200, idle_for)
         for game_id in ids:
             self.wake(game_id)
         return len(ids)
@@ -190,7 +190,7 @@ class Thinker:
                 if failures:
                     await asyncio.sleep(_PAUSE * failures)
                 try:
-                    turn = await asyncio.to_thread(self.service.bot_turn, game_id)
+                    turn = await asyncio.to_thread(self.service.ai_turn, game_id)
                 except Exception:
                     log.exception("game %s: could not read the bot's turn", game_id)
                     failures += 1
@@ -202,7 +202,7 @@ class Thinker:
                     # Nothing to think about; a game still marked as waiting (a stand-in
                     # whose level changed to one that plays at once) moves on now.
                     try:
-                        settled = await asyncio.to_thread(self.service.settle_bots, game_id)
+                        settled = await asyncio.to_thread(self.service.settle_ai, game_id)
                     except ServiceError:  # busy, or gone: the periodic look comes back
                         return
                     if settled is not None:
@@ -228,7 +228,7 @@ class Thinker:
                     continue
                 left -= time.monotonic() - start
                 try:
-                    result = await asyncio.to_thread(self.service.bot_act, game_id,
+                    result = await asyncio.to_thread(self.service.ai_act, game_id,
                                                      turn.seat, action, turn.version)
                 except Busy:  # another process holds SQLite's write lock: a moment later
                     failures += 1
@@ -303,7 +303,7 @@ def install_thinker(
     """Make ``service`` leave search bots to a :class:`Thinker` of ``app`` (its default bot
     level from ``settings.bot_level``, its workers ``settings.bot_workers`` unless
     ``workers`` is given)."""
-    service.bot_policy = AIPolicy(default_level=settings.bot_level, defer=True)
+    service.ai_policy = AIPolicy(default_level=settings.bot_level, defer=True)
     count = settings.bot_workers if workers is None else workers
 
     def spawn(coro: Coroutine[Any, Any, None]) -> Any:

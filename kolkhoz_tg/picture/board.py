@@ -123,7 +123,7 @@ def names_of(tr: Translator, game: GameInfo | dict[str, Any], n: int) -> list[st
 
 def _json_header(game: dict[str, Any], n: int) -> GameHeader:
     seats = tuple(SeatInfo(seat=s["seat"], user_id=s.get("user_id"), name=s["name"],
-                           is_bot=bool(s.get("is_bot")), standin=bool(s.get("standin")),
+                           is_ai=bool(s.get("is_bot")), standin=bool(s.get("standin")),
                            timeouts=0, auto_moves=0) for s in game.get("seats", []))
     return GameHeader(id=game.get("id", 0), chat_id=0, status=GameStatus.ACTIVE, preset=None,
                       players=n, version=game.get("version", 0), turn_timeout=0, seats=seats)

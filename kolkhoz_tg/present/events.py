@@ -267,7 +267,7 @@ def final_table(tr: Translator, over: GameOver) -> str:
     names: dict[int, str] = {}
     for row in over.table:
         who = tr.gettext("Bot {number}", number=row.name.rsplit(" ", 1)[-1]) if (
-            row.is_bot) else row.name
+            row.is_ai) else row.name
         names[row.seat] = who
         # No padding: Telegram shows plain text in a proportional font, where spaces never
         # line columns up; the score follows the name as in a sentence.

@@ -19,7 +19,7 @@ def lobby_seat(tr: Translator, game: GameInfo, seat: int) -> str:
         return "—"
     name = seat_name(tr, game, seat)
     info = next((s for s in game.seats if s.seat == seat), None)
-    if info is not None and info.is_bot:
+    if info is not None and info.is_ai:
         name += f" ({level_name(tr, info.level).lower()})"
     return name
 

@@ -78,7 +78,7 @@ def kick_keyboard(tr: Translator, game: GameInfo, by_user: int) -> Keyboard:
     buttons = []
     for s in game.seats:
         if kick_spared(game, s.seat, by_user) or (
-                game.status != "lobby" and (s.is_bot or s.standin)):
+                game.status != "lobby" and (s.is_ai or s.standin)):
             continue
         name = seat_name(tr, game, s.seat)
         if len(name) > KICK_NAME:

@@ -43,7 +43,7 @@ def seat_name(tr: Translator, game: GameInfo | GameHeader, seat: int) -> str:
     """The seat's player name; AI players are numbered in the reader's language."""
     for s in game.seats:
         if s.seat == seat:
-            if s.is_bot:
+            if s.is_ai:
                 return tr.gettext("Bot {number}", number=s.name.rsplit(" ", 1)[-1])
             return str(s.name)
     return tr.gettext("Seat {number}", number=seat + 1)

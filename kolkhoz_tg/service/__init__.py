@@ -6,7 +6,7 @@ Quick use::
     service = open_service("sqlite:///kolkhoz.sqlite3")
     game = service.create_game(chat_id=-100, creator_id=1, creator_name="Anna")
     service.join(game.id, 2, "Boris")
-    result = service.start(game.id, by_user=1, fill_with_bots=True)
+    result = service.start(game.id, by_user=1, fill_with_ai=True)
     view = service.seat_view(game.id, 1)
     service.act(game.id, 1, view.legal[0], view.game.version)
 """

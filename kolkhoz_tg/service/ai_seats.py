@@ -6,11 +6,11 @@ A bot seat has its own level (``seats.level``); a stand-in plays at its chat's l
 inside the transaction that made them due. With :attr:`AIPolicy.defer` (a front end with a
 worker pool), a ``strong`` or ``hard`` bot whose move is not forced does not: the game
 records since when it waits (``games.bot_due``), the front end is told after the commit
-(:meth:`~kolkhoz_tg.service.kernel.Kernel.add_bot_listener`), reads what to think about
-(:meth:`bot_turn`: the seat's view and a seed, nothing else), thinks in a worker, and plays
-the move with :meth:`bot_act` at the version it thought about; if the game moved on
+(:meth:`~kolkhoz_tg.service.kernel.Kernel.add_ai_listener`), reads what to think about
+(:meth:`ai_turn`: the seat's view and a seed, nothing else), thinks in a worker, and plays
+the move with :meth:`ai_act` at the version it thought about; if the game moved on
 meanwhile the move is refused as stale and the worker thinks again.
-:meth:`games_waiting_for_bots` finds the games a restart or a lost wake-up left waiting.
+:meth:`games_waiting_for_ai` finds the games a restart or a lost wake-up left waiting.
 """
 
 from __future__ import annotations
@@ -65,11 +65,11 @@ class ComputerPlayers:
 
     # ------------------------------------------------------------------ levels
 
-    def set_chat_bot_level(self, chat_id: int, level: str) -> ChatInfo:
+    def set_chat_ai_level(self, chat_id: int, level: str) -> ChatInfo:
         """The level stand-ins (and the bots filling empty seats at the start) play at in
         this chat's games, from their next move. The bot listeners hear of the chat's games
         that wait for a search bot: a stand-in waiting for a worker may now play at a level
-        that does not wait (:meth:`settle_bots`). Raises :class:`BadRequest`
+        that does not wait (:meth:`settle_ai`). Raises :class:`BadRequest`
         (``bad_level``)."""
         try:
             check_level(level)
@@ -84,19 +84,19 @@ class ComputerPlayers:
                     GameRow.chat_id == chat_id, GameRow.status == ACTIVE,
                     GameRow.bot_due.is_not(None))  # type: ignore[union-attr]
             ).all()
-        self.kernel.fire_bot_listeners(i for i in waiting if i is not None)
+        self.kernel.fire_ai_listeners(i for i in waiting if i is not None)
         return info
 
-    def chat_bot_level(self, chat_id: int) -> str:
+    def chat_ai_level(self, chat_id: int) -> str:
         """The chat's level for stand-ins (the policy's default when it chose none)."""
         with self.kernel.db.read() as s:
             chat = s.get(ChatRow, chat_id)
             chosen = chat.settings.get("bot_level") if chat is not None else None
-        return chosen if isinstance(chosen, str) else self.kernel.bot_policy.default_level
+        return chosen if isinstance(chosen, str) else self.kernel.ai_policy.default_level
 
     # ------------------------------------------------------------------ thinking
 
-    def games_waiting_for_bots(
+    def games_waiting_for_ai(
         self, limit: int = 200, idle_for: timedelta | None = None
     ) -> list[int]:
         """Running games that wait for a search bot, the longest waiting first; with
@@ -114,7 +114,7 @@ class ComputerPlayers:
                 stmt = stmt.where(GameRow.bot_due <= self.kernel.clock.now() - idle_for)  # type: ignore[operator]
             return [i for i in s.exec(stmt).all() if i is not None]
 
-    def bot_turn(self, game_id: int) -> AITurn | None:
+    def ai_turn(self, game_id: int) -> AITurn | None:
         """The next decision a worker is to think about in this game (the first waiting
         seat), or None when the game waits for no search bot."""
         if not possible_id(game_id):
@@ -126,7 +126,7 @@ class ComputerPlayers:
             # Not from the cache: another thread may be changing that object now.
             game = Game.from_json(row.state)
             tx = GameTx(s, row, seats, game, self.kernel.clock.now(), row.version,
-                        bots=self.kernel.bot_policy)
+                        bots=self.kernel.ai_policy)
             waiting = tx.thinking_seats()
             if not waiting:
                 return None
@@ -137,7 +137,7 @@ class ComputerPlayers:
                            game.view(seat), decision_seed(game_id, len(game.log), seat),
                            max(1, searchers))
 
-    def settle_bots(self, game_id: int) -> ActResult | None:
+    def settle_ai(self, game_id: int) -> ActResult | None:
         """For a game that waits for a search bot (``bot_due``) although no seat waits for
         one any more (its stand-in's level changed to one that plays at once): let bots,
         stand-ins and forced moves play now, as after a move, and return what followed
@@ -159,7 +159,7 @@ class ComputerPlayers:
                     return None  # a worker has thinking to do: not stuck
                 tx.run_automatic()
                 if not tx.moves:
-                    tx.update_bot_due()
+                    tx.update_ai_due()
                     return None
                 self.kernel.finish_tx(tx, moved=True)
                 result = self.kernel.act_result(tx, ActStatus.APPLIED, None)
@@ -169,7 +169,7 @@ class ComputerPlayers:
         self.kernel.after_commit(tx)
         return result
 
-    def bot_act(self, game_id: int, seat: int, action_text: str, version: int) -> ActResult:
+    def ai_act(self, game_id: int, seat: int, action_text: str, version: int) -> ActResult:
         """Play the move a worker chose for a waiting search bot, based on ``version``,
         then the automatic moves that follow, as :meth:`act` does. STALE when the game
         moved on (or the seat no longer waits for a bot: its player came back), so the
@@ -202,7 +202,7 @@ class ComputerPlayers:
                     self.kernel.remember(game_id, row.version, tx.game)
                     return ActResult(ActStatus.ILLEGAL, game_id, row.version, seat,
                                      reason=illegal.reason, message=str(illegal))
-                tx.play_for_bot(seat, action)
+                tx.play_for_ai(seat, action)
                 tx.run_automatic()
                 self.kernel.finish_tx(tx, moved=True)
                 result = self.kernel.act_result(tx, ActStatus.APPLIED, seat)

@@ -118,7 +118,7 @@ def check_standin(value: int) -> int:
     return value
 
 
-def bot_seat(game_id: int, seat: int, seats: dict[int, SeatRow], now: datetime) -> SeatRow:
+def ai_seat(game_id: int, seat: int, seats: dict[int, SeatRow], now: datetime) -> SeatRow:
     number = 1 + sum(1 for r in seats.values() if r.is_bot)
     return SeatRow(game_id=game_id, seat=seat, user_id=None, is_bot=True,
                    name=f"Bot {number}", joined_at=now)

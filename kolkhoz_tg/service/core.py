@@ -97,13 +97,13 @@ class GameService:
     # ---------------------------------------------------------------- settings the front end sets
 
     @property
-    def bot_policy(self) -> AIPolicy:
+    def ai_policy(self) -> AIPolicy:
         """How this service plays bots; a front end with a worker pool sets ``defer``."""
-        return self.kernel.bot_policy
+        return self.kernel.ai_policy
 
-    @bot_policy.setter
-    def bot_policy(self, policy: AIPolicy) -> None:
-        self.kernel.bot_policy = policy
+    @ai_policy.setter
+    def ai_policy(self, policy: AIPolicy) -> None:
+        self.kernel.ai_policy = policy
 
     @property
     def outbox_owner(self) -> str | None:
@@ -141,36 +141,36 @@ class GameService:
     def remove_schedule_listener(self, listener: ScheduleListener) -> None:
         self.kernel.remove_schedule_listener(listener)
 
-    def add_bot_listener(self, listener: AIListener) -> None:
-        self.kernel.add_bot_listener(listener)
+    def add_ai_listener(self, listener: AIListener) -> None:
+        self.kernel.add_ai_listener(listener)
 
-    def remove_bot_listener(self, listener: AIListener) -> None:
-        self.kernel.remove_bot_listener(listener)
+    def remove_ai_listener(self, listener: AIListener) -> None:
+        self.kernel.remove_ai_listener(listener)
 
     def foresee(self, game_id: int, user_id: int, action: str, version: int) -> bool:
         return self.kernel.foresee(game_id, user_id, action, version)
 
     # ---------------------------------------------------------------- computer_players
 
-    def set_chat_bot_level(self, chat_id: int, level: str) -> ChatInfo:
-        return self.computer_players.set_chat_bot_level(chat_id, level)
+    def set_chat_ai_level(self, chat_id: int, level: str) -> ChatInfo:
+        return self.computer_players.set_chat_ai_level(chat_id, level)
 
-    def chat_bot_level(self, chat_id: int) -> str:
-        return self.computer_players.chat_bot_level(chat_id)
+    def chat_ai_level(self, chat_id: int) -> str:
+        return self.computer_players.chat_ai_level(chat_id)
 
-    def games_waiting_for_bots(
+    def games_waiting_for_ai(
         self, limit: int = 200, idle_for: timedelta | None = None
     ) -> list[int]:
-        return self.computer_players.games_waiting_for_bots(limit, idle_for)
+        return self.computer_players.games_waiting_for_ai(limit, idle_for)
 
-    def bot_turn(self, game_id: int) -> AITurn | None:
-        return self.computer_players.bot_turn(game_id)
+    def ai_turn(self, game_id: int) -> AITurn | None:
+        return self.computer_players.ai_turn(game_id)
 
-    def settle_bots(self, game_id: int) -> ActResult | None:
-        return self.computer_players.settle_bots(game_id)
+    def settle_ai(self, game_id: int) -> ActResult | None:
+        return self.computer_players.settle_ai(game_id)
 
-    def bot_act(self, game_id: int, seat: int, action_text: str, version: int) -> ActResult:
-        return self.computer_players.bot_act(game_id, seat, action_text, version)
+    def ai_act(self, game_id: int, seat: int, action_text: str, version: int) -> ActResult:
+        return self.computer_players.ai_act(game_id, seat, action_text, version)
 
     # ---------------------------------------------------------------- people
 
@@ -325,7 +325,7 @@ class GameService:
     def leave(self, game_id: int, user_id: int) -> GameInfo:
         return self.lobby.leave(game_id, user_id)
 
-    def add_bot(
+    def add_ai_player(
         self,
         game_id: int,
         by_user: int,
@@ -334,7 +334,7 @@ class GameService:
         *,
         version: int | None = None,
     ) -> GameInfo:
-        return self.lobby.add_bot(game_id, by_user, seat, level, version=version)
+        return self.lobby.add_ai_player(game_id, by_user, seat, level, version=version)
 
     def remove_seat(self, game_id: int, by_user: int, seat: int) -> GameInfo:
         return self.lobby.remove_seat(game_id, by_user, seat)
@@ -373,9 +373,9 @@ class GameService:
         )
 
     def start(
-        self, game_id: int, by_user: int, fill_with_bots: bool = False, bot_level: str | None = None
+        self, game_id: int, by_user: int, fill_with_ai: bool = False, bot_level: str | None = None
     ) -> ActResult:
-        return self.lobby.start(game_id, by_user, fill_with_bots, bot_level)
+        return self.lobby.start(game_id, by_user, fill_with_ai, bot_level)
 
     def abort(self, game_id: int, by_user: int, force: bool = False) -> ActResult:
         return self.lobby.abort(game_id, by_user, force)

@@ -216,10 +216,10 @@ class GameTx:
             for seat in game.to_act:
                 row = self.seats[seat]
                 if row.is_bot or row.standin:
-                    action = self._bot_action(seat)
+                    action = self._ai_action(seat)
                     if action is None:
                         continue  # a search bot: it thinks after the commit
-                    self.play_for_bot(seat, action)
+                    self.play_for_ai(seat, action)
                     break
                 forced = game.forced_action(seat)
                 if forced is not None:
@@ -236,12 +236,12 @@ class GameTx:
         phase = game.phase
         played: list[Move] = []
         while seat in game.to_act and game.phase is phase and not game.is_over:
-            played.append(self.play_for_bot(seat, default_action(game, seat)))
+            played.append(self.play_for_ai(seat, default_action(game, seat)))
             if phase is not Phase.ASSIGN:
                 break
         return played
 
-    def play_for_bot(self, seat: int, action: Action | str) -> Move:
+    def play_for_ai(self, seat: int, action: Action | str) -> Move:
         """Play a bot seat's or a stand-in's move (logged as theirs)."""
         row = self.seats[seat]
         move = self.apply(seat, action, Actor.BOT if row.is_bot else Actor.STANDIN, None)
@@ -261,7 +261,7 @@ class GameTx:
         chosen = chat.settings.get("bot_level") if chat is not None else None
         return chosen if isinstance(chosen, str) else self.bots.default_level
 
-    def _bot_action(self, seat: int) -> Action | str | None:
+    def _ai_action(self, seat: int) -> Action | str | None:
         """A bot's move played here and now: the heuristic (``normal``, exactly as bots
         played before levels), a forced move, a seeded random move, or a search when the
         policy lets it think in the transaction; None when a worker is to think (a search
@@ -305,7 +305,7 @@ class GameTx:
             # A practice game waits for its player as long as they like: no deadline, no
             # reminders, so no timeout and no stand-in. Search bots still wait for a worker.
             self.clear_clock()
-            self.update_bot_due()
+            self.update_ai_due()
             return
         humans = [s for s in game.to_act if self.waits_for_human(s)]
         # A phase of independent decisions (the swap, the card to pass) keeps its one
@@ -344,9 +344,9 @@ class GameTx:
             row.next_due = None
         else:
             row.next_due = min([row.deadline, *pending])
-        self.update_bot_due()
+        self.update_ai_due()
 
-    def update_bot_due(self) -> None:
+    def update_ai_due(self) -> None:
         """``bot_due``: since when the game waits for a search bot with no move made (a
         wait that outlasts a worker's thinking means the worker is gone), or None."""
         row = self.row
@@ -512,7 +512,7 @@ class GameTx:
                     seat=s,
                     name=seat_row.name,
                     user_id=seat_row.user_id,
-                    is_bot=seat_row.is_bot,
+                    is_ai=seat_row.is_bot,
                     score=scores[s],
                     plot=tuple(Card.parse(c) for c in plots[s]),
                     medals=game.medals[s],

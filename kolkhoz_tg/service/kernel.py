@@ -116,8 +116,8 @@ class Kernel:
         self.foresight: dict[int, Foresight] = {}
         self.bumped: dict[int, int] = {}
         #: How this service plays bots; a front end with a worker pool sets ``defer``.
-        self.bot_policy = AIPolicy()
-        self.bot_listeners: list[AIListener] = []
+        self.ai_policy = AIPolicy()
+        self.ai_listeners: list[AIListener] = []
 
     def add_schedule_listener(self, listener: ScheduleListener) -> None:
         """``listener(game_id, deadline, next_reminder)`` runs after every commit that changed
@@ -128,14 +128,14 @@ class Kernel:
         if listener in self.schedule_listeners:
             self.schedule_listeners.remove(listener)
 
-    def add_bot_listener(self, listener: AIListener) -> None:
+    def add_ai_listener(self, listener: AIListener) -> None:
         """``listener(game_id)`` runs after every commit that leaves a running game waiting
         for a search bot."""
-        self.bot_listeners.append(listener)
+        self.ai_listeners.append(listener)
 
-    def remove_bot_listener(self, listener: AIListener) -> None:
-        if listener in self.bot_listeners:
-            self.bot_listeners.remove(listener)
+    def remove_ai_listener(self, listener: AIListener) -> None:
+        if listener in self.ai_listeners:
+            self.ai_listeners.remove(listener)
 
     def fire_listeners(self, rows: Iterable[GameRow]) -> None:
         """Tell the schedule listeners of each game's clock, then the bot listeners of the
@@ -148,13 +148,13 @@ class Kernel:
                     listener(row.id, row.deadline, row.next_reminder)
                 except Exception:  # committed already; the sweep covers a lost job
                     log.exception("schedule listener failed for game %s", row.id)
-        self.fire_bot_listeners(
+        self.fire_ai_listeners(
             row.id for row in rows
             if row.id is not None and row.bot_due is not None and row.status == ACTIVE)
 
-    def fire_bot_listeners(self, game_ids: Iterable[int]) -> None:
+    def fire_ai_listeners(self, game_ids: Iterable[int]) -> None:
         for game_id in game_ids:
-            for listener in list(self.bot_listeners):
+            for listener in list(self.ai_listeners):
                 try:
                     listener(game_id)
                 except Exception:  # committed already; the periodic look finds it
@@ -281,7 +281,7 @@ class Kernel:
             game=self.engine_state(row),
             now=self.clock.now(),
             base_version=row.version,
-            bots=self.bot_policy,
+            bots=self.ai_policy,
         )
 
     def finish_tx(

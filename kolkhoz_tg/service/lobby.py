@@ -15,7 +15,7 @@ from kolkhoz_tg.service.common import (
     ACTIVE,
     LOBBY,
     OPEN,
-    bot_seat,
+    ai_seat,
     check_reminders,
     check_standin,
     check_timeout,
@@ -209,7 +209,7 @@ class LobbyService:
             s.flush()
             return self.kernel.game_info(s, row)
 
-    def add_bot(
+    def add_ai_player(
         self, game_id: int, by_user: int, seat: int | None = None, level: str | None = None,
         *, version: int | None = None,
     ) -> GameInfo:
@@ -217,14 +217,14 @@ class LobbyService:
         by default the policy's). ``version``: the game's version the request was made on
         (a button's); another one raises :class:`WrongState` ``lobby_changed``, so a
         double tap seats one bot. Raises :class:`BadRequest` ``bad_level`` too."""
-        level = _level(level or self.kernel.bot_policy.default_level)
+        level = _level(level or self.kernel.ai_policy.default_level)
         with self.kernel.write() as s:
             row = self._lobby(s, game_id)
             self.kernel.check_seen(row, version)
             seats = self.kernel.seats_of(s, game_id)
             self._check_member(row, seats, by_user)
             index = self._free_seat(row, seats, seat)
-            bot = bot_seat(game_id, index, seats, self.kernel.clock.now())
+            bot = ai_seat(game_id, index, seats, self.kernel.clock.now())
             bot.level = level
             s.add(bot)
             self.kernel.bump(s, row)
@@ -258,7 +258,7 @@ class LobbyService:
         version: int | None = None,
     ) -> GameInfo:
         """Change the clock settings (creator only; in a running game from the next turn).
-        ``version`` as for :meth:`add_bot`."""
+        ``version`` as for :meth:`add_ai_player`."""
         with self.kernel.write() as s:
             row = self.kernel.get_game(s, game_id)
             if row.status not in OPEN:
@@ -288,7 +288,7 @@ class LobbyService:
         version: int | None = None,
     ) -> GameInfo:
         """Change the rules or the number of seats before the start (creator only).
-        ``version`` as for :meth:`add_bot`.
+        ``version`` as for :meth:`add_ai_player`.
 
         ``preset`` replaces the rules (then ``options`` apply on top); ``options`` alone
         change the current rules. Fewer seats are refused while a seat that would go is
@@ -326,11 +326,11 @@ class LobbyService:
             return self.kernel.game_info(s, row)
 
     def start(
-        self, game_id: int, by_user: int, fill_with_bots: bool = False,
+        self, game_id: int, by_user: int, fill_with_ai: bool = False,
         bot_level: str | None = None,
     ) -> ActResult:
         """Deal and start (creator only). Empty seats get bots of ``bot_level`` (by default
-        the chat's level for stand-ins) if ``fill_with_bots``, else :class:`WrongState`
+        the chat's level for stand-ins) if ``fill_with_ai``, else :class:`WrongState`
         ``not_full``. Bots and forced moves play at once (search bots, under a deferring
         policy, right after)."""
         if bot_level is not None:
@@ -341,16 +341,16 @@ class LobbyService:
                 raise NotAllowed("only the creator starts the game", "not_creator")
             seats = self.kernel.seats_of(s, game_id)
             free = [i for i in range(row.players) if i not in seats]
-            if free and not fill_with_bots:
+            if free and not fill_with_ai:
                 raise WrongState(f"{len(free)} seats are empty", "not_full")
             now = self.kernel.clock.now()
             if free and bot_level is None:
                 chat = s.get(ChatRow, row.chat_id)
                 chosen = chat.settings.get("bot_level") if chat is not None else None
                 bot_level = (chosen if isinstance(chosen, str)
-                             else self.kernel.bot_policy.default_level)
+                             else self.kernel.ai_policy.default_level)
             for i in free:
-                bot = bot_seat(game_id, i, seats, now)
+                bot = ai_seat(game_id, i, seats, now)
                 bot.level = bot_level
                 seats[i] = bot
                 s.add(bot)
@@ -359,7 +359,7 @@ class LobbyService:
             row.state = game.to_json()
             row.status = ACTIVE
             row.started_at = now
-            tx = GameTx(s, row, seats, game, now, row.version, bots=self.kernel.bot_policy)
+            tx = GameTx(s, row, seats, game, now, row.version, bots=self.kernel.ai_policy)
             tx.notify(GameStarted(tx.game_header(), tx.views.typed(None)))
             tx.run_automatic()
             self.kernel.finish_tx(tx, moved=True, announce=True)

@@ -55,7 +55,7 @@ def _time_text(when: datetime | None) -> str | None:
 
 def _seat_info(data: JsonObject) -> SeatInfo:
     return SeatInfo(
-        seat=data["seat"], user_id=data["user_id"], name=data["name"], is_bot=data["is_bot"],
+        seat=data["seat"], user_id=data["user_id"], name=data["name"], is_ai=data["is_bot"],
         standin=data["standin"], timeouts=data["timeouts"], auto_moves=data["auto_moves"],
         level=data.get("level"),
     )
@@ -362,7 +362,7 @@ class TableRow:
     seat: int
     name: str
     user_id: int | None
-    is_bot: bool
+    is_ai: bool
     score: int
     plot: tuple[Card, ...]
     medals: int
@@ -370,7 +370,7 @@ class TableRow:
 
     def to_json(self) -> JsonObject:
         return {"rank": self.rank, "seat": self.seat, "name": self.name,
-                "user_id": self.user_id, "is_bot": self.is_bot, "score": self.score,
+                "user_id": self.user_id, "is_bot": self.is_ai, "score": self.score,
                 "plot": [str(c) for c in self.plot], "medals": self.medals,
                 "auto_moves": self.auto_moves}
 
@@ -378,7 +378,7 @@ class TableRow:
     def from_json(cls, data: JsonObject) -> TableRow:
         return cls(
             rank=data["rank"], seat=data["seat"], name=data["name"],
-            user_id=data.get("user_id"), is_bot=bool(data.get("is_bot")), score=data["score"],
+            user_id=data.get("user_id"), is_ai=bool(data.get("is_bot")), score=data["score"],
             plot=tuple(Card.parse(c) for c in data.get("plot", [])),
             medals=data.get("medals", 0), auto_moves=data.get("auto_moves", 0),
         )

@@ -30,7 +30,7 @@ from kolkhoz_tg.aiplay import check_level, decision_seed
 from kolkhoz_tg.service.common import (
     ACTIVE,
     OPEN,
-    bot_seat,
+    ai_seat,
     make_rules,
     parse_seed,
 )
@@ -130,14 +130,14 @@ class PracticeService:
             seats = {0: SeatRow(game_id=row.id, seat=0, user_id=user_id, name=user.name,
                                 joined_at=now)}
             for i in range(1, players):
-                bot = bot_seat(row.id, i, seats, now)
+                bot = ai_seat(row.id, i, seats, now)
                 bot.level = level
                 seats[i] = bot
             s.add_all(list(seats.values()))
             s.flush()
             game = Game.new(Rules.from_dict(row.rules), players, parse_seed(row.seed))
             row.state = game.to_json()
-            tx = GameTx(s, row, seats, game, now, row.version, bots=self.kernel.bot_policy)
+            tx = GameTx(s, row, seats, game, now, row.version, bots=self.kernel.ai_policy)
             tx.notify(GameStarted(tx.game_header(), tx.views.typed(None)))
             tx.run_automatic()
             self.kernel.finish_tx(tx, moved=True, announce=True)

@@ -70,7 +70,7 @@ def _load_games(s: Session) -> list[ratings.FinishedGame]:
         rated = []
         for seat in sorted(seats.get(game_id, []), key=lambda r: r.seat):
             if seat.is_bot or seat.user_id is None:
-                key = ratings.bot_key(seat.level)
+                key = ratings.ai_key(seat.level)
             else:
                 key = ratings.user_key(seat.user_id)
             rated.append(ratings.RatedSeat(

@@ -48,7 +48,7 @@ def user_key(user_id: int) -> str:
     return f"user:{user_id}"
 
 
-def bot_key(level: str | None) -> str:
+def ai_key(level: str | None) -> str:
     return f"bot:{level or 'normal'}"
 
 

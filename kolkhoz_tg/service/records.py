@@ -71,11 +71,12 @@ class SeatInfo:
     seat: int
     user_id: int | None
     name: str
-    is_bot: bool
+    #: A computer player's seat (stored as ``seats.is_bot``).
+    is_ai: bool
     standin: bool
     timeouts: int
     auto_moves: int
-    #: A bot seat's level (``engine.ai.LEVELS``; None: ``normal``, a seat from before
+    #: A computer player's level (``engine.ai.LEVELS``; None: ``normal``, a seat from before
     #: levels); None for players.
     level: str | None = None
 
@@ -84,7 +85,7 @@ class SeatInfo:
             "seat": self.seat,
             "user_id": self.user_id,
             "name": self.name,
-            "is_bot": self.is_bot,
+            "is_bot": self.is_ai,
             "level": self.level,
             "standin": self.standin,
             "timeouts": self.timeouts,

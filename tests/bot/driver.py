@@ -220,7 +220,7 @@ async def start_with_bots(
     for u in humans[1:]:
         service.join(info.id, u.id, u.first_name)
     for _ in range(bots):
-        service.add_bot(info.id, humans[0].id, level=level)
+        service.add_ai_player(info.id, humans[0].id, level=level)
     result = service.start(info.id, humans[0].id)
     await d.deliverer.refresh_board(info.id, resend=True, pin=True)
     await d.deliverer.deliver(result.notifications, scene=result.scene)

@@ -64,7 +64,7 @@ async def test_plus_bot_picks_a_level_and_search_bots_play_off_the_transaction(
         bot_moves = [m for m in log if m["seat"] != 0]
         assert bot_moves and all(m["actor"] in (Actor.BOT.value,) for m in bot_moves)
         # Nothing is left waiting, and the final table went out.
-        assert service.games_waiting_for_bots() == []
+        assert service.games_waiting_for_ai() == []
         assert any("🏁" in (m.text or "") for m in fake.messages(group))
 
 
@@ -91,12 +91,12 @@ async def test_the_chat_sets_the_stand_in_level_and_a_stand_in_thinks_off_the_sw
         menu = fake.message(group, lobby.message_id)
         assert menu.button_texts[:3] == ["Normal", "✅ Strong", "Hard"]
         await vera.tap(menu, "Hard")
-        assert service.chat_bot_level(group.id) == "hard"
+        assert service.chat_ai_level(group.id) == "hard"
         assert "🤖 Stand-in: hard" in fake.message(group, lobby.message_id).button_texts
         await boris.send(group, "/settings bots normal")  # neither creator nor admin
-        assert service.chat_bot_level(group.id) == "hard"
+        assert service.chat_ai_level(group.id) == "hard"
         await anna.send(group, "/settings bots strong")
-        assert service.chat_bot_level(group.id) == "strong"
+        assert service.chat_ai_level(group.id) == "strong"
         for u in (boris, vera):
             await u.tap(fake.message(group, lobby.message_id), "Join")
         await anna.tap(fake.message(group, lobby.message_id), "Start ▶")
@@ -113,7 +113,7 @@ async def test_the_chat_sets_the_stand_in_level_and_a_stand_in_thinks_off_the_sw
         assert any(m["actor"] == Actor.STANDIN.value for m in log[before:])
         assert not service.seat_view(game_id, mover.id).to_act or service.game_info(
             game_id).status != "active"
-        assert service.games_waiting_for_bots() == []
+        assert service.games_waiting_for_ai() == []
 
 
 async def test_a_game_left_waiting_for_a_bot_is_picked_up_at_start(
@@ -122,21 +122,21 @@ async def test_a_game_left_waiting_for_a_bot_is_picked_up_at_start(
     [anna] = players(fake, base=4200)[:1]
     group = fake.create_group("Restart", [anna])
     # Another process started the game and stopped before its bots thought.
-    service.bot_policy = AIPolicy(default_level="strong", defer=True)
+    service.ai_policy = AIPolicy(default_level="strong", defer=True)
     game = service.create_game(group.id, anna.id, creator_name="Anna", players=3, seed=5)
-    service.start(game.id, anna.id, fill_with_bots=True)
-    while not service.games_waiting_for_bots():
+    service.start(game.id, anna.id, fill_with_ai=True)
+    while not service.games_waiting_for_ai():
         # Anna's own moves until a bot is the one to move (the deal decides who starts).
         sv = service.seat_view(game.id, anna.id)
         assert sv.to_act
         assert service.act(game.id, anna.id, sv.legal[0], sv.game.version).ok
-    assert service.games_waiting_for_bots() == [game.id]
+    assert service.games_waiting_for_ai() == [game.id]
     app = make_app(fake, service)
     async with fake.running(app):
         await anna.start_bot()
         await startup(app)
         await fake.wait_idle()
-        assert service.games_waiting_for_bots() == []
+        assert service.games_waiting_for_ai() == []
         assert any(m["actor"] == Actor.BOT.value for m in service.action_log(game.id))
         assert service.seat_view(game.id, anna.id).to_act
         assert action_buttons(anna.last_message())
@@ -170,7 +170,7 @@ async def test_thinking_between_two_human_moves_is_capped(
         game = await asyncio.to_thread(service.create_game, group.id, anna.id,
                                        creator_name="Anna", players=4, seed=3)
         for _ in range(3):
-            await asyncio.to_thread(service.add_bot, game.id, anna.id, None, "hard")
+            await asyncio.to_thread(service.add_ai_player, game.id, anna.id, None, "hard")
         result = await asyncio.to_thread(service.start, game.id, anna.id)
         await app.bot_data["kolkhoz"].deliverer.deliver(result.notifications)
         await fake.wait_idle()
@@ -292,7 +292,7 @@ async def test_a_thinking_bot_never_holds_a_tap_or_a_command(
             assert record.answered, "a tap waited for a bot"
             await until_idle_or_thinking()
         assert gated.asked.is_set(), "the bot never had to think"
-        assert service.bot_turn(game_id) is not None  # it waits, the game is saved
+        assert service.ai_turn(game_id) is not None  # it waits, the game is saved
         # A command is answered meanwhile too.
         await asyncio.wait_for(boris.send(group, "/score", wait=False), 5)
         for _ in range(200):
@@ -302,7 +302,7 @@ async def test_a_thinking_bot_never_holds_a_tap_or_a_command(
         assert "face-down" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
         gated.gate.set()
         await fake.wait_idle()
-        assert service.bot_turn(game_id) is None
+        assert service.ai_turn(game_id) is None
         assert any(m["actor"] == Actor.BOT.value for m in service.action_log(game_id))
     gated.shutdown()
 
@@ -337,7 +337,7 @@ async def test_a_failed_decision_is_tried_again(
         game = await asyncio.to_thread(service.create_game, group.id, anna.id,
                                        creator_name="Anna", players=3, seed=4)
         for _ in range(2):
-            await asyncio.to_thread(service.add_bot, game.id, anna.id, None, "strong")
+            await asyncio.to_thread(service.add_ai_player, game.id, anna.id, None, "strong")
         result = await asyncio.to_thread(service.start, game.id, anna.id)
         await app.bot_data["kolkhoz"].deliverer.deliver(result.notifications)
         await fake.wait_idle()
@@ -346,7 +346,7 @@ async def test_a_failed_decision_is_tried_again(
                 break
             assert await tap_any_action([anna])
         await fake.wait_idle()
-        assert failing.calls >= 2 and service.games_waiting_for_bots() == []
+        assert failing.calls >= 2 and service.games_waiting_for_ai() == []
         assert "could not think" in caplog.text
     failing.shutdown()
 
@@ -401,15 +401,15 @@ async def test_a_search_bot_left_waiting_thinks_when_polling_starts(
     info = service.create_game(group.id, users[0].id, creator_name="Anna", seed=4)
     for u in users[1:]:
         service.join(info.id, u.id, u.first_name)
-    service.add_bot(info.id, users[0].id, level="strong")
+    service.add_ai_player(info.id, users[0].id, level="strong")
     service.start(info.id, users[0].id)
     for _ in range(60):  # humans move (through the service) until the bot is to think
-        if service.games_waiting_for_bots(10, None) == [info.id]:
+        if service.games_waiting_for_ai(10, None) == [info.id]:
             break
         who = next(u for u in users if service.seat_view(info.id, u.id).to_act)
         sv = service.seat_view(info.id, who.id)
         assert service.act(info.id, who.id, sv.legal[0], sv.game.version).ok
-    assert service.games_waiting_for_bots(10, None) == [info.id]
+    assert service.games_waiting_for_ai(10, None) == [info.id]
     version = service.game_info(info.id).version
     async with fake.running(app, mode="manual"):
         await startup(app)  # as run_polling does: before the application runs

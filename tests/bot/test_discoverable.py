@@ -221,7 +221,7 @@ async def test_the_players_button_skips_counts_that_would_drop_a_player(
         # Five seated: no other count keeps everyone, and the answer says what to do.
         msg = fake.message(group, lobby.message_id)
         await users[0].tap(msg, data_of(msg, ":players"))
-        service.add_bot(game_id, users[0].id)
+        service.add_ai_player(game_id, users[0].id)
         await fake.wait_idle()
         msg = fake.message(group, lobby.message_id)
         answer = await users[0].tap(msg, data_of(msg, ":players"))

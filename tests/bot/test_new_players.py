@@ -407,7 +407,7 @@ async def test_a_practice_hint_says_what_its_figure_is_and_names_jobs_as_buttons
         await fake.wait_idle()
         game = service.practice_game(boris.id)
         assert game is not None
-        assert {s.level for s in game.seats if s.is_bot} == {"strong"}
+        assert {s.level for s in game.seats if s.is_ai} == {"strong"}
         hints = figures = assignments = 0
         while service.game_info(game.id).status == "active":
             if hints >= 6 and figures and assignments:

@@ -90,7 +90,7 @@ async def test_a_practice_game_in_private_to_the_end_with_hints_and_a_restart(
         game = service.practice_game(anna.id)
         assert game is not None and game.practice and game.chat_id == anna.id
         assert game.preset == "zone" and game.players == 3 and game.seed == "1"
-        assert [s.level for s in game.seats if s.is_bot] == ["normal", "normal"]
+        assert [s.level for s in game.seats if s.is_ai] == ["normal", "normal"]
         # The board and Anna's game message, both here; one message with her cards.
         board_id = game.meta["board"]
         board = fake.message(anna, board_id)
@@ -144,7 +144,7 @@ async def test_strong_bots_hint_with_the_search_figures_and_starting_anew(
         await fake.wait_idle()
         game = service.practice_game(boris.id)
         assert game is not None and game.players == 4
-        assert [s.level for s in game.seats if s.is_bot] == ["strong"] * 3
+        assert [s.level for s in game.seats if s.is_ai] == ["strong"] * 3
         msg = move_message(boris)
         assert msg is not None
         answer = await boris.tap(msg, "💡 Hint: what would a bot play?")

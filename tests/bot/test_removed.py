@@ -57,7 +57,7 @@ async def test_removed_bot_pauses_the_game_and_resumes_it_when_added_back(
         assert service.action_log(game_id) == log
 
         # Someone adds the bot back: the game goes on, with a note in the group.
-        await fake.add_bot(group, by=users[1])
+        await fake.add_ai_player(group, by=users[1])
         info = service.game_info(game_id)
         assert info.status == "active" and info.deadline is not None
         assert ABSENT_KEY not in info.meta
@@ -95,7 +95,7 @@ async def test_a_lobby_and_a_game_paused_by_its_creator_stay_as_they_were(
         lobby_id = service.games_in_chat(lobby_group.id)[0].id
         for group in (lobby_group, paused_group):
             await fake.remove_bot(group, by=users[0])
-            await fake.add_bot(group, by=users[0])
+            await fake.add_ai_player(group, by=users[0])
         assert service.game_info(lobby_id).status == "lobby"
         info = service.game_info(game_id)
         assert info.status == "paused" and ABSENT_KEY not in info.meta

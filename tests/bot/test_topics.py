@@ -470,7 +470,7 @@ async def test_the_bot_removed_from_a_forum_and_back_speaks_in_each_games_topic(
         games = [await open_game_in(fake, users, group, t) for t in topics]
         await fake.remove_bot(group, by=users[0])
         assert [service.game_info(g).status for g in games] == ["paused", "paused"]
-        await fake.add_bot(group, by=users[1])
+        await fake.add_ai_player(group, by=users[1])
         assert [service.game_info(g).status for g in games] == ["active", "active"]
         for game_id, topic in zip(games, topics, strict=True):
             assert any("I am back" in t for t in bot_texts(fake, group, topic))
@@ -838,15 +838,15 @@ async def test_a_lobbys_stand_in_button_keeps_to_the_chat_settings_rule(
         await table_b[0].send(group, "/newgame", topic=topics[1])
         lobby = lobby_in(fake, group, topics[1])
         data = next(d for d in lobby.callback_data if d.endswith(":standin"))
-        level = service.chat_bot_level(group.id)
+        level = service.chat_ai_level(group.id)
         answer = await table_b[0].tap(lobby, data.replace(":standin", ":standin.hard"),
                                       force=True)
         assert answer is not None and answer.show_alert
         assert "only the chat's admins" in (answer.text or "")
-        assert service.chat_bot_level(group.id) == level != "hard"
+        assert service.chat_ai_level(group.id) == level != "hard"
         answer = await admin.tap(lobby, data.replace(":standin", ":standin.hard"), force=True)
         assert answer is not None and not answer.show_alert
-        assert service.chat_bot_level(group.id) == "hard"
+        assert service.chat_ai_level(group.id) == "hard"
 
 
 async def test_the_board_style_of_a_forum_with_several_games_is_the_admins(
@@ -866,7 +866,7 @@ async def test_the_board_style_of_a_forum_with_several_games_is_the_admins(
             await table_a[0].send(group, command, topic=topics[0])  # game A's creator
             assert "only the chat's admins may change it" in bot_texts(
                 fake, group, topics[0])[-1]
-        assert service.chat_bot_level(group.id) != "hard"
+        assert service.chat_ai_level(group.id) != "hard"
         for game_id in games:
             board = fake.message(group, service.game_info(game_id).meta["board"])
             assert "photo" not in board.extra
@@ -875,4 +875,4 @@ async def test_the_board_style_of_a_forum_with_several_games_is_the_admins(
             board = fake.message(group, service.game_info(game_id).meta["board"])
             assert "photo" in board.extra and board.thread_id == topic
         await admin.send(group, "/settings bots hard", topic=topics[1])
-        assert service.chat_bot_level(group.id) == "hard"
+        assert service.chat_ai_level(group.id) == "hard"

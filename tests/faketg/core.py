@@ -562,7 +562,7 @@ class FakeTelegram:
                 },
             )
 
-    async def add_bot(
+    async def add_ai_player(
         self,
         chat: FakeChat | int,
         *,

@@ -552,7 +552,7 @@ async def test_bot_removed_and_added_back(fake: FakeTelegram, bot: Bot) -> None:
     with pytest.raises(Forbidden, match="bot was kicked from the group chat"):
         await bot.edit_message_text("board, edited", chat_id=group.id,
                                     message_id=sent.message_id)
-    await fake.add_bot(group, by=alice, wait=False)
+    await fake.add_ai_player(group, by=alice, wait=False)
     added, joined = fake.pending_updates[-2:]
     assert added["my_chat_member"]["new_chat_member"]["status"] == "member"
     assert joined["message"]["new_chat_members"][0]["id"] == fake.bot_id

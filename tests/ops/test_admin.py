@@ -294,7 +294,7 @@ def test_export_running_game_warns_and_writes_a_file(
     assert _replay(d) == service.snapshot(game_id)
     # A string seed round-trips as well.
     other = service.create_game(-300, 1, creator_name="U1", seed="spring")
-    service.start(other.id, 1, fill_with_bots=True)
+    service.start(other.id, 1, fill_with_ai=True)
     code, out, _ = run_cli(capsys, "games", "export", str(other.id), "--database-url",
                            sqlite_url)
     d = json.loads(out)

@@ -59,7 +59,7 @@ def new_game(
     for uid in range(2, humans + 1):
         service.join(game.id, uid, f"U{uid}")
         users.append(uid)
-    service.start(game.id, 1, fill_with_bots=True)
+    service.start(game.id, 1, fill_with_ai=True)
     return service.game_info(game.id), users
 
 
@@ -89,7 +89,7 @@ def play_out(service: GameService, game_id: int, choose: Chooser = first_choice)
 
 def header(*names: str) -> GameHeader:
     """A notification's game header with these players in seats 0, 1, … (for the texts)."""
-    seats = tuple(SeatInfo(seat=s, user_id=100 + s, name=n, is_bot=False, standin=False,
+    seats = tuple(SeatInfo(seat=s, user_id=100 + s, name=n, is_ai=False, standin=False,
                            timeouts=0, auto_moves=0) for s, n in enumerate(names))
     return GameHeader(id=1, chat_id=-1, status=GameStatus.ACTIVE, preset="classic",
                       players=len(names), version=1, turn_timeout=86400, seats=seats)

@@ -59,7 +59,7 @@ def test_three_and_five_players(service: GameService, players: int) -> None:
 
 def test_bots_only_game_runs_to_the_end_at_start(service: GameService) -> None:
     game = service.create_game(-1, 1, creator_name="Host", seed=3, join=False)
-    result = service.start(game.id, 1, fill_with_bots=True)
+    result = service.start(game.id, 1, fill_with_ai=True)
     assert result.ok
     info = service.game_info(game.id)
     assert info.status == "finished"

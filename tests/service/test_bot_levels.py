@@ -44,11 +44,11 @@ def worker(service: GameService, game_id: int, limit: int = 400) -> int:
     """What the Telegram bot's thinker does, in this thread: think on the view, play at the
     version thought about, until no bot waits. Returns the bot moves made."""
     for moves in range(limit):
-        turn = service.bot_turn(game_id)
+        turn = service.ai_turn(game_id)
         if turn is None:
             return moves
         action = think(turn.level, turn.seed, turn.view, None, 4)
-        result = service.bot_act(game_id, turn.seat, action, turn.version)
+        result = service.ai_act(game_id, turn.seat, action, turn.version)
         assert result.status is ActStatus.APPLIED, result
     raise AssertionError("the bots never stopped")
 
@@ -63,7 +63,7 @@ def _stand_in_waiting(service: GameService, clock: FakeClock) -> GameInfo:
     for _ in range(6):
         clock.advance(timedelta(days=2))
         service.sweep()
-        if service.bot_turn(game.id) is not None:
+        if service.ai_turn(game.id) is not None:
             break
     return game
 
@@ -72,37 +72,37 @@ def test_search_bots_wait_for_a_worker_and_play_at_their_version(
     any_service: GameService, clock: FakeClock, no_search_inside: None
 ) -> None:
     service = any_service
-    service.bot_policy = AIPolicy(default_level="strong", defer=True)
+    service.ai_policy = AIPolicy(default_level="strong", defer=True)
     game = service.create_game(-100, 1, creator_name="U1", players=3, seed=11)
-    service.add_bot(game.id, 1, level="hard")
+    service.add_ai_player(game.id, 1, level="hard")
     with pytest.raises(BadRequest):
-        service.add_bot(game.id, 1, level="genius")
-    service.start(game.id, 1, fill_with_bots=True)
+        service.add_ai_player(game.id, 1, level="genius")
+    service.start(game.id, 1, fill_with_ai=True)
     info = service.game_info(game.id)
     assert [s.level for s in info.seats] == [None, "hard", "strong"]  # the fill: the default
     waited = 0
     while service.game_info(game.id).status == "active":
-        if service.bot_turn(game.id) is not None:
+        if service.ai_turn(game.id) is not None:
             waited += 1
-            assert service.games_waiting_for_bots() == [game.id]
+            assert service.games_waiting_for_ai() == [game.id]
             # Nobody thought for it for 30 s: a worker is gone (the periodic look).
             idle = timedelta(seconds=30)
-            assert service.games_waiting_for_bots(idle_for=idle) == []
+            assert service.games_waiting_for_ai(idle_for=idle) == []
             clock.advance(timedelta(seconds=31))
-            assert service.games_waiting_for_bots(idle_for=idle) == [game.id]
-            turn = service.bot_turn(game.id)
+            assert service.games_waiting_for_ai(idle_for=idle) == [game.id]
+            turn = service.ai_turn(game.id)
             assert turn is not None and turn.seat in (1, 2) and turn.searchers == 2
             assert turn.view["viewer"] == turn.seat  # the seat's own view, nothing more
             # A move thought about at an older version is refused as stale.
             action = think(turn.level, turn.seed, turn.view, None, 4)
-            stale = service.bot_act(game.id, turn.seat, action, turn.version - 1)
+            stale = service.ai_act(game.id, turn.seat, action, turn.version - 1)
             assert stale.status is ActStatus.STALE
             worker(service, game.id)
         else:
             assert step(service, game.id)
     assert waited > 5
     assert service.game_info(game.id).status == "finished"
-    assert service.games_waiting_for_bots() == []
+    assert service.games_waiting_for_ai() == []
     assert service.replay(game.id) == service.snapshot(game.id)
     actors = {m["actor"] for m in service.action_log(game.id) if m["seat"] != 0}
     assert actors == {Actor.BOT.value}
@@ -112,14 +112,14 @@ def test_a_bot_decision_is_seeded_by_the_game_and_the_move(any_service: GameServ
     """The seed is the game id, the number of moves so far and the seat: asked twice, the
     worker gets the same question and gives the same answer (tests can rely on it)."""
     service = any_service
-    service.bot_policy = AIPolicy(defer=True)
+    service.ai_policy = AIPolicy(defer=True)
     game = service.create_game(-100, 1, creator_name="U1", players=3, seed=5)
-    service.add_bot(game.id, 1, level="strong")
-    service.add_bot(game.id, 1, level="strong")
+    service.add_ai_player(game.id, 1, level="strong")
+    service.add_ai_player(game.id, 1, level="strong")
     service.start(game.id, 1)
-    while service.bot_turn(game.id) is None:
+    while service.ai_turn(game.id) is None:
         assert step(service, game.id)
-    first, again = service.bot_turn(game.id), service.bot_turn(game.id)
+    first, again = service.ai_turn(game.id), service.ai_turn(game.id)
     assert first is not None and first == again
     moves = len(service.action_log(game.id))
     assert first.seed == f"{game.id}:{moves}:{first.seat}"
@@ -131,18 +131,18 @@ def test_a_stand_in_plays_at_the_chats_level_and_the_sweep_never_thinks(
     any_service: GameService, clock: FakeClock, no_search_inside: None
 ) -> None:
     service = any_service
-    service.bot_policy = AIPolicy(default_level="strong", defer=True)
-    assert service.chat_bot_level(-100) == "strong"
-    service.set_chat_bot_level(-100, "hard")
+    service.ai_policy = AIPolicy(default_level="strong", defer=True)
+    assert service.chat_ai_level(-100) == "strong"
+    service.set_chat_ai_level(-100, "hard")
     with pytest.raises(BadRequest):
-        service.set_chat_bot_level(-100, "genius")
-    assert service.chat_bot_level(-100) == "hard"
+        service.set_chat_ai_level(-100, "genius")
+    assert service.chat_ai_level(-100) == "hard"
     # Everyone goes silent: the sweep plays the cheap default move, and with the stand-in
     # that follows, the game waits for a worker; the sweep itself thought about nothing.
     game = _stand_in_waiting(service, clock)
     info = service.game_info(game.id)
     assert any(s.standin for s in info.seats)
-    turn = service.bot_turn(game.id)
+    turn = service.ai_turn(game.id)
     assert turn is not None and turn.level == "hard"
     # (Stand-ins may have played forced moves meanwhile: those cost nothing. A search
     # would have failed the test.)
@@ -151,7 +151,7 @@ def test_a_stand_in_plays_at_the_chats_level_and_the_sweep_never_thinks(
     assert standin.user_id is not None
     service.back(game.id, standin.user_id)
     action = think(turn.level, turn.seed, turn.view, None, 4)
-    late = service.bot_act(game.id, turn.seat, action, service.game_info(game.id).version)
+    late = service.ai_act(game.id, turn.seat, action, service.game_info(game.id).version)
     assert late.status is ActStatus.STALE
 
 
@@ -161,16 +161,16 @@ def test_bot_seats_from_before_levels_play_as_they_always_did(
     """A bot seat with no level (stored before migration 0003) plays the heuristic inside
     the transaction, even under a deferring policy."""
     service = any_service
-    service.bot_policy = AIPolicy(default_level="hard", defer=True)
+    service.ai_policy = AIPolicy(default_level="hard", defer=True)
     game = service.create_game(-100, 1, creator_name="U1", players=3, seed=9)
-    service.add_bot(game.id, 1, level="normal")
-    service.add_bot(game.id, 1, level="normal")
+    service.add_ai_player(game.id, 1, level="normal")
+    service.add_ai_player(game.id, 1, level="normal")
     with service.db.write() as s:
         s.execute(sa.text("UPDATE seats SET level = NULL WHERE user_id IS NULL"))
     service.start(game.id, 1)
     assert [s.level for s in service.game_info(game.id).seats] == [None, None, None]
     while step(service, game.id):
-        assert service.bot_turn(game.id) is None
+        assert service.ai_turn(game.id) is None
     assert service.game_info(game.id).status == "finished"
     # Exactly the heuristic's moves.
     log = service.action_log(game.id)
@@ -188,29 +188,29 @@ def test_a_waiting_stand_in_plays_at_once_when_the_chat_level_drops(
     bot listeners hear of the game, and settling it plays the stand-in's move at once (no
     game sits until the turn's deadline)."""
     service = any_service
-    service.bot_policy = AIPolicy(default_level="strong", defer=True)
-    service.set_chat_bot_level(-100, "hard")
+    service.ai_policy = AIPolicy(default_level="strong", defer=True)
+    service.set_chat_ai_level(-100, "hard")
     game = _stand_in_waiting(service, clock)
-    turn = service.bot_turn(game.id)
+    turn = service.ai_turn(game.id)
     assert turn is not None and turn.level == "hard"
-    assert service.settle_bots(game.id) is None  # a worker has thinking to do
+    assert service.settle_ai(game.id) is None  # a worker has thinking to do
     heard: list[int] = []
-    service.add_bot_listener(heard.append)
+    service.add_ai_listener(heard.append)
     try:
-        service.set_chat_bot_level(-100, "normal")
+        service.set_chat_ai_level(-100, "normal")
     finally:
-        service.remove_bot_listener(heard.append)
+        service.remove_ai_listener(heard.append)
     assert heard == [game.id]
-    assert service.bot_turn(game.id) is None
+    assert service.ai_turn(game.id) is None
     moves = len(service.action_log(game.id))
-    settled = service.settle_bots(game.id)
+    settled = service.settle_ai(game.id)
     assert settled is not None and settled.status is ActStatus.APPLIED
     assert settled.notifications
     log = service.action_log(game.id)
     assert len(log) > moves and log[moves]["seat"] == turn.seat
     assert log[moves]["actor"] == Actor.STANDIN.value
-    assert service.games_waiting_for_bots() == []
-    assert service.settle_bots(game.id) is None  # nothing left to settle
+    assert service.games_waiting_for_ai() == []
+    assert service.settle_ai(game.id) is None  # nothing left to settle
 
 
 def test_a_search_bot_no_worker_played_gets_the_heuristic_at_the_deadline(
@@ -219,16 +219,16 @@ def test_a_search_bot_no_worker_played_gets_the_heuristic_at_the_deadline(
     """Workers that keep failing (or none at all) must not hold a game for ever: at the
     turn's deadline the heuristic plays for the waiting search bot, logged as the bot's."""
     service = any_service
-    service.bot_policy = AIPolicy(default_level="strong", defer=True)
+    service.ai_policy = AIPolicy(default_level="strong", defer=True)
     game = service.create_game(-100, 1, creator_name="U1", players=3, seed=11)
-    service.add_bot(game.id, 1, level="hard")
-    service.add_bot(game.id, 1, level="strong")
+    service.add_ai_player(game.id, 1, level="hard")
+    service.add_ai_player(game.id, 1, level="strong")
     service.start(game.id, 1)
     for _ in range(100):
-        if service.bot_turn(game.id) is not None:
+        if service.ai_turn(game.id) is not None:
             break
         assert step(service, game.id)
-    turn = service.bot_turn(game.id)
+    turn = service.ai_turn(game.id)
     assert turn is not None
     moves = len(service.action_log(game.id))
     clock.advance(timedelta(hours=1))

@@ -35,7 +35,7 @@ def test_lobby_rules_and_seats_change_before_the_start(service: GameService) -> 
     service.join(game.id, 4, "Gleb")  # seat 3
     with pytest.raises(NotAllowed):
         service.configure_lobby(game.id, 1, players=3)  # seat 3 is taken
-    service.start(game.id, 1, fill_with_bots=True)
+    service.start(game.id, 1, fill_with_ai=True)
     with pytest.raises(WrongState):
         service.configure_lobby(game.id, 1, preset="classic")
     assert len(service.game_info(game.id).seats) == 5

@@ -37,12 +37,12 @@ def test_create_join_leave_and_start(service: GameService) -> None:
         service.start(game.id, 1)
     assert e.value.code == "not_full"
     with pytest.raises(NotAllowed):
-        service.start(game.id, 2, fill_with_bots=True)
-    result = service.start(game.id, 1, fill_with_bots=True)
+        service.start(game.id, 2, fill_with_ai=True)
+    result = service.start(game.id, 1, fill_with_ai=True)
     assert result.ok
     info = service.game_info(game.id)
     assert info.status == "active"
-    assert [s.is_bot for s in info.seats] == [False, False, True]
+    assert [s.is_ai for s in info.seats] == [False, False, True]
     assert info.deadline is not None
     assert Kind.GAME_STARTED in {n.kind for n in result.notifications}
     with pytest.raises(WrongState):
@@ -51,15 +51,15 @@ def test_create_join_leave_and_start(service: GameService) -> None:
 
 def test_bots_and_seat_removal(service: GameService) -> None:
     game = service.create_game(-5, 1, creator_name="Anna")
-    game = service.add_bot(game.id, 1, seat=3)
-    assert game.seats[-1].is_bot and game.seats[-1].seat == 3
+    game = service.add_ai_player(game.id, 1, seat=3)
+    assert game.seats[-1].is_ai and game.seats[-1].seat == 3
     with pytest.raises(NotAllowed) as e:
-        service.add_bot(game.id, 1, seat=3)
+        service.add_ai_player(game.id, 1, seat=3)
     assert e.value.code == "seat_taken"
     with pytest.raises(BadRequest):
-        service.add_bot(game.id, 1, seat=7)
+        service.add_ai_player(game.id, 1, seat=7)
     with pytest.raises(NotAllowed):
-        service.add_bot(game.id, 99)  # not a member
+        service.add_ai_player(game.id, 99)  # not a member
     game = service.remove_seat(game.id, 1, 3)
     assert len(game.seats) == 1
 

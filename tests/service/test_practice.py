@@ -30,7 +30,7 @@ def test_a_practice_game_runs_without_a_clock_and_is_not_rated(
     game_id = result.game_id
     info = service.game_info(game_id)
     assert info.practice and info.chat_id == 7 and info.status == "active"
-    assert [s.level for s in info.seats if s.is_bot] == ["normal", "normal"]
+    assert [s.level for s in info.seats if s.is_ai] == ["normal", "normal"]
     assert info.deadline is None and service.practice_game(7) is not None
     with pytest.raises(NotAllowed):
         service.start_practice(7, "Anna")
@@ -52,7 +52,7 @@ def test_hints_only_in_practice_and_only_on_the_players_turn(service: GameServic
     assert turn.view["viewer"] == turn.seat == 0
     assert all(p["hand"] is None for p in turn.view["players"] if p["seat"] != 0)
     group = service.create_game(-50, 9, creator_name="Vera")
-    service.start(group.id, 9, fill_with_bots=True)
+    service.start(group.id, 9, fill_with_ai=True)
     with pytest.raises(NotAllowed):
         service.hint_turn(group.id, 9)
     service.abort(game_id, 8)

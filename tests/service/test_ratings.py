@@ -9,7 +9,7 @@ from kolkhoz_tg.service.ratings import (
     GLOBAL,
     FinishedGame,
     RatedSeat,
-    bot_key,
+    ai_key,
     chat_scope,
     compute,
     display,
@@ -60,16 +60,16 @@ def test_a_seat_mostly_played_by_a_stand_in_is_not_rated() -> None:
 
 
 def test_a_practice_game_is_never_rated() -> None:
-    practice = FinishedGame(1, 7, (seat("user:7", 60, winner=True), seat(bot_key("hard"), 20),
-                                   seat(bot_key("hard"), 10)), practice=True)
+    practice = FinishedGame(1, 7, (seat("user:7", 60, winner=True), seat(ai_key("hard"), 20),
+                                   seat(ai_key("hard"), 10)), practice=True)
     out = compute([practice])
     assert out.games == 1 and out.tables == {}
 
 
 def test_bots_are_rated_per_level_and_chats_apart() -> None:
-    g1 = FinishedGame(1, -1, (seat("user:1", 50, winner=True), seat(bot_key("strong"), 40),
-                              seat(bot_key(None), 30), seat(bot_key(None), 20)))
-    g2 = FinishedGame(2, -2, (seat("user:1", 10), seat(bot_key("strong"), 60, winner=True)))
+    g1 = FinishedGame(1, -1, (seat("user:1", 50, winner=True), seat(ai_key("strong"), 40),
+                              seat(ai_key(None), 30), seat(ai_key(None), 20)))
+    g2 = FinishedGame(2, -2, (seat("user:1", 10), seat(ai_key("strong"), 60, winner=True)))
     out = compute([g1, g2])
     assert set(out.tables[chat_scope(-1)]) == {"user:1", "bot:strong", "bot:normal"}
     assert out.tables[chat_scope(-1)]["bot:normal"].games == 2  # two seats of one level

@@ -272,7 +272,7 @@ class Deliverer:
                 tr = translator(scene.chat_locale)
                 unreachable = [s.name for s in scene.game.seats
                                if s.user_id is not None and not scene.can_pm.get(s.user_id)]
-                level = await self.call(self.service.chat_bot_level, scene.game.chat_id)
+                level = await self.call(self.service.chat_ai_level, scene.game.chat_id)
                 msg = present.lobby_message(tr, scene.game, unreachable, self._username(), level)
                 step = Board(scene.game.chat_id, scene.game.meta.get(BOARD_KEY), msg.text,
                              msg.keyboard, pin=pin, resend=resend,
