@@ -35,6 +35,9 @@ from engine.ai import default_action
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.picture import PictureCache, board_png, hand_png
 from kolkhoz_tg.picture.draw import encode, font
+from kolkhoz_tg.service.payloads import GameHeader
+from kolkhoz_tg.service.records import SeatInfo
+from kolkhoz_tg.storage.models import GameStatus
 
 NAMES = {
     "ru": ["Анна", "Борис", "Вера", "Глеб", "Дарья"],
@@ -42,12 +45,13 @@ NAMES = {
 }
 
 
-def game_info(players: int, locale: str, version: int = 1) -> dict[str, Any]:
-    """A game header as the service gives it (the fields the picture reads)."""
-    seats = [{"seat": s, "name": NAMES[locale][s], "is_bot": False} for s in range(players)]
-    if players == 5:
-        seats[4] = {"seat": 4, "name": "Bot 1", "is_bot": True}
-    return {"id": 1, "version": version, "seats": seats}
+def game_info(players: int, locale: str, version: int = 1) -> GameHeader:
+    """A game header as the service gives it (with an AI player in the fifth seat)."""
+    seats = tuple(SeatInfo(seat=s, user_id=None, name="Bot 1" if s == 4 else NAMES[locale][s],
+                           is_ai=s == 4, standin=False, timeouts=0, auto_moves=0)
+                  for s in range(players))
+    return GameHeader(id=1, chat_id=-1, status=GameStatus.ACTIVE, preset=None,
+                      players=players, version=version, turn_timeout=0, seats=seats)
 
 
 def states(name: str, players: int, seed: int) -> Iterator[Game]:
@@ -66,7 +70,7 @@ def sample_views(per_game: int = 10) -> list[tuple[int, dict[str, Any]]]:
     views = []
     for name in PRESETS:
         for players in (3, 4, 5):
-            game = [g.view(None) for g in states(name, players, seed=players)]
+            game = [g.typed_view(None) for g in states(name, players, seed=players)]
             step = max(1, len(game) // per_game)
             views += [(players, v) for v in game[::step]]
     return views
@@ -127,7 +131,7 @@ def bench(boards: int) -> None:
     cache = PictureCache()
     cache.board(tr, info[4], views[0][1])
     hits = cpu_times(lambda _i: cache.board(tr, info[4], views[0][1]), 1000)
-    seat_views = [(g.view(0), [str(a) for a in g.legal_actions(0)])
+    seat_views = [(g.typed_view(0), [str(a) for a in g.legal_actions(0)])
                   for i, g in enumerate(states("classic", 4, 4))
                   if i % 15 == 0 and g.phase is not Phase.OVER]
     hands = cpu_times(lambda i: hand_png(tr, *seat_views[i % len(seat_views)]),
@@ -169,21 +173,21 @@ def samples(folder: Path) -> None:
     for name in PRESETS:
         g = pick(name, 4, seed=3)
         path = folder / f"board-{name}.png"
-        path.write_bytes(board_png(translator("ru"), game_info(4, "ru"), g.view(None)))
+        path.write_bytes(board_png(translator("ru"), game_info(4, "ru"), g.typed_view(None)))
         written.append(path)
     g = pick("classic", 5, seed=5)
     path = folder / "board-classic-en.png"
-    path.write_bytes(board_png(translator("en"), game_info(5, "en"), g.view(None)))
+    path.write_bytes(board_png(translator("en"), game_info(5, "en"), g.typed_view(None)))
     written.append(path)
     over = list(states("kolkhoz", 4, seed=3))[-1]  # the same game, at its end
     path = folder / "board-over.png"
-    path.write_bytes(board_png(translator("ru"), game_info(4, "ru"), over.view(None)))
+    path.write_bytes(board_png(translator("ru"), game_info(4, "ru"), over.typed_view(None)))
     written.append(path)
     g = next(g for g in states("classic", 4, seed=3)
              if g.year == 2 and g.tricks_done == 0 and len(g.trick) == 1)
     seat = g.to_act[0]
     path = folder / "hand.png"
-    path.write_bytes(hand_png(translator("ru"), g.view(seat),
+    path.write_bytes(hand_png(translator("ru"), g.typed_view(seat),
                               [str(a) for a in g.legal_actions(seat)]))
     written.append(path)
     for path in written:

@@ -4,6 +4,7 @@ cached per game version."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import random
 import tomllib
@@ -17,21 +18,28 @@ from PIL import Image
 
 from engine import PRESETS, Game, Phase, preset
 from engine.cards import CARD_TEXT
+from engine.views import View
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.picture import PictureCache, board_png, hand_png
 from kolkhoz_tg.picture import draw as draw_module
 from kolkhoz_tg.picture.draw import FONTS, printable
 from kolkhoz_tg.service import GameService
+from kolkhoz_tg.service.payloads import GameHeader
+from kolkhoz_tg.service.records import SeatInfo
+from kolkhoz_tg.storage.models import GameStatus
 
 REPO = Path(__file__).resolve().parent.parent
 MOMENTS = ("start", "mid-trick", "assignment", "year's last move", "new year", "game over")
 
 
-def info(players: int, version: int = 1, names: list[str] | None = None) -> dict[str, Any]:
+def info(players: int, version: int = 1, names: list[str] | None = None) -> GameHeader:
+    """A game's header with these names (an AI player's seat where the name says "Bot")."""
     names = names or ["Анна", "Boris", "Вера Павловна Иванова-Петрова", "Gleb", "Bot 2"]
-    seats = [{"seat": s, "name": names[s], "is_bot": names[s].startswith("Bot ")}
-             for s in range(players)]
-    return {"id": 7, "version": version, "seats": seats}
+    seats = tuple(SeatInfo(seat=s, user_id=None, name=names[s],
+                           is_ai=names[s].startswith("Bot "), standin=False, timeouts=0,
+                           auto_moves=0) for s in range(players))
+    return GameHeader(id=7, chat_id=-1, status=GameStatus.ACTIVE, preset=None,
+                      players=players, version=version, turn_timeout=0, seats=seats)
 
 
 def moments(name: str, players: int, seed: int) -> Iterator[tuple[str, Game]]:
@@ -74,11 +82,11 @@ def test_every_preset_and_player_count_at_every_moment(name: str, players: int) 
     seen = []
     for i, (moment, g) in enumerate(moments(name, players, seed=players)):
         tr = translator(("ru", "en")[i % 2])
-        img = image_of(board_png(tr, info(players), g.view(None)))
+        img = image_of(board_png(tr, info(players), g.typed_view(None)))
         assert img.format == "PNG" and img.mode == "P"
         assert img.width == 720 and 700 < img.height < 2000, (moment, img.size)
         seat = g.to_act[0] if g.to_act else i % players
-        hand = image_of(hand_png(tr, g.view(seat), [str(a) for a in g.legal_actions(seat)]))
+        hand = image_of(hand_png(tr, g.typed_view(seat), [str(a) for a in g.legal_actions(seat)]))
         assert hand.width == 720 and 150 < hand.height < 800, (moment, hand.size)
         seen.append(moment)
     assert seen[0] == "start" and seen[-1] == "game over"
@@ -87,7 +95,7 @@ def test_every_preset_and_player_count_at_every_moment(name: str, players: int) 
 
 def test_the_width_is_the_callers_and_the_layout_scales() -> None:
     g = next(g for moment, g in moments("classic", 4, 1) if moment == "mid-trick")
-    view, tr = g.view(None), translator("ru")
+    view, tr = g.typed_view(None), translator("ru")
     small = image_of(board_png(tr, info(4), view, width=360))
     large = image_of(board_png(tr, info(4), view, width=1080))
     assert small.width == 360 and large.width == 1080
@@ -120,7 +128,7 @@ def test_text_stays_legible_on_a_360_dp_phone(monkeypatch: pytest.MonkeyPatch) -
     draw_module.card_tile.cache_clear()  # so that every card draws its glyph again
     for name in ("classic", "kolkhoz"):
         for _moment, g in moments(name, 5, 3):
-            board_png(translator("ru"), info(5), g.view(None))
+            board_png(translator("ru"), info(5), g.typed_view(None))
     assert sizes and min(sizes) >= 11
     assert glyphs and min(glyphs) >= draw_module.GLYPH_MIN
     # and the cards' own rank letters
@@ -135,16 +143,16 @@ def test_the_board_refuses_any_view_but_the_public_one() -> None:
     tr = translator("en")
     for seat in range(4):
         with pytest.raises(ValueError, match="public view only"):
-            board_png(tr, info(4), g.view(seat))
+            board_png(tr, info(4), g.typed_view(seat))
     # a public view with a hand or face-down cards put back into it is refused too
     leaky = g.view(None)
     leaky["players"][1]["hand"] = g.view(1)["players"][1]["hand"]
     with pytest.raises(ValueError, match="public view only"):
-        board_png(tr, info(4), leaky)
+        board_png(tr, info(4), View.from_dict(leaky))
     leaky = g.view(None)
     leaky["players"][2]["plot_hidden"] = g.view(2)["players"][2]["plot_hidden"]
     with pytest.raises(ValueError, match="public view only"):
-        board_png(tr, info(4), leaky)
+        board_png(tr, info(4), View.from_dict(leaky))
 
 
 def reshuffle_hidden(g: Game, rng: random.Random, keep: int | None = None) -> Game:
@@ -185,8 +193,8 @@ def test_hidden_information_never_changes_the_board(name: str) -> None:
             other = reshuffle_hidden(g, rng)
             assert other.hands != g.hands or other.deck != g.deck  # something did change
             # (360 px wide: the same drawing as 720, four times fewer pixels to encode)
-            assert board_png(tr, info(players), other.view(None), width=360) == board_png(
-                tr, info(players), g.view(None), width=360), (players, moment)
+            assert board_png(tr, info(players), other.typed_view(None), width=360) == board_png(
+                tr, info(players), g.typed_view(None), width=360), (players, moment)
             compared += 1
     assert compared >= 12
 
@@ -205,7 +213,8 @@ def test_what_the_view_masks_stays_masked_in_the_picture() -> None:
             full = g.view(None)
             real = g.last_trick[masked[0]][1]
             full["last_trick"][masked[0]][1] = CARD_TEXT[real]
-            assert board_png(tr, info(4), full) != board_png(tr, info(4), view)
+            assert board_png(tr, info(4), View.from_dict(full)) != board_png(
+                tr, info(4), View.from_dict(view))
             return
     pytest.fail("no masked last trick found in 40 seeded kolkhoznik games")
 
@@ -218,17 +227,18 @@ def test_a_hand_is_drawn_from_its_owners_view_and_nothing_else() -> None:
     seat = g.to_act[0]
     tr = translator("ru")
     legal = [str(a) for a in g.legal_actions(seat)]
-    png = hand_png(tr, g.view(seat), legal)
+    png = hand_png(tr, g.typed_view(seat), legal)
     img = image_of(png)
     assert img.width == 720 and img.height > 300
     with pytest.raises(ValueError, match="owner"):
-        hand_png(tr, g.view(None))
+        hand_png(tr, g.typed_view(None))
     # the other seats' hidden cards play no part
     other = reshuffle_hidden(g, random.Random(1), keep=seat)
     assert other.hands != g.hands and other.view(seat) == g.view(seat)
-    assert hand_png(tr, other.view(seat), legal) == png
+    assert hand_png(tr, other.typed_view(seat), legal) == png
     # the cards that may not be played are drawn differently from the playable ones
-    assert hand_png(tr, g.view(seat), legal) != hand_png(tr, g.view(seat))
+    unmarked = dataclasses.replace(g.typed_view(seat), legal=())
+    assert hand_png(tr, g.typed_view(seat), legal) != hand_png(tr, unmarked)
 
 
 # ---------------------------------------------------------------------- the cache
@@ -238,15 +248,15 @@ def test_the_cache_draws_each_version_once_per_language_and_is_bounded() -> None
     cache = PictureCache(size=3)
     games = [g for _m, g in moments("zone", 3, 4)][:4]
     ru, en = translator("ru"), translator("en")
-    first = cache.board(ru, info(3, version=1), games[0].view(None))
-    assert cache.board(ru, info(3, version=1), games[0].view(None)) is first
+    first = cache.board(ru, info(3, version=1), games[0].typed_view(None))
+    assert cache.board(ru, info(3, version=1), games[0].typed_view(None)) is first
     assert (cache.hits, cache.misses) == (1, 1)
-    assert cache.board(en, info(3, version=1), games[0].view(None)) != first
-    assert cache.board(ru, info(3, version=2), games[1].view(None)) != first
+    assert cache.board(en, info(3, version=1), games[0].typed_view(None)) != first
+    assert cache.board(ru, info(3, version=2), games[1].typed_view(None)) != first
     renamed = info(3, version=1, names=["Аня", "Boris", "Вера"])
-    assert cache.board(ru, renamed, games[0].view(None)) != first
+    assert cache.board(ru, renamed, games[0].typed_view(None)) != first
     assert cache.misses == 4 and len(cache._items) == 3
-    cache.board(ru, info(3, version=1), games[0].view(None))  # evicted: drawn again
+    cache.board(ru, info(3, version=1), games[0].typed_view(None))  # evicted: drawn again
     assert cache.misses == 5
 
 
@@ -258,7 +268,7 @@ def test_names_the_font_cannot_draw() -> None:
     assert printable("Zoë ♥ Ж") == "Zoë ♥ Ж"
     g = Game.new(preset("classic"), 3, 1)
     png = board_png(translator("en"), info(3, names=["🌾🚜", "👩‍🌾 Masha", "Bot 1"]),
-                    g.view(None))
+                    g.typed_view(None))
     assert image_of(png).width == 720
 
 

@@ -87,16 +87,17 @@ def test_the_final_picture_shows_every_plot_face_up(name: str,
     assert any(p["plot_hidden"] for p in view["players"])  # the public view counts them
     tr = translator("ru")
     with spying(monkeypatch) as drawn:
-        board_png(tr, info(4), view, plots=plots)
+        board_png(tr, info(4), View.from_dict(view), plots=plots)
     assert all(rank is not None for _x, _y, rank, _suit in drawn.cards), "a card face down"
     shown = [(rank, suit) for _x, _y, rank, suit in drawn.cards]
     for plot in plots:
         for text in plot:
             assert (present.card(tr, text)[:-1], Card.parse(text).suit) in shown, (text, shown)
     # the picture differs from the one with face-down cards, and the cache keeps both apart
-    assert board_png(tr, info(4), view, plots=plots) != board_png(tr, info(4), view)
+    typed = View.from_dict(view)
+    assert board_png(tr, info(4), typed, plots=plots) != board_png(tr, info(4), typed)
     cache = PictureCache()
-    assert cache.board(tr, info(4), view) != cache.board(tr, info(4), view, plots=plots)
+    assert cache.board(tr, info(4), typed) != cache.board(tr, info(4), typed, plots=plots)
     assert cache.misses == 2
 
 
@@ -104,15 +105,15 @@ def test_plots_are_refused_before_the_end_and_must_match_the_view() -> None:
     tr = translator("en")
     g = next(g for moment, g in moments("classic", 4, 2) if moment == "mid-trick")
     with pytest.raises(ValueError, match="over"):
-        board_png(tr, info(4), g.view(None), plots=[[str(Card.parse("7H"))]] * 4)
+        board_png(tr, info(4), g.typed_view(None), plots=[[str(Card.parse("7H"))]] * 4)
     over = finished("classic", 4, seed=2)
     plots = over.final_plots()
     with pytest.raises(ValueError, match="match"):
-        board_png(tr, info(4), over.view(None), plots=plots[:3])
+        board_png(tr, info(4), over.typed_view(None), plots=plots[:3])
     wrong = [list(p) for p in plots]
     wrong[0] = wrong[0][1:]  # a card short
     with pytest.raises(ValueError, match="match"):
-        board_png(tr, info(4), over.view(None), plots=wrong)
+        board_png(tr, info(4), over.typed_view(None), plots=wrong)
 
 
 # ---------------------------------------------------------------------- titles
@@ -142,7 +143,7 @@ def test_titles_are_whole_and_every_text_fits_the_canvas(
     tr = translator(locale)
     for what, g, view in _boards():
         with spying(monkeypatch) as drawn:
-            board_png(tr, info(4, names=LONG), view, width=width)
+            board_png(tr, info(4, names=LONG), View.from_dict(view), width=width)
         if g.is_over:
             title = tr.gettext("Kolkhoz · the five-year plan is over")
         else:
@@ -232,7 +233,7 @@ def test_a_trick_in_progress_shows_its_led_suit_and_the_card_taking_it(
         for g in list(mid_tricks(name, 4, 4))[:12]:
             v = View.from_dict(g.view(None))
             with spying(monkeypatch) as drawn:
-                board_png(tr, info(4), g.view(None))
+                board_png(tr, info(4), g.typed_view(None))
             # the led suit: its label, and a badge of that suit on the same line after it
             (text,) = [t for t in drawn.texts if t["text"] == label]
             assert any(suit is v.led_suit and x >= text["right"] and abs(y + side / 2 - text["y"])
@@ -249,5 +250,5 @@ def test_a_trick_in_progress_shows_its_led_suit_and_the_card_taking_it(
     # no trick on the table: neither
     g = Game.new(preset("classic"), 4, 1)
     with spying(monkeypatch) as drawn:
-        board_png(tr, info(4), g.view(None))
+        board_png(tr, info(4), g.typed_view(None))
     assert not drawn.highlights and not [t for t in drawn.texts if t["text"] == label]

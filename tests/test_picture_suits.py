@@ -142,9 +142,9 @@ def test_every_suit_glyph_is_12_px_tall_on_a_picture_shown_360_px_wide(
     for name, players in (("classic", 4), ("kolkhoz", 5)):
         for i, (_moment, g) in enumerate(moments(name, players, seed=2)):
             tr = translator(("ru", "en")[i % 2])
-            board_png(tr, info(players), g.view(None), width=width)
+            board_png(tr, info(players), g.typed_view(None), width=width)
             seat = g.to_act[0] if g.to_act else 0
-            hand_png(tr, g.view(seat), [str(a) for a in g.legal_actions(seat)], width=width)
+            hand_png(tr, g.typed_view(seat), [str(a) for a in g.legal_actions(seat)], width=width)
     draw_module.card_tile.cache_clear()
     assert {symbol for symbol, _px in drawn} == {s.symbol for s in Suit}
     shown = {(symbol, px): ink_height(symbol, px) * 360 / width for symbol, px in drawn}

@@ -25,8 +25,9 @@ FIELD_LEDGER: dict[tuple[str, str], str] = {
 }
 
 #: Presentation code that must not read a record by string key.
-PRESENTATION = (*sorted(str(p.relative_to(ROOT)) for p in (ROOT / "kolkhoz_tg/present")
-                        .glob("*.py")), "kolkhoz_tg/bot/plan.py")
+PRESENTATION = (*sorted(str(p.relative_to(ROOT)) for folder in ("present", "picture")
+                        for p in (ROOT / "kolkhoz_tg" / folder).glob("*.py")),
+                "kolkhoz_tg/bot/plan.py")
 
 #: Functions still reading string keys: (file, function) -> why.
 KEY_LEDGER: dict[tuple[str, str], str] = {

@@ -25,6 +25,7 @@ from engine.views import View
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.picture import board, hand
 from kolkhoz_tg.picture.draw import DP_WIDTH
+from kolkhoz_tg.service.payloads import GameHeader
 from kolkhoz_tg.service.records import GameInfo
 
 #: The default width in pixels: a 360 dp phone screen at 2x.
@@ -41,8 +42,8 @@ def _scale(width: int) -> float:
 Plots = Sequence[Sequence[Card | str]]
 
 
-def board_png(tr: Translator, game: GameInfo | dict[str, Any],
-              public_view: View | dict[str, Any],
+def board_png(tr: Translator, game: GameInfo | GameHeader,
+              public_view: View,
               *, width: int = WIDTH, plots: Plots | None = None) -> bytes:
     """The board of ``game`` as a PNG ``width`` pixels wide, drawn from ``public_view``
     (``engine.Game.typed_view(None)``, the service's :class:`BoardView` view) and the
@@ -54,10 +55,10 @@ def board_png(tr: Translator, game: GameInfo | dict[str, Any],
     return board.render(tr, game, public_view, _scale(width), plots).png()
 
 
-def hand_png(tr: Translator, seat_view: View | dict[str, Any], legal: Iterable[str] = (), *,
+def hand_png(tr: Translator, seat_view: View, legal: Iterable[str] = (), *,
              width: int = WIDTH) -> bytes:
     """The reader's own hand and plot as a PNG, from their view
-    (``engine.Game.typed_view(seat)``, the service's :class:`SeatView` view, or its JSON):
+    (``engine.Game.typed_view(seat)``, the service's :class:`SeatView` view):
     the cards they may not play now (outside the view's legal actions, or ``legal`` action
     texts when given) dimmed. Raises :class:`ValueError` for the public view."""
     return hand.render(tr, seat_view, tuple(legal), _scale(width)).png()
@@ -74,14 +75,13 @@ class PictureCache:
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
-    def board(self, tr: Translator, game: GameInfo | dict[str, Any],
-              public_view: View | dict[str, Any], *, width: int = WIDTH,
+    def board(self, tr: Translator, game: GameInfo | GameHeader,
+              public_view: View, *, width: int = WIDTH,
               plots: Plots | None = None) -> bytes:
         """:func:`board_png`, from the cache when this version was drawn before."""
-        info = game.to_dict() if isinstance(game, GameInfo) else game
-        names = tuple((s["seat"], s["name"], s["is_bot"]) for s in info["seats"])
+        names = tuple((s.seat, s.name, s.is_ai) for s in game.seats)
         final = None if plots is None else tuple(tuple(map(str, p)) for p in plots)
-        key = (info["id"], info["version"], tr.locale, width, names, final)
+        key = (game.id, game.version, tr.locale, width, names, final)
         with self._lock:
             png = self._items.get(key)
             if png is not None:
@@ -106,8 +106,8 @@ class PictureCache:
 BOARDS: Final = PictureCache()
 
 
-def cached_board_png(tr: Translator, game: GameInfo | dict[str, Any],
-                     public_view: View | dict[str, Any], *, width: int = WIDTH,
+def cached_board_png(tr: Translator, game: GameInfo | GameHeader,
+                     public_view: View, *, width: int = WIDTH,
                      plots: Plots | None = None) -> bytes:
     """:func:`board_png` through :data:`BOARDS`: free when this game version was drawn
     before in the same language and width."""

@@ -46,8 +46,7 @@ from kolkhoz_tg.picture.draw import (
     rich_width,
 )
 from kolkhoz_tg.service.payloads import GameHeader
-from kolkhoz_tg.service.records import GameInfo, SeatInfo
-from kolkhoz_tg.storage.models import GameStatus
+from kolkhoz_tg.service.records import GameInfo
 
 MARGIN = 10
 HEADER = 54
@@ -72,17 +71,10 @@ class _Board:
         return card_parts(present.card(self.tr, None if card is None else str(card)), card)
 
 
-def public_only(view: View | dict[str, Any]) -> View:
-    """``view`` typed; raises :class:`ValueError` unless it is the public view
-    (``Game.typed_view(None)``, or as JSON ``Game.view(None)``): the board picture is shown
-    to a whole group, so a seat's view must never reach it."""
-    if isinstance(view, dict):  # JSON: a tool's or a test's input
-        if view.get("viewer", "?") is not None:
-            raise ValueError("the board picture is drawn from the public view only")
-        for p in view.get("players", ()):
-            if p.get("hand") is not None or not isinstance(p.get("plot_hidden"), int):
-                raise ValueError("the board picture is drawn from the public view only")
-        view = View.from_dict(view)
+def public_only(view: View) -> View:
+    """``view``, checked: raises :class:`ValueError` unless it is the public view
+    (``Game.typed_view(None)``): the board picture is shown to a whole group, so a seat's
+    view must never reach it."""
     if not isinstance(view, View) or view.viewer is not None:
         raise ValueError("the board picture is drawn from the public view only")
     for p in view.players:
@@ -110,26 +102,16 @@ def final_plots(view: View, plots: Sequence[Sequence[Card | str]] | None
     return cards
 
 
-def names_of(tr: Translator, game: GameInfo | dict[str, Any], n: int) -> list[str]:
-    """The seats' names as the font can draw them (a name of emoji alone becomes the seat).
-    ``game`` may be a plain JSON header (tools and tests draw from one): its seats only."""
-    seats = _json_header(game, n) if isinstance(game, dict) else game
+def names_of(tr: Translator, game: GameInfo | GameHeader, n: int) -> list[str]:
+    """The seats' names as the font can draw them (a name of emoji alone becomes the seat)."""
     out = []
     for s in range(n):
-        name = printable(present.seat_name(tr, seats, s))
+        name = printable(present.seat_name(tr, game, s))
         out.append(name or tr.gettext("Seat {number}", number=s + 1))
     return out
 
 
-def _json_header(game: dict[str, Any], n: int) -> GameHeader:
-    seats = tuple(SeatInfo(seat=s["seat"], user_id=s.get("user_id"), name=s["name"],
-                           is_ai=bool(s.get("is_bot")), standin=bool(s.get("standin")),
-                           timeouts=0, auto_moves=0) for s in game.get("seats", []))
-    return GameHeader(id=game.get("id", 0), chat_id=0, status=GameStatus.ACTIVE, preset=None,
-                      players=n, version=game.get("version", 0), turn_timeout=0, seats=seats)
-
-
-def render(tr: Translator, game: GameInfo | dict[str, Any], view: View | dict[str, Any],
+def render(tr: Translator, game: GameInfo | GameHeader, view: View,
            scale: float, plots: Sequence[Sequence[Card | str]] | None = None) -> Canvas:
     typed = public_only(view)
     b = _Board(tr, typed, names_of(tr, game, typed.players_count),

@@ -9,7 +9,6 @@ private, shows them) and face-up ones.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from engine import Action, Card, Phase, Suit
 from engine.views import View
@@ -56,13 +55,8 @@ def _parts(tr: Translator, card: Card) -> tuple[str | None, Suit | None]:
     return card_parts(present.card(tr, str(card)), card)
 
 
-def render(tr: Translator, view: View | dict[str, Any], legal: tuple[str, ...],
-           scale: float) -> Canvas:
-    if isinstance(view, dict):  # JSON: a tool's or a test's input, with its legal texts
-        if view.get("viewer") is None:
-            raise ValueError("a hand is drawn from its owner's view, not the public one")
-        view = View.from_dict(view, legal)
-    elif legal:
+def render(tr: Translator, view: View, legal: tuple[str, ...], scale: float) -> Canvas:
+    if legal:
         view = replace(view, legal=tuple(Action.parse(a) for a in legal))
     if not isinstance(view, View) or view.viewer is None:
         raise ValueError("a hand is drawn from its owner's view, not the public one")

@@ -4,7 +4,7 @@ with house rules and a game's log.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from babel.numbers import format_decimal
 
@@ -108,17 +108,14 @@ def house_rule_games(tr: Translator, games: list[GameInfo], user_id: int) -> str
     return "\n".join(out)
 
 
-def game_log(tr: Translator, game: GameInfo, moves: list[dict[str, Any]]) -> list[str]:
+def game_log(tr: Translator, game: GameInfo, moves: Sequence[LoggedMove]) -> list[str]:
     """``/log``: a finished game told move by move, in messages of at most 4096 characters."""
     _ = tr.gettext
     theme = game.rules.theme.value
     head = "📜 " + _('The log of game {id} ("{rules}")', id=game.id,
                     rules=rules_title(tr, game.preset, game.rules))
     lines = [head, _("Year {year} begins.", year=1)]
-    # ``GameService.history`` answers in JSON (its callers include tools and tests); read
-    # here into the typed moves the event lines take.
-    logged = [LoggedMove.from_json(m) for m in moves]
-    lines += event_lines(tr, game, logged, theme, year_end=True)
+    lines += event_lines(tr, game, list(moves), theme, year_end=True)
     parts: list[str] = []
     current = ""
     for line in lines:

@@ -39,6 +39,7 @@ from kolkhoz_tg.service.common import ChatInfo, UserInfo
 from kolkhoz_tg.service.kernel import AIListener, Kernel, ScheduleListener
 from kolkhoz_tg.service.lobby import LobbyOpening, LobbyService
 from kolkhoz_tg.service.outbox import OutboxService
+from kolkhoz_tg.service.payloads import LoggedMove
 from kolkhoz_tg.service.people import PeopleService
 from kolkhoz_tg.service.play import PlayService
 from kolkhoz_tg.service.practice import HintTurn, PracticeService
@@ -470,7 +471,7 @@ class GameService:
     def replay(self, game_id: int) -> Game:
         return self.reading.replay(game_id)
 
-    def history(self, game_id: int) -> list[dict[str, Any]]:
+    def history(self, game_id: int) -> list[LoggedMove]:
         return self.reading.history(game_id)
 
     def snapshot(self, game_id: int) -> Game | None:

@@ -11,7 +11,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import select
 
-from engine import ActionError, Game, InvalidAction, Rules, event_to_dict
+from engine import ActionError, Game, InvalidAction, Rules
 from engine.views import View
 from kolkhoz_tg.service.common import (
     ACTIVE,
@@ -22,6 +22,7 @@ from kolkhoz_tg.service.common import (
 )
 from kolkhoz_tg.service.errors import NotAllowed, NotFound, WrongState
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.payloads import LoggedMove
 from kolkhoz_tg.service.records import (
     BoardView,
     GameInfo,
@@ -31,6 +32,7 @@ from kolkhoz_tg.service.records import (
 )
 from kolkhoz_tg.storage.models import (
     ActionRow,
+    Actor,
     GameRow,
     NotificationRow,
     SeatRow,
@@ -154,9 +156,9 @@ class ReadingService:
         log = [(e["seat"], e["action"]) for e in self.action_log(game_id)]
         return Game.replay(rules, players, seed, log)
 
-    def history(self, game_id: int) -> list[dict[str, Any]]:
-        """A finished (or called-off) game move by move: ``seat``, ``action``, ``actor`` and
-        the ``events`` it caused (engine event dicts), replayed from the log. Raises
+    def history(self, game_id: int) -> list[LoggedMove]:
+        """A finished (or called-off) game move by move: the seat, the action, who made it
+        and the engine events it caused, replayed from the log. Raises
         :class:`WrongState` (``not_over``) while the game is open: its log would tell hidden
         cards (swaps, the cards dealt)."""
         with self.kernel.db.read() as s:
@@ -177,10 +179,8 @@ class ReadingService:
                 # A game played under an older reading of the rules (docs/operators.md,
                 # "Upgrading") may not replay move by move under today's engine.
                 raise WrongState("the log does not replay", "log_unreadable") from None
-            moves.append({
-                "seat": entry["seat"], "action": entry["action"], "actor": entry["actor"],
-                "events": [event_to_dict(e) for e in events],
-            })
+            moves.append(LoggedMove(seat=entry["seat"], action=entry["action"],
+                                    actor=Actor(entry["actor"]), events=tuple(events)))
         return moves
 
     def snapshot(self, game_id: int) -> Game | None:

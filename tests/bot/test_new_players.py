@@ -301,7 +301,7 @@ async def test_a_game_with_two_bots_at_telegrams_pace_shows_every_trick_and_its_
         shown = every_group_text(fake, group)
         lines = [line for text in shown for line in text.splitlines()]
         tr = translator(lang)
-        moves = service.history(game_id)
+        moves = [m.to_json() for m in service.history(game_id)]
         tricks = [e for m in moves for e in m["events"] if e["type"] == "TrickWon"]
         assert len(tricks) >= 12
         for trick in tricks:

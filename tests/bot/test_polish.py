@@ -73,7 +73,7 @@ async def test_year_summary_says_a_failure_once_and_whose_cards_go_north(
     summaries = [m.text or "" for m in fake.messages(group) if title in (m.text or "")]
     assert len(summaries) >= 4
     sent = 0
-    for move in service.history(game_id):
+    for move in (m.to_json() for m in service.history(game_id)):
         ended = [e["year"] for e in move["events"] if e["type"] == "YearEnded"]
         if not ended:
             continue

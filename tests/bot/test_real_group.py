@@ -96,7 +96,7 @@ async def test_a_real_group_plays_a_whole_game(
         # Every trick reached the board (the year's last one, the year's summary).
         tr = translator(lang)
         lines = [line for text in every_group_text(fake, group) for line in text.splitlines()]
-        tricks = [e for m in service.history(game_id) for e in m["events"]
+        tricks = [e for m in service.history(game_id) for e in m.to_json()["events"]
                   if e["type"] in ("TrickWon", "YearEnded")]
         for trick, after in itertools.pairwise(tricks):
             if trick["type"] != "TrickWon" or after["type"] == "YearEnded":

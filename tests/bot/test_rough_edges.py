@@ -75,7 +75,7 @@ async def test_the_board_shows_every_trick_and_the_final_board_reads_well(
         shown = every_group_text(fake, group)
         lines = [line for text in shown for line in text.splitlines()]
         years = 0
-        moves = service.history(game_id)
+        moves = [m.to_json() for m in service.history(game_id)]
         tricks = [e for m in moves for e in m["events"] if e["type"] in ("TrickWon", "YearEnded")]
         year_last, won_by, _end = template_parts(
             tr, "The year's last trick: {cards} — won by {name}", "cards", "name")

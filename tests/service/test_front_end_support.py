@@ -87,7 +87,7 @@ def test_chat_stats_and_the_history_of_a_finished_game(service: GameService) -> 
         pass
     result = service.game_info(game.id)
     assert result.status == "finished"
-    moves = service.history(game.id)
+    moves = [m.to_json() for m in service.history(game.id)]
     assert [m["action"] for m in moves] == [e["action"] for e in service.action_log(game.id)]
     assert moves[-1]["events"][-1]["type"] == "GameOver"
     stats = service.chat_stats(-20)
