@@ -30,6 +30,10 @@ Against three copies of its base at the same budget, a variant that plays no bet
 ``--agreement LEVEL`` plays ``--games`` games a preset with that level in every seat and prints
 how often its move (not forced) is the heuristic's, by phase: how far the playouts' model of a
 player is from the level itself.
+``--duplicate`` plays every deal once with the hero in each seat against the same opponents
+(the same cards, the seats rotated), so the luck of the deal cancels, as bridge and Skat
+programs are compared: ``--games`` then counts deals, the table counts complete deals only and
+gives the hero's mean win share and margin with normal 95% intervals over the deals.
 ``--out results.jsonl`` appends every game as it ends (a long run stopped early still
 counts), with the settings of each search player; ``--report results.jsonl [more.jsonl.gz
 ...]`` prints the table of such files without playing (a game found in several files, by
@@ -140,13 +144,16 @@ def make_ai(level: str, seed: str, iterations: int | None, defines: tuple[Define
     return AIPlayer(level, seed=seed, iterations=iterations)
 
 
-def play_one(
-    task: tuple[str, str, str, int, int, int | None, tuple[Define, ...]],
-) -> dict[str, Any]:
+#: One game to play: hero level, opponents' level, preset, seed, players, budget, variants
+#: and the hero's seat (None: seat ``seed % players``, the rotation of a plain run).
+Task = tuple[str, str, str, int, int, int | None, tuple[Define, ...], int | None]
+
+
+def play_one(task: Task) -> dict[str, Any]:
     """One game: the hero's share of the win, score margin and decision times."""
-    hero_level, opp_level, name, i, players, iterations, defines = task
+    hero_level, opp_level, name, i, players, iterations, defines, seat_of_hero = task
     g = Game.new(preset(name), players, seed=i)
-    hero = i % players
+    hero = i % players if seat_of_hero is None else seat_of_hero
     ais = [
         make_ai(hero_level if s == hero else opp_level, f"{i}/{s}", iterations, defines)
         for s in range(players)
@@ -178,6 +185,7 @@ def play_one(
         **({"iterations": iterations} if iterations is not None else {}),
         "preset": name,
         "seed": i,
+        **({"hero_seat": hero} if seat_of_hero is not None else {}),
         "players": players,
         "moves": moves.hexdigest(),
         "win": 1 / len(winners) if hero in winners else 0.0,
@@ -186,9 +194,7 @@ def play_one(
     }
 
 
-def replay_task(
-    r: dict[str, Any],
-) -> tuple[str, str, str, int, int, int | None, tuple[Define, ...]]:
+def replay_task(r: dict[str, Any]) -> Task:
     """The task of :func:`play_one` that played the recorded game ``r`` (a row of ``--out``):
     its match-up, preset, seed, table size, budget and variants."""
     defines = tuple(
@@ -198,7 +204,7 @@ def replay_task(
     )
     hero, opp = r["match"]
     return (hero, opp, r["preset"], r["seed"], r.get("players", 4), r.get("iterations"),
-            defines)
+            defines, r.get("hero_seat"))
 
 
 def replay(paths: list[str], workers: int = 1) -> int:
@@ -264,7 +270,8 @@ def read_results(
                         r["defines"] = defines
                 # A run resumed with --first may repeat a game; older files have no seed.
                 # A variant counts as itself: the same name defined otherwise is another.
-                key = (r["match"], setup(r), r["preset"], r.get("seed", len(rows)))
+                key = (r["match"], setup(r), r["preset"], r.get("seed", len(rows)),
+                       r.get("hero_seat"))
                 if key not in seen:
                     seen.add(key)
                     rows.append(r)
@@ -272,9 +279,10 @@ def read_results(
 
 
 def setup(r: dict[str, Any]) -> str:
-    """What a game's players were beyond the match's names (variants, budgets, settings)."""
-    return json.dumps([r.get("defines"), r.get("iterations"), r.get("settings")],
-                      sort_keys=True)
+    """What a game's players were beyond the match's names (variants, budgets, settings),
+    and whether it belongs to a duplicate run (its deals played from every seat)."""
+    return json.dumps([r.get("defines"), r.get("iterations"), r.get("settings"),
+                       "hero_seat" in r], sort_keys=True)
 
 
 def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -318,9 +326,12 @@ def report(results: list[dict[str, Any]]) -> None:
         for name, fields in {**first.get("defines", {}), **first.get("settings", {})}.items():
             told = ", ".join(f"{k}={v!r}" for k, v in fields.items()) or "the defaults"
             print(f"  {name}: {told}")
-        print(header)
         rows = [(name, by_preset[name]) for name in PRESETS if name in by_preset]
         everything = [r for _, rs in rows for r in rs]
+        if "hero_seat" in first:
+            duplicate_report(rows, everything)
+            continue
+        print(header)
         for name, rs in [*rows, ("pooled", everything)]:
             n = len(rs)
             p = sum(r["win"] for r in rs) / n
@@ -332,6 +343,46 @@ def report(results: list[dict[str, Any]]) -> None:
                 f"{pct(times, 0.5):>7.3f} {pct(times, 0.99):>7.3f} {max(times or [0]):>7.3f}"
             )
     sys.stdout.flush()
+
+
+def deals(rs: list[dict[str, Any]]) -> tuple[list[tuple[float, float]], int]:
+    """The complete deals of a duplicate run's games (every seat played by the hero once):
+    each deal's mean win share and mean margin over its rotations, and how many games
+    belong to deals not (yet) complete, which count for nothing."""
+    by_deal: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    for r in rs:
+        by_deal[r["preset"], r["seed"]].append(r)
+    out, partial = [], 0
+    for games in by_deal.values():
+        if len({g["hero_seat"] for g in games}) < games[0].get("players", 4):
+            partial += len(games)
+            continue
+        out.append((sum(g["win"] for g in games) / len(games),
+                    sum(g["margin"] for g in games) / len(games)))
+    return out, partial
+
+
+def duplicate_report(rows: list[tuple[str, list[dict[str, Any]]]],
+                     everything: list[dict[str, Any]]) -> None:
+    """The table of a duplicate run: per preset, the deals played from every seat, the hero's
+    mean win share over them and its mean margin, each with a normal 95% interval over the
+    deals (the luck of the cards cancels within a deal, so the deals are what vary)."""
+    print(f"{'preset':<11} {'deals':>5} {'games':>5} {'win':>6} {'95% CI':>15} "
+          f"{'margin':>14} {'p50 s':>7} {'p99 s':>7} {'max s':>7}")
+    for name, rs in [*rows, ("pooled", everything)]:
+        complete, partial = deals(rs)
+        times = [t for r in rs for t in r["times"]]
+        if not complete:
+            print(f"{name:<11} no complete deal yet ({partial} games)")
+            continue
+        p, p_half = mean_ci([w for w, _ in complete])
+        m, half = mean_ci([margin for _, margin in complete])
+        note = f"  (+{partial} games of deals not complete)" if partial else ""
+        print(
+            f"{name:<11} {len(complete):>5} {len(rs) - partial:>5} {p:>6.3f} "
+            f"[{max(0.0, p - p_half):.3f}, {min(1.0, p + p_half):.3f}] {m:>+7.1f} ±{half:>4.1f} "
+            f"{pct(times, 0.5):>7.3f} {pct(times, 0.99):>7.3f} {max(times or [0]):>7.3f}{note}"
+        )
 
 
 def _allocation(g: Game, seat: int) -> frozenset[str]:
@@ -412,6 +463,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--iterations", type=int, default=None)
     parser.add_argument("--first", type=int, default=0, help="seed of the first game")
+    parser.add_argument(
+        "--duplicate", action="store_true",
+        help="duplicate deals: every deal (seed) is played once with the hero in each seat "
+        "against the same opponents; --games counts deals",
+    )
     parser.add_argument("--out", default=None, help="append each game to this JSON-lines file")
     parser.add_argument(
         "--define", type=parse_define, action="append", default=[], metavar="NAME=LEVEL;f=v",
@@ -464,7 +520,10 @@ def main() -> None:
                 # Match-ups advance together, each at its own pace: a run stopped early has
                 # about the same share of every one.
                 key = (i - args.first + 0.5) / games
-                keyed.append((key, (hero, opp, name, i, args.players, args.iterations, defines)))
+                seats: list[int | None] = (list(range(args.players)) if args.duplicate
+                                           else [None])
+                keyed += [(key, (hero, opp, name, i, args.players, args.iterations, defines,
+                                 seat)) for seat in seats]
     keyed.sort(key=lambda kt: kt[0])
     tasks = [t for _, t in keyed]
     start = time.perf_counter()
