@@ -24,6 +24,7 @@ from http import HTTPStatus
 from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
+from .ephemeral import Ephemeral, check_button
 from .errors import (
     SERVER_ERRORS,
     ApiError,
@@ -332,10 +333,19 @@ class FakeTelegram:
         self._event_loop: asyncio.AbstractEventLoop | None = None
         self._webhook_task: asyncio.Task[None] | None = None
 
+        #: the Bot API version this server speaks (an older one ignores newer parameters
+        #: and lacks newer methods: see ``ephemeral.py``)
+        self.bot_api: tuple[int, int] = (10, 3)
+        #: the groups' ephemeral messages (Bot API 10.2/10.3)
+        self.ephemeral = Ephemeral(self)
         self._handlers: dict[str, Handler] = {}
         for name in dir(self):
             if name.startswith("api_"):
                 self._handlers[name[4:].lower()] = getattr(self, name)
+        self._since: dict[str, tuple[int, int]] = {}
+        for key, handler in self.ephemeral.handlers().items():
+            self._handlers[key] = handler
+            self._since[key] = (10, 2)
 
     # ------------------------------------------------------------------ helpers
     def now(self) -> int:
@@ -847,6 +857,9 @@ class FakeTelegram:
             "chat": chat.to_json(),
             "from": self.user_json(msg.from_id),
         }
+        if msg.ephemeral_id is not None and msg.receiver_id is not None:
+            data["ephemeral_message_id"] = msg.ephemeral_id
+            data["receiver_user"] = self.user_json(msg.receiver_id)
         if msg.text is not None:
             data["text"] = msg.text
             if msg.entities:
@@ -1004,6 +1017,8 @@ class FakeTelegram:
                 raise ApiError(fault.status, fault.description)
             self._check_group_limit(key, params)
             handler = self._handlers.get(key)
+            if handler is not None and self.bot_api < self._since.get(key, (0, 0)):
+                raise ApiError(404, "Not Found")  # the method is newer than this server
             if handler is None:
                 self.unknown_methods.append(method)
                 raise bad_request(
@@ -1507,6 +1522,7 @@ class FakeTelegram:
             )
             if k in button
         ]
+        actions = check_button(self, button, actions)
         if not actions:
             raise bad_request(
                 "can't parse inline keyboard button: Text buttons are unallowed in "
@@ -1633,6 +1649,9 @@ class FakeTelegram:
         markup = self.validate_markup(p.get_json("reply_markup"))
         reply_to = self._reply_target(chat, p)
         thread = self._thread(chat, p, reply_to)
+        if p.has("ephemeral_message_parameters") and self.bot_api >= (10, 3):
+            return self.message_json(
+                self.ephemeral.send(chat, p, text, entities, markup, thread))
         msg = self._store_message(
             chat,
             self.bot_id,

@@ -42,6 +42,12 @@ class StoredMessage:
     )
     #: raw parameters of the call that created the message (parse_mode, etc.)
     params: dict[str, Any] = field(default_factory=dict)
+    #: an ephemeral message (Bot API 10.2): the one user who sees it, and its id among the
+    #: ephemeral messages of the chat (its ``message_id`` is 0)
+    receiver_id: int | None = None
+    ephemeral_id: int | None = None
+    #: the message this ephemeral one is shown in place of, for its receiver
+    replaces: int | None = None
 
     @property
     def thread_id(self) -> int | None:
@@ -193,6 +199,8 @@ class CallbackQueryRecord:
     created: float = 0.0
     #: the bot answered, but after the answer window (Telegram: 400 "query is too old")
     late: bool = False
+    #: a tap on an ephemeral message: its id (``message_id`` is then 0)
+    ephemeral_id: int | None = None
 
 
 @dataclass

@@ -239,6 +239,11 @@ class FakeUser:
         """
         if message.inline_message_id is not None:
             current = self.fake.inline_messages[message.inline_message_id]
+        elif message.ephemeral_id is not None:
+            if message.receiver_id != self.id:
+                raise LookupError("an ephemeral message is seen only by its receiver")
+            current = self.fake.ephemeral.messages[
+                message.chat_id, message.receiver_id, message.ephemeral_id]
         else:
             current = self.fake.chats[message.chat_id].messages[message.message_id]
             self._chat(current.chat_id)
@@ -274,6 +279,7 @@ class FakeUser:
             message_id=None if current.inline_message_id else current.message_id,
             inline_message_id=current.inline_message_id,
             created=self.fake.clock(),
+            ephemeral_id=current.ephemeral_id,
         )
         self.fake.callback_queries[query_id] = record
         self.fake.push_update("callback_query", payload)
