@@ -46,6 +46,7 @@ from .models import (
     InlineQueryRecord,
     StoredMessage,
 )
+from .rich import rich_message
 from .users import FakeUser
 
 if TYPE_CHECKING:
@@ -860,7 +861,7 @@ class FakeTelegram:
         if msg.ephemeral_id is not None and msg.receiver_id is not None:
             data["ephemeral_message_id"] = msg.ephemeral_id
             data["receiver_user"] = self.user_json(msg.receiver_id)
-        if msg.text is not None:
+        if msg.text is not None and "rich_message" not in msg.extra:
             data["text"] = msg.text
             if msg.entities:
                 data["entities"] = msg.entities
@@ -1820,10 +1821,42 @@ class FakeTelegram:
             raise bad_request("message can't be edited")
         if msg.text is None and "photo" in msg.extra:
             raise bad_request("there is no text in the message to edit")
-        text, entities = self._text(p, edit=True)
         markup = self.validate_markup(p.get_json("reply_markup"), inline_only=True)
+        if p.has("rich_message") and self.bot_api >= (10, 1):
+            text, rich = rich_message(p.get_json("rich_message"))
+            html = p.get_json("rich_message")["html"]
+            if html != msg.params.get("rich_html") or markup != msg.reply_markup:
+                msg.history.append((msg.text, list(msg.entities), msg.reply_markup))
+                msg.text, msg.entities, msg.reply_markup = text, [], markup
+                msg.edit_date = self.now()
+            else:
+                self._apply_edit(msg, text, [], markup)  # not modified
+            msg.extra["rich_message"] = rich
+            msg.params["rich_html"] = html
+            return True if inline else self.message_json(msg)
+        text, entities = self._text(p, edit=True)
         self._apply_edit(msg, text, entities, markup)
+        msg.extra.pop("rich_message", None)
+        msg.params.pop("rich_html", None)
         return True if inline else self.message_json(msg)
+
+    def api_sendRichMessage(self, p: Params) -> dict[str, Any]:
+        """``sendRichMessage`` (Bot API 10.1): see ``rich.py``."""
+        if self.bot_api < (10, 1):
+            raise ApiError(404, "Not Found")
+        chat = self._writable_chat(p.data.get("chat_id"))
+        value = p.get_json("rich_message")
+        text, rich = rich_message(value)
+        markup = self.validate_markup(p.get_json("reply_markup"))
+        reply_to = self._reply_target(chat, p)
+        thread = self._thread(chat, p, reply_to)
+        msg = self._store_message(
+            chat, self.bot_id, text,
+            reply_markup=markup if markup and "inline_keyboard" in markup else None,
+            reply_to=reply_to, params={**p.data, "rich_html": value["html"]},
+            extra={**thread, "rich_message": rich},
+        )
+        return self.message_json(msg)
 
     # ------------------------------------------------------------------ photos
 

@@ -133,3 +133,34 @@ async def test_button_styles(fake: FakeTelegram, bot: Bot) -> None:
     both = {"inline_keyboard": [[{"text": "go", "callback_data": "x", "disabled": {}}]]}
     with pytest.raises(BadRequest, match=r"(?i)disabled button"):
         await bot.send_message(alice.id, "t", api_kwargs={"reply_markup": json.dumps(both)})
+
+
+BOARD = ("<h3>Year 1 of 5</h3><table bordered compact><tr><th>Job</th><th>Hours</th></tr>"
+         "<tr><td>♥ Wheat</td><td>12/40</td></tr></table>"
+         "<details><summary>Log</summary><p>Anna led 9♥</p></details>")
+
+
+@pytest.mark.filterwarnings("ignore:Please use 'Bot.editMessageText'")
+async def test_rich_messages(fake: FakeTelegram, bot: Bot) -> None:
+    group = fake.create_group("Kolkhoz", [fake.user(101, "Alice")], supergroup=True)
+    sent = await bot.do_api_request("sendRichMessage", api_kwargs={
+        "chat_id": group.id, "rich_message": json.dumps({"html": BOARD})})
+    board = fake.messages(group)[-1]
+    assert "rich_message" in sent and "text" not in sent
+    assert board.text == "Year 1 of 5\nJob | Hours\n♥ Wheat | 12/40\nLog\nAnna led 9♥"
+    again = {"chat_id": group.id, "message_id": board.message_id,
+             "rich_message": json.dumps({"html": BOARD.replace("12/40", "19/40")})}
+    await bot.do_api_request("editMessageText", api_kwargs=again)
+    assert "19/40" in (board.text or "") and board.edits == 1
+    with pytest.raises(BadRequest, match="not modified"):
+        await bot.do_api_request("editMessageText", api_kwargs=again)
+    for bad, why in [("<h3>x</h2>", "unmatched end tag"), ("<blink>x</blink>", "unsupported"),
+                     ("<p>x", "end tag"), ("<table><tr>" + "<td>1</td>" * 21 + "</tr></table>",
+                                           "columns")]:
+        with pytest.raises(BadRequest, match=why):
+            await bot.do_api_request("sendRichMessage", api_kwargs={
+                "chat_id": group.id, "rich_message": json.dumps({"html": bad})})
+    fake.bot_api = (10, 0)
+    with pytest.raises(TelegramError, match=r"(?i)not found"):
+        await bot.do_api_request("sendRichMessage", api_kwargs={
+            "chat_id": group.id, "rich_message": json.dumps({"html": BOARD})})
