@@ -49,6 +49,7 @@ from kolkhoz_tg.service.records import (
     BoardView,
     DueJob,
     GameInfo,
+    MyGames,
     Notification,
     OperatorFigures,
     PlayerStats,
@@ -204,6 +205,9 @@ class GameService:
         self, chat_id: int, title: str | None = None, locale: str | None = None
     ) -> ChatInfo:
         return self.people.ensure_chat(chat_id, title, locale)
+
+    def name_topic(self, chat_id: int, topic_id: int, name: str) -> None:
+        return self.people.name_topic(chat_id, topic_id, name)
 
     def chat(self, chat_id: int) -> ChatInfo | None:
         return self.people.chat(chat_id)
@@ -457,6 +461,9 @@ class GameService:
 
     def seat_view(self, game_id: int, user_id: int) -> SeatView:
         return self.reading.seat_view(game_id, user_id)
+
+    def my_games(self, user_id: int) -> MyGames:
+        return self.reading.my_games(user_id)
 
     def board(self, game_id: int) -> BoardView:
         return self.reading.board(game_id)
