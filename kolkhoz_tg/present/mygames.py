@@ -48,11 +48,14 @@ def my_games(
     lines: list[str] = []
     keyboard: Keyboard = []
     shown = 0
+    if not mine.mine:
+        lines.append("👉 " + _("No game waits for your move."))
     for title, games in (
         (tr.ngettext("👉 Your move in {n} game:", "👉 Your move in {n} games:",
                      len(mine.mine)), mine.mine),
-        (tr.ngettext("⏳ Others are to move in {n} game:", "⏳ Others are to move in {n} games:",
-                     len(mine.others)), mine.others),
+        (tr.ngettext("⏳ {n} more game:", "⏳ {n} more games:", len(mine.others))
+         if mine.mine else tr.ngettext("⏳ Your game:", "⏳ Your {n} games:",
+                                       len(mine.others)), mine.others),
     ):
         if not games:
             continue
