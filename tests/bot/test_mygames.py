@@ -76,6 +76,9 @@ async def test_my_games_across_three_chats_and_a_topic(
         turn_to(service, game_b, users, anna=False)
         clock.set(start + timedelta(hours=5))
 
+        await anna.send(None, "/help")
+        assert "/mygames — every game you play in, those where it is your move first" in (
+            listed(anna).text or "")
         await anna.send(None, "/mygames")
         msg = listed(anna)
         text = msg.text or ""
@@ -167,6 +170,8 @@ async def test_my_games_in_russian_and_the_welcome_button(
         game_b = await open_game_in(fake, users, forum, topic, "/newgame 3")
         turn_to(service, game_b, users, anna=False)
         clock.set(start + timedelta(hours=21))
+        await anna.send(None, "/help")
+        assert "/mygames — все ваши игры: сначала те, где ваш ход" in (listed(anna).text or "")
         await anna.send(None, "/mygames")
         text = listed(anna).text or ""
         assert not set(SUITS) & set(text), text
