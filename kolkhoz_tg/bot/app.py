@@ -58,6 +58,7 @@ from kolkhoz_tg.bot.delivery import Deliverer, Relay, dead_here, relay_name, spa
 from kolkhoz_tg.bot.history import cmd_log, cmd_stats
 from kolkhoz_tg.bot.inline import on_chosen_inline, on_inline_query
 from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
+from kolkhoz_tg.bot.mygames import cmd_mygames, on_topic_named
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.bot.thinking import install_thinker, start_thinker, stop_thinker
@@ -91,6 +92,7 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     ("abort", cmd_abort),
     ("kick", cmd_kick), ("lang", cmd_lang), ("settings", cmd_settings),
     ("stats", cmd_stats), ("log", cmd_log), ("practice", cmd_practice),
+    ("mygames", cmd_mygames),
 ]
 
 GROUP_MENU = (
@@ -98,6 +100,7 @@ GROUP_MENU = (
     "rules", "help",
 )
 PRIVATE_MENU = (
+    "mygames",
     "practice", "hand", "play", "assign", "trump", "swap", "pass", "back", "away", "stats",
     "lang", "rules", "help",
 )
@@ -276,6 +279,8 @@ def build_application(
     app.add_handler(ChosenInlineResultHandler(on_chosen_inline))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_handler(MessageHandler(filters.StatusUpdate.FORUM_TOPIC_CLOSED, on_topic_closed))
+    app.add_handler(MessageHandler(filters.StatusUpdate.FORUM_TOPIC_CREATED
+                                   | filters.StatusUpdate.FORUM_TOPIC_EDITED, on_topic_named))
     app.add_handler(MessageHandler(filters.StatusUpdate.FORUM_TOPIC_REOPENED,
                                    on_topic_reopened))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))

@@ -37,6 +37,8 @@ from kolkhoz_tg.bot.context import (
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting
 from kolkhoz_tg.bot.lobby import lobby_tap
+from kolkhoz_tg.bot.mygames import TAPS as MY_GAMES_TAPS
+from kolkhoz_tg.bot.mygames import my_games_tap
 from kolkhoz_tg.bot.practice import hint_tap, practice_tap, show_game
 from kolkhoz_tg.bot.retry import RetryingLimiter
 from kolkhoz_tg.i18n import Translator, translator
@@ -106,6 +108,9 @@ async def _on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     tr = await remember_user(update, d)
     if cb is not None and cb.payload == WAIT:
         await answer_quietly(query)  # the placeholder on a move chosen inline, until it is played
+        return
+    if cb is not None and cb.kind == "v" and cb.payload in MY_GAMES_TAPS:
+        await my_games_tap(context, query, cb, tr)  # /mygames: the list, a hand anew
         return
     if cb is None or cb.kind not in TAP_HANDLERS or (cb.kind == "v" and cb.payload not in VIEWS):
         await answer_quietly(query, taps.not_my_button(tr), show_alert=True)

@@ -29,6 +29,7 @@ from kolkhoz_tg.bot.context import (
     service_error_text,
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, TOPIC_LOST_KEY, Acting, pm_key
+from kolkhoz_tg.bot.mygames import MY_GAMES_PAYLOAD, list_button, show_my_games
 from kolkhoz_tg.bot.practice import PRACTICE_PAYLOAD
 from kolkhoz_tg.bot.topics import (
     HERE,
@@ -81,6 +82,9 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     if await history.start_log(c, payload):
         return
+    if payload == MY_GAMES_PAYLOAD:
+        await show_my_games(c)
+        return
     games = await call(d.service.games_of_user, user.id)
     for game in games:
         if game.status == "lobby":  # the lobby stops naming them as out of reach
@@ -90,6 +94,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         msg = say.welcome(
             c.tr, create_deep_linked_url(context.bot.username, GROUP_PAYLOAD, group=True),
             practice_button(0, 0, "menu"))
+        msg.keyboard.append(list_button(c.tr))
         await c.reply(msg.text, msg.keyboard)
         return
     for game in wanted[:5]:

@@ -77,6 +77,10 @@ def help_lines(tr: Translator) -> tuple[list[str], list[str]]:
     ]
     private = [
         "/hand — " + _("your cards"),
+        "/mygames — " + _("every game you play in, those where it is your move first "
+                          "(the longest wait first)"),
+        "/mygames — " + _("its buttons open each game's board and send your hand anew; "
+                          "typed in a group, the list comes here"),
         "/practice — " + _("a practice game with bots and hints"),
         "/settings — " + _("your time zone and quiet hours (reminders wait for the morning)"),
         "/stats — " + _("your ratings"),
@@ -272,4 +276,5 @@ def menu_descriptions(tr: Translator) -> dict[str, str]:
         "swap": _("swap with your plot: /swap 9H KC"), "lang": _("language: /lang ru|en"),
         "pass": _("pass a card to your neighbour (house rule): /pass 9H"),
         "practice": _("practice against bots, with hints"),
+        "mygames": _("your games, where it is your move first"),
     }

@@ -31,6 +31,9 @@ OPEN = (GameStatus.LOBBY.value, GameStatus.ACTIVE.value, GameStatus.PAUSED.value
 #: The largest value of an INTEGER column (game ids, versions) on PostgreSQL. A larger number
 #: in a query is an error there, not an empty result, so lookups refuse it before SQL does.
 MAX_INT = 2**31 - 1
+#: ``chats.settings`` key: the names of the chat's forum topics as the bot last saw them
+#: (``{"<topic id>": name}``), for lists that name a game's topic (``/mygames``).
+TOPIC_NAMES = "topic_names"
 
 #: Called after a commit that changed a game's clock: (game_id, deadline, next_reminder).
 ScheduleListener = Callable[[int, datetime | None, datetime | None], None]

@@ -1,9 +1,7 @@
 """The play-by-post service: lobby, ``act()``, the clock, stand-ins and the outbox.
 
-Every method takes plain values (ids, strings, ints) and returns plain records
-(:mod:`kolkhoz_tg.service.records`); each runs in one database transaction of its own. The
-service is synchronous: an asyncio front end calls it through ``asyncio.to_thread`` (see
-``docs/design-core.md`` for why).
+Every method takes plain values and returns typed records (:mod:`~.records`), each in one
+transaction; synchronous: an asyncio front end calls it through ``asyncio.to_thread``.
 
 :class:`GameService` is a facade: each method hands the call to one part, a plain class over
 the one :class:`~kolkhoz_tg.service.kernel.Kernel` (row loading and locking, the write
@@ -50,6 +48,7 @@ from kolkhoz_tg.service.records import (
     BoardView,
     DueJob,
     GameInfo,
+    MyGames,
     Notification,
     OperatorFigures,
     PlayerStats,
@@ -205,6 +204,9 @@ class GameService:
         self, chat_id: int, title: str | None = None, locale: str | None = None
     ) -> ChatInfo:
         return self.people.ensure_chat(chat_id, title, locale)
+
+    def name_topic(self, chat_id: int, topic_id: int, name: str) -> None:
+        return self.people.name_topic(chat_id, topic_id, name)
 
     def chat(self, chat_id: int) -> ChatInfo | None:
         return self.people.chat(chat_id)
@@ -458,6 +460,9 @@ class GameService:
 
     def seat_view(self, game_id: int, user_id: int) -> SeatView:
         return self.reading.seat_view(game_id, user_id)
+
+    def my_games(self, user_id: int) -> MyGames:
+        return self.reading.my_games(user_id)
 
     def board(self, game_id: int) -> BoardView:
         return self.reading.board(game_id)

@@ -9,6 +9,7 @@ from sqlmodel import select
 
 from kolkhoz_tg.service.common import (
     LOBBY,
+    TOPIC_NAMES,
     ChatInfo,
     UserInfo,
     chat_info,
@@ -43,6 +44,8 @@ from kolkhoz_tg.timeutil import (
 
 #: How a chat's games show their board (:meth:`PeopleService.set_board_style`).
 BOARD_STYLES = ("text", "picture")
+#: How many topics' names a chat keeps (:meth:`PeopleService.name_topic`).
+MAX_TOPIC_NAMES = 200
 
 class PeopleService:
     """Users and chats: names, languages, private-message reach, quiet hours, chat
@@ -148,6 +151,18 @@ class PeopleService:
     ) -> ChatInfo:
         with self.kernel.write() as s:
             return chat_info(self.kernel.ensure_chat_row(s, chat_id, title, locale))
+
+    def name_topic(self, chat_id: int, topic_id: int, name: str) -> None:
+        """Remember the name of a chat's forum topic, as the bot saw it made or renamed
+        (``/mygames`` names a game's topic by it); the latest names of at most
+        :data:`MAX_TOPIC_NAMES` topics a chat."""
+        with self.kernel.write() as s:
+            chat = self.kernel.ensure_chat_row(s, chat_id)
+            names = {k: v for k, v in (chat.settings.get(TOPIC_NAMES) or {}).items()
+                     if k != str(topic_id)}
+            names[str(topic_id)] = name[:128]
+            chat.settings = {**chat.settings,
+                             TOPIC_NAMES: dict(list(names.items())[-MAX_TOPIC_NAMES:])}
 
     def chat(self, chat_id: int) -> ChatInfo | None:
         with self.kernel.db.read() as s:

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from engine import ActionError, Game, InvalidAction, Rules
 from engine.views import View
 from kolkhoz_tg.service.common import (
     ACTIVE,
+    LOBBY,
     OPEN,
+    TOPIC_NAMES,
     notification_record,
     parse_seed,
     possible_id,
@@ -26,6 +28,8 @@ from kolkhoz_tg.service.payloads import LoggedMove
 from kolkhoz_tg.service.records import (
     BoardView,
     GameInfo,
+    MyGame,
+    MyGames,
     Notification,
     OperatorFigures,
     SeatView,
@@ -33,10 +37,12 @@ from kolkhoz_tg.service.records import (
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,
+    ChatRow,
     GameRow,
     NotificationRow,
     SeatRow,
 )
+from kolkhoz_tg.timeutil import utc
 
 
 class ReadingService:
@@ -75,6 +81,76 @@ class ReadingService:
                 stmt = stmt.where(GameRow.status.in_(OPEN))  # type: ignore[attr-defined]
             rows = s.exec(stmt.order_by(GameRow.id.desc())).all()  # type: ignore[union-attr]
             return [self.kernel.game_info(s, r) for r in rows]
+
+    def my_games(self, user_id: int) -> MyGames:
+        """The user's open games for ``/mygames``, in one read: those where it is their
+        move, the longest wait first, then those where others are to move (the longest
+        wait first), then paused games and lobbies. Each with its chat's title, its topic's
+        name where the bot saw it, the seats to move, the phase, since when it waits and
+        the deadline; the user's time zone and whether the bot can write to them. Nothing
+        of anyone's cards."""
+        with self.kernel.db.read() as s:
+            rows = s.exec(
+                select(GameRow)
+                .join(SeatRow, SeatRow.game_id == GameRow.id)  # type: ignore[arg-type]
+                .where(SeatRow.user_id == user_id,
+                       GameRow.status.in_(OPEN))  # type: ignore[attr-defined]
+                .order_by(GameRow.id)  # type: ignore[arg-type]
+            ).all()
+            chats = {c.id: c for c in s.exec(select(ChatRow).where(
+                ChatRow.id.in_({r.chat_id for r in rows})))}  # type: ignore[attr-defined]
+            last = self._last_moves(s, [r.id for r in rows if r.id is not None
+                                        and r.status == ACTIVE and r.turn_started_at is None])
+            listed = [self._my_game(s, row, user_id, chats.get(row.chat_id), last)
+                      for row in rows]
+            user = self.kernel.users(s, [user_id]).get(user_id)
+        games = [g for g in listed if g is not None]
+        return MyGames(
+            user_id=user_id,
+            zone=user.timezone if user is not None else None,
+            can_pm=bool(user is not None and user.can_pm),
+            mine=sorted((g for g in games if g.to_act), key=_by_wait),
+            others=sorted((g for g in games if not g.to_act), key=_by_wait),
+        )
+
+    @staticmethod
+    def _last_moves(s: Session, game_ids: list[int]) -> dict[int, datetime]:
+        """The time of each game's last logged move (a game without a clock, a practice
+        game, waits since then)."""
+        if not game_ids:
+            return {}
+        a = ActionRow.__table__  # type: ignore[attr-defined]
+        found = s.execute(sa.select(a.c.game_id, sa.func.max(a.c.at))
+                          .where(a.c.game_id.in_(game_ids)).group_by(a.c.game_id)).all()
+        return {int(gid): utc(at) for gid, at in found if at is not None}
+
+    def _my_game(
+        self, s: Session, row: GameRow, user_id: int, chat: ChatRow | None,
+        last: dict[int, datetime],
+    ) -> MyGame | None:
+        info = self.kernel.game_info(s, row)
+        seat = info.seat_of(user_id)
+        if seat is None:
+            return None
+        game = Game.from_json(row.state) if row.state is not None else None
+        running = game is not None and row.status == ACTIVE
+        waiting = tuple(game.to_act) if running and game is not None else ()
+        since = None
+        if running:
+            since = row.turn_started_at or last.get(info.id) or row.started_at
+        names = (chat.settings.get(TOPIC_NAMES) or {}) if chat is not None else {}
+        topic = names.get(str(row.topic_id)) if row.topic_id is not None else None
+        return MyGame(
+            game=info,
+            seat=seat,
+            chat_title=chat.title if chat is not None else None,
+            topic_name=str(topic) if topic else None,
+            to_act=seat in waiting,
+            waiting=waiting,
+            phase=game.phase.value if game is not None else None,
+            since=since,
+            deadline=row.deadline,
+        )
 
     def seat_view(self, game_id: int, user_id: int) -> SeatView:
         """The user's private view, legal actions and deadline. Raises :class:`NotFound`
@@ -258,3 +334,9 @@ class ReadingService:
                 .execution_options(synchronize_session=False)
             )
             return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+def _by_wait(g: MyGame) -> tuple[int, datetime, int]:
+    """Running games first, then paused ones, then lobbies; the longest wait first."""
+    rank = {ACTIVE: 0, LOBBY: 2}.get(g.game.status.value, 1)
+    return rank, g.since or g.game.created_at, g.game.id

@@ -383,3 +383,39 @@ class OperatorFigures:
     games_active: int
     deadlines_due: int  # running games whose deadline has passed
     deadlines_late: int  # of them, more than a minute past it
+
+
+@dataclass(frozen=True, slots=True)
+class MyGame:
+    """One of a user's open games as ``/mygames`` lists it: where it is, whose move it is
+    and since when, the clock. No card: the phase and the seats to move are public."""
+
+    game: GameInfo
+    seat: int
+    chat_title: str | None
+    #: The name of the game's forum topic, as the bot last saw it (None: no topic, or
+    #: a topic whose name the bot never saw).
+    topic_name: str | None
+    #: Whether it is this user's move now.
+    to_act: bool
+    #: The seats whose move it is now (empty unless the game is running).
+    waiting: tuple[int, ...]
+    #: The engine's phase (``play``, ``assign``, ``swap`` …; None in the lobby).
+    phase: str | None
+    #: Since when the game waits for the move(s) it waits for now (None: not running).
+    since: datetime | None
+    deadline: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class MyGames:
+    """A user's open games (:meth:`GameService.my_games`): ``mine`` where it is their move,
+    the longest wait first; ``others`` where others are to move, then paused games, then
+    lobbies; and what the list is shown with (their time zone; whether the bot can write
+    to them)."""
+
+    user_id: int
+    zone: str | None
+    can_pm: bool
+    mine: list[MyGame]
+    others: list[MyGame]
