@@ -58,6 +58,7 @@ from kolkhoz_tg.service.records import (
     SweepResult,
     UserStats,
 )
+from kolkhoz_tg.service.takeback import TakeBackService
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.timeutil import Clock
 
@@ -93,6 +94,7 @@ class GameService:
         self.computer_players = ComputerPlayers(kernel)
         self.ratings = RatingsService(kernel)
         self.practice = PracticeService(kernel)
+        self.takebacks = TakeBackService(kernel)
 
     # ---------------------------------------------------------------- settings the front end sets
 
@@ -398,6 +400,11 @@ class GameService:
 
     def back(self, game_id: int, user_id: int) -> ActResult:
         return self.play.back(game_id, user_id)
+
+    def take_back(self, game_id: int, user_id: int, version: int, **who: Any) -> ActResult:
+        return self.takebacks.take_back(game_id, user_id, version, **who)
+    def set_chat_takeback(self, chat_id: int, on: bool) -> None:
+        self.takebacks.set_chat_takeback(chat_id, on)
 
     def stand_in(self, game_id: int, seat: int) -> ActResult:
         return self.play.stand_in(game_id, seat)

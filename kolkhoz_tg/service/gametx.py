@@ -40,6 +40,7 @@ from kolkhoz_tg.service.payloads import (
 )
 from kolkhoz_tg.service.payloads import GameOver as GameOverPayload
 from kolkhoz_tg.service.records import PRACTICE_KEY, Kind
+from kolkhoz_tg.service.takeback import log_offset
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,
@@ -176,7 +177,7 @@ class GameTx:
         self.actions.append(
             ActionRow(
                 game_id=self.row.id,
-                seq=len(game.log) - 1,
+                seq=len(game.log) - 1 + log_offset(self.row.meta),
                 seat=seat,
                 action=text,
                 actor=actor.value,

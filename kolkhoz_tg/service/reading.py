@@ -29,6 +29,7 @@ from kolkhoz_tg.service.records import (
     OperatorFigures,
     SeatView,
 )
+from kolkhoz_tg.service.takeback import effective_log
 from kolkhoz_tg.storage.models import (
     ActionRow,
     GameRow,
@@ -151,7 +152,7 @@ class ReadingService:
             if row.state is None:
                 raise WrongState("not started", "not_started")
             rules, players, seed = Rules.from_dict(row.rules), row.players, parse_seed(row.seed)
-        log = [(e["seat"], e["action"]) for e in self.action_log(game_id)]
+        log = [(e["seat"], e["action"]) for e in effective_log(self.action_log(game_id))]
         return Game.replay(rules, players, seed, log)
 
     def history(self, game_id: int) -> list[dict[str, Any]]:
@@ -170,7 +171,7 @@ class ReadingService:
             rules, players, seed = Rules.from_dict(row.rules), row.players, parse_seed(row.seed)
         game = Game.new(rules, players, seed)
         moves = []
-        for entry in self.action_log(game_id):
+        for entry in effective_log(self.action_log(game_id)):
             try:
                 events = game.apply(entry["seat"], entry["action"])
             except ActionError:
