@@ -29,9 +29,10 @@ from kolkhoz_tg.service.records import (
     OperatorFigures,
     SeatView,
 )
-from kolkhoz_tg.service.takeback import effective_log
+from kolkhoz_tg.service.takeback import can_take_back, effective_log
 from kolkhoz_tg.storage.models import (
     ActionRow,
+    ChatRow,
     GameRow,
     NotificationRow,
     SeatRow,
@@ -95,6 +96,7 @@ class ReadingService:
                 legal=[a.text for a in actions],
                 to_act=active and seat.seat in game.to_act,
                 deadline=row.deadline,
+                can_take_back=can_take_back(row, game, seat.seat, s.get(ChatRow, row.chat_id)),
             )
 
     def board(self, game_id: int) -> BoardView:

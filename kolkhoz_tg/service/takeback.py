@@ -3,7 +3,8 @@ acted since and the trick is not complete (``take_back``), in one transaction.
 
 The log stays append-only: the card played and a ``takeback`` entry after it (actor
 ``takeback``, the seat's) are both kept, and :func:`effective_log` drops the pair, so a replay
-rebuilds the game as it is. The engine state goes back to exactly what it was before the card
+rebuilds the game as it is (a practice game's bots' answers undone with the card: an entry
+for each, in its seat). The engine state goes back to exactly what it was before the card
 (replayed from the log without it, checked against the state after it), the seat's clock
 starts afresh and it gets its turn again; the group's board says who took a card back, never
 which card (it is back in a hand).
@@ -14,8 +15,8 @@ acted since" is "the engine still has that many"); :data:`DONE_KEY`, the last ta
 :data:`COUNT_KEY`, how many take-backs the log holds (each adds two rows the engine's log does
 not have, so a new move's ``seq`` is its position in the engine's log plus twice that). The
 chat's setting is ``chats.settings["takeback"]`` (on unless False). A practice game allows any
-number of take-backs; another game one per turn (a card played again after a take-back is
-final).
+number of take-backs, also once its bots have answered the card (they are undone with it),
+within the year; another game one per turn (a card played again after a take-back is final).
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ if TYPE_CHECKING:
 TAKEBACK = "takeback"
 #: ``chats.settings`` key: False switches take-backs off in the chat (on by default).
 SETTING = "takeback"
-#: ``games.meta``: ``[seat, moves, closed]``: the seat's own card was the last move, the
-#: engine had ``moves`` moves after it, ``closed``: it completed the trick.
+#: ``games.meta``: per seat (its number as text) ``[moves, closed, year]``: the seat's own
+#: card was the last move it made, the engine had ``moves`` moves after it, ``closed``: it
+#: completed the trick.
 LAST_KEY = "takeback:last"
 #: ``games.meta``: the last take-back, ``[seat, moves after it, version it was based on]``.
 DONE_KEY = "takeback:done"
@@ -81,30 +83,39 @@ def chat_allows(chat: ChatRow | None) -> bool:
 
 def note_own_move(row: GameRow, game: Game, seat: int, action: Action, moves: int) -> None:
     """After a player's own ``action`` (the engine had ``moves`` moves after it): remember a
-    card played, for a take-back (whether it completed the trick is known only now)."""
-    if action.kind is not ActionKind.PLAY:
+    card played, for a take-back (whether it completed the trick is known only now); any
+    other move of theirs makes their card before it final."""
+    last = {k: v for k, v in row.meta.get(LAST_KEY, {}).items() if k != str(seat)}
+    if action.kind is ActionKind.PLAY:
+        trick = game.trick if game.phase is Phase.PLAY and len(game.log) == moves else []
+        still_open = bool(trick) and trick[-1][0] == seat
+        last[str(seat)] = [moves, not still_open, game.year]
+    elif len(last) == len(row.meta.get(LAST_KEY, {})):
         return
-    trick = game.trick if game.phase is Phase.PLAY and len(game.log) == moves else []
-    still_open = bool(trick) and trick[-1][0] == seat
-    row.meta = {**row.meta, LAST_KEY: [seat, moves, not still_open]}
+    row.meta = {**row.meta, LAST_KEY: last}
 
 
 def refusal(meta: Mapping[str, Any], game: Game, seat: int, allowed: bool) -> str | None:
     """Why ``seat`` may not take back a card now (a reason code), or None if it may.
-    ``allowed``: the chat's setting (a practice game ignores it)."""
+    ``allowed``: the chat's setting. A practice game ignores it and takes back the bots'
+    answers too (the player alone is human there): the player's last card, while it is
+    the last move they made and its year goes on."""
     practice = bool(meta.get(PRACTICE_KEY))
     if not (allowed or practice):
         return OFF
-    last = meta.get(LAST_KEY)
-    if not isinstance(last, list) or len(last) != 3 or last[0] != seat:
+    cards = meta.get(LAST_KEY)
+    last = cards.get(str(seat)) if isinstance(cards, dict) else None
+    if not isinstance(last, list) or len(last) != 3:
         return NOTHING
-    _, moves, closed = last
+    moves, closed, year = last
+    if practice:
+        return TOO_LATE if game.year != year or len(game.log) < moves else None
     if closed:
         return TRICK_CLOSED
     if len(game.log) != moves:
         return TOO_LATE
     done = meta.get(DONE_KEY)
-    if not practice and isinstance(done, list) and done[:2] == [seat, moves - 1]:
+    if isinstance(done, list) and done[:2] == [seat, moves - 1]:
         return ONCE
     return None
 
@@ -180,31 +191,37 @@ class TakeBackService:
             chat = self.kernel.ensure_chat_row(s, chat_id)
             chat.settings = {**chat.settings, SETTING: on}
 
-    def _before(self, s: Session, row: GameRow, game: Game, seat: SeatRow) -> Game | None:
-        """The game as it was before the seat's last card: replayed from the log without
-        it, and checked (that card played on it gives the game as it is); None if the log
-        does not rebuild it (a game stored under an older reading of the rules)."""
+    def _before(
+        self, s: Session, row: GameRow, game: Game, seat: SeatRow
+    ) -> tuple[Game, list[int]] | None:
+        """The game as it was before the seat's card: replayed from the log without it
+        (and what followed it: a practice game's bots), and checked (those moves played
+        on it give the game as it is); None if the log does not rebuild it (a game stored
+        under an older reading of the rules)."""
         entries = [
             {"seat": r.seat, "action": r.action, "actor": r.actor}
             for r in s.exec(select(ActionRow).where(ActionRow.game_id == row.id)
                             .order_by(ActionRow.seq))  # type: ignore[arg-type]
         ]
         moves = effective_log(entries)
-        if not moves or moves[-1]["seat"] != seat.seat or len(moves) != len(game.log):
+        card = row.meta[LAST_KEY][str(seat.seat)][0] - 1
+        if (len(moves) != len(game.log) or not 0 <= card < len(moves)
+                or moves[card]["seat"] != seat.seat):
             return None
         try:
             before = Game.replay(Rules.from_dict(row.rules), row.players, parse_seed(row.seed),
-                                 [(m["seat"], m["action"]) for m in moves[:-1]],
+                                 [(m["seat"], m["action"]) for m in moves[:card]],
                                  planner=game.planner0)
             again = before.copy()
-            again.apply(seat.seat, moves[-1]["action"])
+            for m in moves[card:]:
+                again.apply(m["seat"], m["action"])
         except (ActionError, InvalidAction, ValueError):
             return None
-        return before if again == game else None
+        return (before, [m["seat"] for m in moves[card:]]) if again == game else None
 
     def _undo(
         self, s: Session, row: GameRow, seats: dict[int, SeatRow], seat: SeatRow,
-        before: Game, expected_version: int,
+        rebuilt: tuple[Game, list[int]], expected_version: int,
     ) -> GameTx:
         """Put ``before`` in place, log the take-back, restart the seat's clock, tell."""
         from kolkhoz_tg.service.gametx import Views  # (gametx numbers its log rows with ours)
@@ -214,14 +231,19 @@ class TakeBackService:
         assert row.id is not None
         raw = s.exec(select(ActionRow.seq).where(ActionRow.game_id == row.id)
                      .order_by(ActionRow.seq.desc())).first()  # type: ignore[attr-defined]
-        tx.actions.append(ActionRow(
-            game_id=row.id, seq=(raw if raw is not None else -1) + 1, seat=seat.seat,
-            action=TAKEBACK, actor=Actor.TAKEBACK.value, user_id=seat.user_id,
-            version=row.version, at=tx.now))
+        seq = (raw if raw is not None else -1) + 1
+        # One entry per move undone, the last first, each in the seat of the move it undoes
+        # (the card, and in a practice game the bots' answers to it).
+        before, undone = rebuilt
+        for i, whose in enumerate(reversed(undone)):
+            tx.actions.append(ActionRow(
+                game_id=row.id, seq=seq + i, seat=whose, action=TAKEBACK,
+                actor=Actor.TAKEBACK.value, user_id=seat.user_id, version=row.version,
+                at=tx.now))
         tx.game = before
         tx.views = Views(before)
         meta = {k: v for k, v in row.meta.items() if k != LAST_KEY}
-        meta[COUNT_KEY] = int(row.meta.get(COUNT_KEY, 0)) + 1
+        meta[COUNT_KEY] = int(row.meta.get(COUNT_KEY, 0)) + len(undone)
         meta[DONE_KEY] = [seat.seat, len(before.log), expected_version]
         row.meta = meta
         row.state = before.to_json()
