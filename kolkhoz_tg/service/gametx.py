@@ -40,7 +40,6 @@ from kolkhoz_tg.service.payloads import (
 )
 from kolkhoz_tg.service.payloads import GameOver as GameOverPayload
 from kolkhoz_tg.service.records import PRACTICE_KEY, Kind
-from kolkhoz_tg.service.takeback import log_offset
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,
@@ -55,6 +54,15 @@ from kolkhoz_tg.timeutil import QuietHours
 
 #: More automatic moves than any game has: a guard against a bug looping forever.
 _MAX_AUTO_MOVES = 5000
+#: ``games.meta``: how many moves were taken back (:mod:`kolkhoz_tg.service.takeback`).
+COUNT_KEY = "takebacks"
+
+
+def log_offset(meta: dict[str, Any]) -> int:
+    """How far the log's ``seq`` runs ahead of the engine's log: a move taken back and its
+    take-back entry are two rows the engine's log does not hold."""
+    count = meta.get(COUNT_KEY, 0)
+    return 2 * count if isinstance(count, int) else 0
 
 
 @dataclass(slots=True)

@@ -12,7 +12,7 @@ which card (it is back in a hand).
 What the game remembers for it is in ``games.meta`` (no migration): :data:`LAST_KEY`, the
 seat whose own card was the last move and how many moves the engine had then (so "nobody
 acted since" is "the engine still has that many"); :data:`DONE_KEY`, the last take-back;
-:data:`COUNT_KEY`, how many take-backs the log holds (each adds two rows the engine's log does
+``gametx.COUNT_KEY``, how many take-backs the log holds (each adds two rows the engine's log does
 not have, so a new move's ``seq`` is its position in the engine's log plus twice that). The
 chat's setting is ``chats.settings["takeback"]`` (on unless False). A practice game allows any
 number of take-backs, also once its bots have answered the card (they are undone with it),
@@ -30,12 +30,12 @@ from sqlmodel import Session, select
 from engine import Action, ActionError, ActionKind, Game, InvalidAction, Phase, Rules
 from kolkhoz_tg.service.common import ACTIVE, Conflict, parse_seed
 from kolkhoz_tg.service.errors import NotFound
+from kolkhoz_tg.service.gametx import COUNT_KEY, GameTx, Views
 from kolkhoz_tg.service.payloads import TookBack
 from kolkhoz_tg.service.records import PRACTICE_KEY, ActResult, ActStatus
 from kolkhoz_tg.storage.models import ActionRow, Actor, ChatRow, GameRow, SeatRow
 
 if TYPE_CHECKING:
-    from kolkhoz_tg.service.gametx import GameTx
     from kolkhoz_tg.service.kernel import Kernel
 
 #: The take-back button's payload, and the action text of the log's take-back entry.
@@ -48,18 +48,10 @@ SETTING = "takeback"
 LAST_KEY = "takeback:last"
 #: ``games.meta``: the last take-back, ``[seat, moves after it, version it was based on]``.
 DONE_KEY = "takeback:done"
-#: ``games.meta``: how many take-backs the game's log holds.
-COUNT_KEY = "takebacks"
 
 #: Why a take-back is refused (codes for ``present.reason_text``).
 OFF, NOTHING, TOO_LATE, TRICK_CLOSED, ONCE = (
     "takeback_off", "takeback_nothing", "takeback_late", "takeback_trick", "takeback_once")
-
-
-def log_offset(meta: Mapping[str, Any]) -> int:
-    """How far the log's ``seq`` runs ahead of the engine's log (two rows a take-back)."""
-    count = meta.get(COUNT_KEY, 0)
-    return 2 * count if isinstance(count, int) else 0
 
 
 def effective_log(entries: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -224,8 +216,6 @@ class TakeBackService:
         rebuilt: tuple[Game, list[int]], expected_version: int,
     ) -> GameTx:
         """Put ``before`` in place, log the take-back, restart the seat's clock, tell."""
-        from kolkhoz_tg.service.gametx import Views  # (gametx numbers its log rows with ours)
-
         kernel = self.kernel
         tx = kernel.open_tx(s, row, seats)
         assert row.id is not None
