@@ -344,7 +344,7 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
                 buttons.append(Button(f"·{label}·", explain_button(gid, ver, text)))
         rows.append(buttons)
     if sv.can_take_back:
-        rows.append([Button("↩ " + _("Take back"), action_button(gid, ver, TAKEBACK))])
+        rows.append([Button("↩ " + _("Take back"), view_button(gid, ver, TAKEBACK))])
     if sv.game.practice and sv.to_act and not stood_in(sv):
         # Practice only: in a group game a hint would be playing with help.
         rows.append([Button("💡 " + _("Hint: what would a bot play?"),
