@@ -9,11 +9,12 @@ for each, in its seat). The engine state goes back to exactly what it was before
 starts afresh and it gets its turn again; the group's board says who took a card back, never
 which card (it is back in a hand).
 
-What the game remembers for it is in ``games.meta`` (no migration): :data:`LAST_KEY`, the
-seat whose own card was the last move and how many moves the engine had then (so "nobody
+What the game remembers for it is in ``games.meta`` (no migration): :data:`LAST_KEY`, each
+seat's card that was its last own move and how many moves the engine had then (so "nobody
 acted since" is "the engine still has that many"); :data:`DONE_KEY`, the last take-back;
-``gametx.COUNT_KEY``, how many take-backs the log holds (each adds two rows the engine's log does
-not have, so a new move's ``seq`` is its position in the engine's log plus twice that). The
+``gametx.COUNT_KEY``, how many moves the log holds taken back (each is two rows the engine's
+log does not have, so a new move's ``seq`` is its position in the engine's log plus twice
+that). The
 chat's setting is ``chats.settings["takeback"]`` (on unless False). A practice game allows any
 number of take-backs, also once its bots have answered the card (they are undone with it),
 within the year; another game one per turn (a card played again after a take-back is final).
