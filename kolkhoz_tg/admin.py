@@ -35,6 +35,7 @@ from kolkhoz_tg import present
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameInfo, GameService, ServiceError
+from kolkhoz_tg.service.takeback import effective_log
 from kolkhoz_tg.storage.database import (
     Database,
     make_engine,
@@ -432,7 +433,7 @@ def export_game(service: GameService, game_id: int) -> dict[str, Any]:
         "players": info.players,
         "seed": game.seed,
         "planner": game.planner0,
-        "log": [[e["seat"], e["action"]] for e in log],
+        "log": [[e["seat"], e["action"]] for e in effective_log(log)],
         "actions": [
             {**e, "at": e["at"].isoformat() if e["at"] is not None else None} for e in log
         ],

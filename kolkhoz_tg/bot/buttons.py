@@ -50,6 +50,7 @@ from kolkhoz_tg.service import (
     GameInfo,
     ServiceError,
 )
+from kolkhoz_tg.service.takeback import TAKEBACK
 
 log = logging.getLogger(__name__)
 #: The payload of the placeholder button on a message posted by an inline choice.
@@ -57,6 +58,8 @@ WAIT = "wait"
 #: What a ``v`` button may show (``back``: the player takes their seat back from a bot;
 #: ``hand``: their cards as a picture, in private).
 VIEWS = frozenset({"board", "last", "back", "hand", "hint"})
+#: ``takeback``: the player takes back the card they have just played (:func:`_take_back_tap`).
+VIEWS = VIEWS | {TAKEBACK}
 
 # ---------------------------------------------------------------------- buttons
 
@@ -260,6 +263,9 @@ async def _view_tap(tap: Tap) -> None:
     """``v``: the last trick in an alert, the board in the private chat, or there the
     player's own cards as a picture."""
     d, cb = tap.d, tap.cb
+    if cb.payload == TAKEBACK:
+        await _take_back_tap(tap)
+        return
     if cb.payload == "hand":
         await _hand_picture(tap)
         return
@@ -281,6 +287,28 @@ async def _view_tap(tap: Tap) -> None:
             await tap.context.bot.send_message(tap.message.chat.id, msg.text)
         except TelegramError as e:  # blocked since, Telegram's trouble: the tap is answered
             log.info("could not send user %s the board: %s", tap.user_id, e)
+
+
+async def _take_back_tap(tap: Tap) -> None:
+    """"↩ Take back": one service call (:meth:`GameService.take_back`) at the button's
+    version; done, the player's message shows their turn again and the board says so;
+    refused (too late, the trick complete, switched off, an old button), an alert says why
+    and nothing changes."""
+    d, cb, query = tap.d, tap.cb, tap.query
+    try:
+        result = await act_for(tap.update, tap.context, cb.game_id, TAKEBACK, cb.version)
+    except Busy:
+        await _move_later(tap.update, tap.context, query, cb, tap.acting)
+        return
+    except ServiceError as e:
+        await answer_quietly(query, service_error_text(tap.tr, e), show_alert=True)
+        return
+    tr = translator(result.locale or d.settings.locale)
+    if result.status is ActStatus.APPLIED:
+        await answer_quietly(query)
+    else:
+        await answer_quietly(query, present.result_text(tr, result), show_alert=True)
+    await deliver_result(tap.context, result, cb.game_id, tap.acting)
 
 
 def hand_png(*args: Any, **kwargs: Any) -> bytes:

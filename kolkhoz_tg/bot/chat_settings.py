@@ -67,6 +67,9 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     if key == "board":
         await _set_board_style(c, game, values)
         return
+    if key == "takeback":
+        await _set_takeback(c, game, values)
+        return
     try:
         if key == "timeout" and len(values) == 1:
             info = await call(d.service.configure, game.id, user.id, turn_timeout=values[0])
@@ -120,6 +123,19 @@ async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
     for other in await call(c.d.service.set_board_style, c.chat.id, values[0]):
         await c.d.deliverer.refresh_board(other.id)
     await c.reply(say.board_style_set(tr, values[0]))
+
+
+async def _set_takeback(c: Cmd, game: GameInfo, values: list[str]) -> None:
+    """``/settings takeback off``: no take-backs in the chat's games from now on (``on``
+    again: the default); who may, as for the board's style."""
+    tr = c.tr
+    if len(values) != 1 or values[0] not in ("on", "off"):
+        await c.reply(say.takeback_usage(tr))
+        return
+    if not await _may_change_the_chat(c, game):
+        return
+    await call(c.d.service.set_chat_takeback, c.chat.id, values[0] == "on")
+    await c.reply(say.takeback_set(tr, values[0] == "on"))
 
 
 async def _may_change_the_chat(c: Cmd, game: GameInfo) -> bool:

@@ -30,6 +30,7 @@ from kolkhoz_tg.service import (
     GameService,
     ServiceError,
 )
+from kolkhoz_tg.service.takeback import TAKEBACK
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -223,6 +224,8 @@ async def act_for(
     who = {"name": user.full_name, "locale": reader_locale(user.language_code)}
     # (A swap made while others swapped since the button's version is not stale: the
     # service knows. See GameService.act.)
+    if action == TAKEBACK:  # "↩ Take back": one service call of its own
+        return await call(d.service.take_back, game_id, user.id, version, **who)
     return await call(d.service.act, game_id, user.id, action, version, **who)
 
 

@@ -32,6 +32,7 @@ from kolkhoz_tg.service.payloads import (
     NewHand,
     Reminder,
     TimedOut,
+    TookBack,
     YearSummary,
 )
 from kolkhoz_tg.storage.models import Actor, GameStatus
@@ -57,6 +58,7 @@ GROUP_KINDS = frozenset({
     Kind.LOBBY, Kind.GAME_STARTED, Kind.BOARD, Kind.PLAYER_BACK, Kind.STAND_IN, Kind.PAUSED,
     Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER, Kind.YEAR_SUMMARY,
 })
+GROUP_KINDS |= {Kind.TOOK_BACK}
 
 
 def pm_key(user_id: int) -> str:
@@ -552,8 +554,11 @@ def recent_lines(tr: Translator, notes: list[Notification]) -> list[str]:
     for a silent player are marked as such)."""
     boards = [n.payload for n in notes
               if isinstance(n.payload, BoardChanged) and n.user_id is None]
+    # A card taken back: said after the moves (which card is not: it is back in a hand).
+    took = [present.took_back_text(tr, n.payload) for n in notes
+            if isinstance(n.payload, TookBack) and n.user_id is None]
     if not boards:
-        return []
+        return took
     board = boards[-1]
     # Only this year's moves: a card played last year may since have been dealt again, and a
     # group message must not name a card that now sits in someone's hand.
@@ -574,7 +579,7 @@ def recent_lines(tr: Translator, notes: list[Notification]) -> list[str]:
             events = tuple(e for e in events if not isinstance(e, TRICK_EVENTS))
         moves.append(replace(move, events=events))
     lines = present.event_lines(tr, board.game, moves, board.view.rules.theme.value)
-    return lines[-RECENT_LINES:]
+    return (lines + took)[-RECENT_LINES:]
 
 
 __all__ = [

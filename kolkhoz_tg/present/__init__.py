@@ -62,6 +62,7 @@ from kolkhoz_tg.present.events import (
     notification_text,
     requisition_lines,
     timed_out_text,
+    took_back_text,
     year_summary,
 )
 from kolkhoz_tg.present.hand import (
@@ -207,6 +208,7 @@ __all__ = [
     "seat_names",
     "stood_in",
     "timed_out_text",
+    "took_back_text",
     "trick_lines",
     "trump_hints",
     "trump_mark",

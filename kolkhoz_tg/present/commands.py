@@ -74,6 +74,9 @@ def help_lines(tr: Translator) -> tuple[list[str], list[str]]:
         "/stats — " + _("ratings here; /stats me: yours"),
         "/log — " + _("the last game, move by move"),
         "/pause, /resume, /abort, /kick — " + _("for the creator and admins"),
+        "↩ " + _("Take back: undo the card you just played while nobody has played since "
+                 "and the trick is open"),
+        "/settings takeback on|off — " + _("allow take-backs in this chat (on by default)"),
     ]
     private = [
         "/hand — " + _("your cards"),

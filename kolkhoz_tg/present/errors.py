@@ -43,6 +43,11 @@ def reason_text(tr: Translator, reason: str | None, view: View | None = None) ->
         "not_seated": _("You are not playing in this game."),
         "not_active": _("The game is not running."),
         "stale": _("The game has moved on; look again."),
+        "takeback_off": _("Taking back a card is switched off in this chat."),
+        "takeback_nothing": _("You have no card to take back now."),
+        "takeback_late": _("Too late to take your card back: someone has played since."),
+        "takeback_trick": _("Your card completed the trick: it cannot be taken back."),
+        "takeback_once": _("You have taken back a card this turn already: this one stays."),
     }
     return texts.get(reason or "", _("That move is not allowed now."))
 

@@ -29,6 +29,7 @@ from kolkhoz_tg.service.payloads import (
     Reminder,
     StandIn,
     TimedOut,
+    TookBack,
     YearSummary,
 )
 from kolkhoz_tg.service.records import GameInfo, GameResult, Kind, Notification
@@ -332,6 +333,8 @@ def notification_text(
         return _("A bot now plays for {name} until they are back.", name=p.name)
     if isinstance(p, PlayerBack):
         return _("{name} is back in the game.", name=p.name)
+    if isinstance(p, TookBack):
+        return took_back_text(tr, p)
     if isinstance(p, YearSummary):
         return year_summary(tr, p)
     if isinstance(p, GameOver):
@@ -436,3 +439,9 @@ def _job_lines(tr: Translator, game: Seats, job: JobRequisition, theme: str) -> 
                            for s, cs in job.shown)
         out.append(_("Face up from now on: {plots}", plots=shown))
     return out
+
+
+def took_back_text(tr: Translator, p: TookBack) -> str:
+    """A player took back the card they had just played: the board's line (which card is
+    not said: it is back in their hand)."""
+    return "↩ " + tr.gettext("{name} took back their card.", name=p.name)

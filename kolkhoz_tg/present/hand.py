@@ -18,6 +18,7 @@ from kolkhoz_tg.present.keyboard import Button, Keyboard, Message
 from kolkhoz_tg.present.words import SUIT_SYMBOLS, card, cards, job_name, seat_name
 from kolkhoz_tg.service.ratings import places
 from kolkhoz_tg.service.records import GameInfo, SeatView
+from kolkhoz_tg.service.takeback import TAKEBACK
 from kolkhoz_tg.storage.models import GameStatus
 
 
@@ -342,6 +343,8 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
             else:
                 buttons.append(Button(f"·{label}·", explain_button(gid, ver, text)))
         rows.append(buttons)
+    if sv.can_take_back:
+        rows.append([Button("↩ " + _("Take back"), view_button(gid, ver, TAKEBACK))])
     if sv.game.practice and sv.to_act and not stood_in(sv):
         # Practice only: in a group game a hint would be playing with help.
         rows.append([Button("💡 " + _("Hint: what would a bot play?"),

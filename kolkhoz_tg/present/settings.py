@@ -62,3 +62,16 @@ def whole_chat_setting(tr: Translator) -> str:
     return tr.gettext(
         "This setting is the whole chat's, and other games are open here: only the "
         "chat's admins may change it.")
+
+
+def takeback_usage(tr: Translator) -> str:
+    return tr.gettext("Usage: /settings takeback on|off")
+
+
+def takeback_set(tr: Translator, on: bool) -> str:
+    """``/settings takeback on`` (or ``off``) done."""
+    if on:
+        return tr.gettext("Players may take back the card they have just played, while "
+                          "nobody has played since.")
+    return tr.gettext("Cards played here can no longer be taken back (practice games "
+                      "still allow it).")

@@ -3,8 +3,9 @@
 Every method takes plain values and returns typed records (:mod:`~.records`), each in one
 transaction; synchronous: an asyncio front end calls it through ``asyncio.to_thread``.
 
-:class:`GameService` is a facade: each method hands the call to one part, a plain class over
-the one :class:`~kolkhoz_tg.service.kernel.Kernel` (row loading and locking, the write
+:class:`GameService` is a facade: each of its methods is one part's own method, bound in
+``__init__`` (so its signature, types and docstring are the part's). A part is a plain class
+over the one :class:`~kolkhoz_tg.service.kernel.Kernel` (row loading and locking, the write
 transaction, the outbox write, record conversion):
 
 ======================= ============================================================
@@ -19,45 +20,29 @@ part (module)           what it does
 ``computer_players``    levels, search bots thought about by a worker (bots)
 ``ratings``             the ratings table (rating_store)
 ``practice`` (practice) practice games and hints
+``takebacks``           a card taken back (takeback)
 ======================= ============================================================
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime, timedelta
-from typing import Any
+from collections.abc import Callable
+from datetime import timedelta
 
-from engine import Game
 from kolkhoz_tg.aiplay import AIPolicy
 from kolkhoz_tg.config import Settings
-from kolkhoz_tg.service.ai_seats import AITurn, ComputerPlayers
+from kolkhoz_tg.service.ai_seats import ComputerPlayers
 from kolkhoz_tg.service.clock import ClockService
 from kolkhoz_tg.service.common import ChatInfo, UserInfo
-from kolkhoz_tg.service.kernel import AIListener, Kernel, ScheduleListener
-from kolkhoz_tg.service.lobby import LobbyOpening, LobbyService
+from kolkhoz_tg.service.kernel import Kernel, ScheduleListener
+from kolkhoz_tg.service.lobby import LobbyService
 from kolkhoz_tg.service.outbox import OutboxService
-from kolkhoz_tg.service.payloads import LoggedMove
 from kolkhoz_tg.service.people import PeopleService
 from kolkhoz_tg.service.play import PlayService
-from kolkhoz_tg.service.practice import HintTurn, PracticeService
+from kolkhoz_tg.service.practice import PracticeService
 from kolkhoz_tg.service.rating_store import RatingsService
 from kolkhoz_tg.service.reading import ReadingService
-from kolkhoz_tg.service.records import (
-    ActResult,
-    BoardView,
-    DueJob,
-    GameInfo,
-    MyGames,
-    Notification,
-    OperatorFigures,
-    PlayerStats,
-    RatingLine,
-    Scene,
-    SeatView,
-    SweepResult,
-    UserStats,
-)
+from kolkhoz_tg.service.takeback import TakeBackService
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.timeutil import Clock
 
@@ -93,8 +78,108 @@ class GameService:
         self.computer_players = ComputerPlayers(kernel)
         self.ratings = RatingsService(kernel)
         self.practice = PracticeService(kernel)
+        self.takebacks = TakeBackService(kernel)
 
-    # ---------------------------------------------------------------- settings the front end sets
+        # The facade: each public name below is one part's own method, bound here, so its
+        # signature, types and docstring are the part's (open the part to read it).
+        # Methods that do more than hand the call on are defined below.
+        # listeners and the move check (the kernel)
+        self.add_schedule_listener = kernel.add_schedule_listener
+        self.remove_schedule_listener = kernel.remove_schedule_listener
+        self.add_ai_listener = kernel.add_ai_listener
+        self.remove_ai_listener = kernel.remove_ai_listener
+        self.foresee = kernel.foresee
+        # computer players
+        self.set_chat_ai_level = self.computer_players.set_chat_ai_level
+        self.chat_ai_level = self.computer_players.chat_ai_level
+        self.games_waiting_for_ai = self.computer_players.games_waiting_for_ai
+        self.ai_turn = self.computer_players.ai_turn
+        self.settle_ai = self.computer_players.settle_ai
+        self.ai_act = self.computer_players.ai_act
+        # people and chats
+        self.ensure_user = self.people.ensure_user
+        self.user = self.people.user
+        self.set_user_locale = self.people.set_user_locale
+        self.set_can_pm = self.people.set_can_pm
+        self.set_quiet_hours = self.people.set_quiet_hours
+        self.set_time_zone = self.people.set_time_zone
+        self.set_quiet_window = self.people.set_quiet_window
+        self.stood_in = self.people.stood_in
+        self.ensure_chat = self.people.ensure_chat
+        self.name_topic = self.people.name_topic
+        self.chat = self.people.chat
+        self.set_own_language = self.people.set_own_language
+        self.set_chat_language = self.people.set_chat_language
+        self.set_chat_locale = self.people.set_chat_locale
+        self.set_board_style = self.people.set_board_style
+        self.set_chat_defaults = self.people.set_chat_defaults
+        self.locale_for = self.people.locale_for
+        self.migrate_chat = self.people.migrate_chat
+        self.user_stats = self.people.user_stats
+        self.chat_stats = self.people.chat_stats
+        # the lobby
+        self.create_game = self.lobby.create_game
+        self.open_lobby = self.lobby.open_lobby
+        self.join = self.lobby.join
+        self.leave = self.lobby.leave
+        self.add_ai_player = self.lobby.add_ai_player
+        self.remove_seat = self.lobby.remove_seat
+        self.configure = self.lobby.configure
+        self.configure_lobby = self.lobby.configure_lobby
+        self.start = self.lobby.start
+        self.abort = self.lobby.abort
+        # play
+        self.act = self.play.act
+        self.back = self.play.back
+        self.stand_in = self.play.stand_in
+        self.away = self.play.away
+        self.pause = self.play.pause
+        self.resume = self.play.resume
+        self.move_game = self.play.move_game
+        self.set_meta = self.play.set_meta
+        # take-back
+        self.take_back = self.takebacks.take_back
+        self.set_chat_takeback = self.takebacks.set_chat_takeback
+        # the clock
+        self.process_due = self.timekeeping.process_due
+        self.due_game_ids = self.timekeeping.due_game_ids
+        self.sweep = self.timekeeping.sweep
+        self.scheduled_jobs = self.timekeeping.scheduled_jobs
+        # reading
+        self.game_info = self.reading.game_info
+        self.games_in_chat = self.reading.games_in_chat
+        self.games_of_user = self.reading.games_of_user
+        self.seat_view = self.reading.seat_view
+        self.my_games = self.reading.my_games
+        self.board = self.reading.board
+        self.why_illegal = self.reading.why_illegal
+        self.action_log = self.reading.action_log
+        self.replay = self.reading.replay
+        self.history = self.reading.history
+        self.snapshot = self.reading.snapshot
+        self.operator_figures = self.reading.operator_figures
+        self.pending_notifications = self.reading.pending_notifications
+        self.mark_delivered = self.reading.mark_delivered
+        self.purge_notifications = self.reading.purge_notifications
+        # the outbox
+        self.claim_notifications = self.outbox.claim_notifications
+        self.hold_notifications = self.outbox.hold_notifications
+        self.settle_notifications = self.outbox.settle_notifications
+        self.claim_holders = self.outbox.claim_holders
+        self.release_claims = self.outbox.release_claims
+        self.scene = self.outbox.scene
+        self.outbox_backlog = self.outbox.outbox_backlog
+        # ratings
+        self.rerate = self.ratings.rerate
+        self.rating_changes = self.ratings.rating_changes
+        self.chat_ratings = self.ratings.chat_ratings
+        self.user_ratings = self.ratings.user_ratings
+        # practice
+        self.practice_game = self.practice.practice_game
+        self.start_practice = self.practice.start_practice
+        self.hint_turn = self.practice.hint_turn
+
+    # Settings the front end sets, kept by the kernel.
 
     @property
     def ai_policy(self) -> AIPolicy:
@@ -132,468 +217,3 @@ class GameService:
     @move_listener.setter
     def move_listener(self, listener: Callable[[list[str]], None] | None) -> None:
         self.kernel.move_listener = listener
-
-    # ---------------------------------------------------------------- kernel
-
-    def add_schedule_listener(self, listener: ScheduleListener) -> None:
-        self.kernel.add_schedule_listener(listener)
-
-    def remove_schedule_listener(self, listener: ScheduleListener) -> None:
-        self.kernel.remove_schedule_listener(listener)
-
-    def add_ai_listener(self, listener: AIListener) -> None:
-        self.kernel.add_ai_listener(listener)
-
-    def remove_ai_listener(self, listener: AIListener) -> None:
-        self.kernel.remove_ai_listener(listener)
-
-    def foresee(self, game_id: int, user_id: int, action: str, version: int) -> bool:
-        return self.kernel.foresee(game_id, user_id, action, version)
-
-    # ---------------------------------------------------------------- computer_players
-
-    def set_chat_ai_level(self, chat_id: int, level: str) -> ChatInfo:
-        return self.computer_players.set_chat_ai_level(chat_id, level)
-
-    def chat_ai_level(self, chat_id: int) -> str:
-        return self.computer_players.chat_ai_level(chat_id)
-
-    def games_waiting_for_ai(
-        self, limit: int = 200, idle_for: timedelta | None = None
-    ) -> list[int]:
-        return self.computer_players.games_waiting_for_ai(limit, idle_for)
-
-    def ai_turn(self, game_id: int) -> AITurn | None:
-        return self.computer_players.ai_turn(game_id)
-
-    def settle_ai(self, game_id: int) -> ActResult | None:
-        return self.computer_players.settle_ai(game_id)
-
-    def ai_act(self, game_id: int, seat: int, action_text: str, version: int) -> ActResult:
-        return self.computer_players.ai_act(game_id, seat, action_text, version)
-
-    # ---------------------------------------------------------------- people
-
-    def ensure_user(self, user_id: int, name: str, locale: str | None = None) -> UserInfo:
-        return self.people.ensure_user(user_id, name, locale)
-
-    def user(self, user_id: int) -> UserInfo | None:
-        return self.people.user(user_id)
-
-    def set_user_locale(self, user_id: int, locale: str) -> UserInfo:
-        return self.people.set_user_locale(user_id, locale)
-
-    def set_can_pm(self, user_id: int, can_pm: bool) -> None:
-        return self.people.set_can_pm(user_id, can_pm)
-
-    def set_quiet_hours(
-        self, user_id: int, timezone: str | None, start: str | None = None, end: str | None = None
-    ) -> UserInfo:
-        return self.people.set_quiet_hours(user_id, timezone, start, end)
-
-    def set_time_zone(self, user_id: int, zone: str | None) -> UserInfo:
-        return self.people.set_time_zone(user_id, zone)
-
-    def set_quiet_window(self, user_id: int, window: str | None) -> UserInfo:
-        return self.people.set_quiet_window(user_id, window)
-
-    def stood_in(self) -> list[tuple[int, int, dict[str, Any]]]:
-        return self.people.stood_in()
-
-    def ensure_chat(
-        self, chat_id: int, title: str | None = None, locale: str | None = None
-    ) -> ChatInfo:
-        return self.people.ensure_chat(chat_id, title, locale)
-
-    def name_topic(self, chat_id: int, topic_id: int, name: str) -> None:
-        return self.people.name_topic(chat_id, topic_id, name)
-
-    def chat(self, chat_id: int) -> ChatInfo | None:
-        return self.people.chat(chat_id)
-
-    def set_own_language(self, user_id: int, chat_id: int, locale: str) -> GameInfo | None:
-        return self.people.set_own_language(user_id, chat_id, locale)
-
-    def set_chat_language(
-        self, chat_id: int, by_user: int, locale: str, *, admin: bool = False
-    ) -> list[GameInfo] | None:
-        return self.people.set_chat_language(chat_id, by_user, locale, admin=admin)
-
-    def set_chat_locale(self, chat_id: int, locale: str) -> ChatInfo:
-        return self.people.set_chat_locale(chat_id, locale)
-
-    def set_board_style(self, chat_id: int, style: str) -> list[GameInfo]:
-        return self.people.set_board_style(chat_id, style)
-
-    def set_chat_defaults(
-        self,
-        chat_id: int,
-        *,
-        preset: str | None = None,
-        options: dict[str, Any] | None = None,
-        turn_timeout: str | int | None = None,
-        reminders: list[str] | None = None,
-        standin_after: int | None = None,
-    ) -> ChatInfo:
-        return self.people.set_chat_defaults(
-            chat_id,
-            preset=preset,
-            options=options,
-            turn_timeout=turn_timeout,
-            reminders=reminders,
-            standin_after=standin_after,
-        )
-
-    def locale_for(
-        self, user_id: int | None = None, chat_id: int | None = None, fallback: str | None = None
-    ) -> str:
-        return self.people.locale_for(user_id, chat_id, fallback)
-
-    def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> int:
-        return self.people.migrate_chat(old_chat_id, new_chat_id)
-
-    def user_stats(self, user_id: int) -> UserStats:
-        return self.people.user_stats(user_id)
-
-    def chat_stats(self, chat_id: int) -> list[PlayerStats]:
-        return self.people.chat_stats(chat_id)
-
-    # ---------------------------------------------------------------- lobby
-
-    def create_game(
-        self,
-        chat_id: int,
-        creator_id: int,
-        *,
-        topic_id: int | None = None,
-        creator_name: str | None = None,
-        preset: str | None = None,
-        options: dict[str, Any] | None = None,
-        players: int = 4,
-        turn_timeout: str | int | None = None,
-        reminders: list[str] | None = None,
-        standin_after: int | None = None,
-        seed: int | str | None = None,
-        join: bool = True,
-        alone: bool = True,
-    ) -> GameInfo:
-        return self.lobby.create_game(
-            chat_id,
-            creator_id,
-            topic_id=topic_id,
-            creator_name=creator_name,
-            preset=preset,
-            options=options,
-            players=players,
-            turn_timeout=turn_timeout,
-            reminders=reminders,
-            standin_after=standin_after,
-            seed=seed,
-            join=join,
-            alone=alone,
-        )
-
-    def open_lobby(
-        self,
-        chat_id: int,
-        creator_id: int,
-        *,
-        title: str | None = None,
-        creator_name: str | None = None,
-        creator_locale: str | None = None,
-        topic_id: int | None = None,
-        preset: str | None = None,
-        options: dict[str, Any] | None = None,
-        players: int = 4,
-        create: bool = True,
-    ) -> LobbyOpening:
-        return self.lobby.open_lobby(
-            chat_id,
-            creator_id,
-            title=title,
-            creator_name=creator_name,
-            creator_locale=creator_locale,
-            topic_id=topic_id,
-            preset=preset,
-            options=options,
-            players=players,
-            create=create,
-        )
-
-    def join(
-        self, game_id: int, user_id: int, name: str | None = None, seat: int | None = None
-    ) -> GameInfo:
-        return self.lobby.join(game_id, user_id, name, seat)
-
-    def leave(self, game_id: int, user_id: int) -> GameInfo:
-        return self.lobby.leave(game_id, user_id)
-
-    def add_ai_player(
-        self,
-        game_id: int,
-        by_user: int,
-        seat: int | None = None,
-        level: str | None = None,
-        *,
-        version: int | None = None,
-    ) -> GameInfo:
-        return self.lobby.add_ai_player(game_id, by_user, seat, level, version=version)
-
-    def remove_seat(self, game_id: int, by_user: int, seat: int) -> GameInfo:
-        return self.lobby.remove_seat(game_id, by_user, seat)
-
-    def configure(
-        self,
-        game_id: int,
-        by_user: int,
-        *,
-        turn_timeout: str | int | None = None,
-        reminders: list[str] | None = None,
-        standin_after: int | None = None,
-        version: int | None = None,
-    ) -> GameInfo:
-        return self.lobby.configure(
-            game_id,
-            by_user,
-            turn_timeout=turn_timeout,
-            reminders=reminders,
-            standin_after=standin_after,
-            version=version,
-        )
-
-    def configure_lobby(
-        self,
-        game_id: int,
-        by_user: int,
-        *,
-        preset: str | None = None,
-        options: dict[str, Any] | None = None,
-        players: int | None = None,
-        version: int | None = None,
-    ) -> GameInfo:
-        return self.lobby.configure_lobby(
-            game_id, by_user, preset=preset, options=options, players=players, version=version
-        )
-
-    def start(
-        self, game_id: int, by_user: int, fill_with_ai: bool = False, bot_level: str | None = None
-    ) -> ActResult:
-        return self.lobby.start(game_id, by_user, fill_with_ai, bot_level)
-
-    def abort(self, game_id: int, by_user: int, force: bool = False) -> ActResult:
-        return self.lobby.abort(game_id, by_user, force)
-
-    # ---------------------------------------------------------------- play
-
-    def act(
-        self,
-        game_id: int,
-        user_id: int,
-        action_text: str,
-        expected_version: int,
-        *,
-        name: str | None = None,
-        locale: str | None = None,
-    ) -> ActResult:
-        return self.play.act(
-            game_id, user_id, action_text, expected_version, name=name, locale=locale
-        )
-
-    def back(self, game_id: int, user_id: int) -> ActResult:
-        return self.play.back(game_id, user_id)
-
-    def stand_in(self, game_id: int, seat: int) -> ActResult:
-        return self.play.stand_in(game_id, seat)
-
-    def away(self, game_id: int, user_id: int, *, meta: dict[str, Any] | None = None) -> ActResult:
-        return self.play.away(game_id, user_id, meta=meta)
-
-    def pause(
-        self, game_id: int, by_user: int, force: bool = False, *, meta: dict[str, Any] | None = None
-    ) -> ActResult:
-        return self.play.pause(game_id, by_user, force, meta=meta)
-
-    def resume(
-        self, game_id: int, by_user: int, force: bool = False, *, meta: dict[str, Any] | None = None
-    ) -> ActResult:
-        return self.play.resume(game_id, by_user, force, meta=meta)
-
-    def move_game(
-        self, game_id: int, topic_id: int | None, *, meta: dict[str, Any] | None = None
-    ) -> GameInfo:
-        return self.play.move_game(game_id, topic_id, meta=meta)
-
-    def set_meta(self, game_id: int, key: str, value: Any) -> None:
-        return self.play.set_meta(game_id, key, value)
-
-    # ---------------------------------------------------------------- timekeeping
-
-    def process_due(self, game_id: int) -> SweepResult:
-        return self.timekeeping.process_due(game_id)
-
-    def due_game_ids(self, limit: int = 500, now: datetime | None = None) -> list[int]:
-        return self.timekeeping.due_game_ids(limit, now)
-
-    def sweep(self, limit: int = 500, batch: int = 20) -> SweepResult:
-        return self.timekeeping.sweep(limit, batch)
-
-    def scheduled_jobs(self, until: datetime | None = None) -> list[DueJob]:
-        return self.timekeeping.scheduled_jobs(until)
-
-    # ---------------------------------------------------------------- reading
-
-    def game_info(self, game_id: int) -> GameInfo:
-        return self.reading.game_info(game_id)
-
-    def games_in_chat(
-        self,
-        chat_id: int,
-        topic_id: int | None = None,
-        open_only: bool = True,
-        *,
-        all_topics: bool = False,
-    ) -> list[GameInfo]:
-        return self.reading.games_in_chat(chat_id, topic_id, open_only, all_topics=all_topics)
-
-    def games_of_user(self, user_id: int, open_only: bool = True) -> list[GameInfo]:
-        return self.reading.games_of_user(user_id, open_only)
-
-    def seat_view(self, game_id: int, user_id: int) -> SeatView:
-        return self.reading.seat_view(game_id, user_id)
-
-    def my_games(self, user_id: int) -> MyGames:
-        return self.reading.my_games(user_id)
-
-    def board(self, game_id: int) -> BoardView:
-        return self.reading.board(game_id)
-
-    def why_illegal(self, game_id: int, user_id: int, action_text: str) -> str | None:
-        return self.reading.why_illegal(game_id, user_id, action_text)
-
-    def action_log(self, game_id: int) -> list[dict[str, Any]]:
-        return self.reading.action_log(game_id)
-
-    def replay(self, game_id: int) -> Game:
-        return self.reading.replay(game_id)
-
-    def history(self, game_id: int) -> list[LoggedMove]:
-        return self.reading.history(game_id)
-
-    def snapshot(self, game_id: int) -> Game | None:
-        return self.reading.snapshot(game_id)
-
-    def operator_figures(
-        self, late_after: timedelta = timedelta(minutes=1)
-    ) -> OperatorFigures:
-        return self.reading.operator_figures(late_after)
-
-    def pending_notifications(
-        self, limit: int = 100, game_id: int | None = None
-    ) -> list[Notification]:
-        return self.reading.pending_notifications(limit, game_id)
-
-    def mark_delivered(self, ids: Iterable[int]) -> int:
-        return self.reading.mark_delivered(ids)
-
-    def purge_notifications(self, older_than: timedelta = timedelta(days=7)) -> int:
-        return self.reading.purge_notifications(older_than)
-
-    # ---------------------------------------------------------------- outbox
-
-    def claim_notifications(
-        self, owner: str, limit: int = 100, *, skip_chats: Iterable[int] = ()
-    ) -> list[Notification]:
-        return self.outbox.claim_notifications(owner, limit, skip_chats=skip_chats)
-
-    def hold_notifications(self, owner: str, ids: Iterable[int]) -> set[int]:
-        return self.outbox.hold_notifications(owner, ids)
-
-    def settle_notifications(
-        self,
-        delivered: Iterable[int] = (),
-        *,
-        retry: Iterable[int] = (),
-        not_before: datetime | None = None,
-        meta: Mapping[int, Mapping[str, Any]] | None = None,
-        no_pm: Iterable[int] = (),
-        owner: str | None = None,
-        release: Iterable[int] = (),
-    ) -> None:
-        return self.outbox.settle_notifications(
-            delivered,
-            retry=retry,
-            not_before=not_before,
-            meta=meta,
-            no_pm=no_pm,
-            owner=owner,
-            release=release,
-        )
-
-    def claim_holders(self) -> list[str]:
-        return self.outbox.claim_holders()
-
-    def release_claims(self, owner: str) -> int:
-        return self.outbox.release_claims(owner)
-
-    def scene(self, game_id: int) -> Scene:
-        return self.outbox.scene(game_id)
-
-    def outbox_backlog(self) -> int:
-        return self.outbox.outbox_backlog()
-
-    # ---------------------------------------------------------------- ratings
-
-    def rerate(self) -> int:
-        return self.ratings.rerate()
-
-    def rating_changes(self, game_id: int) -> dict[int, tuple[int, int]]:
-        return self.ratings.rating_changes(game_id)
-
-    def chat_ratings(self, chat_id: int) -> list[RatingLine]:
-        return self.ratings.chat_ratings(chat_id)
-
-    def user_ratings(self, user_id: int) -> list[RatingLine]:
-        return self.ratings.user_ratings(user_id)
-
-    # ---------------------------------------------------------------- practice
-
-    def practice_game(self, user_id: int) -> GameInfo | None:
-        return self.practice.practice_game(user_id)
-
-    def start_practice(
-        self,
-        user_id: int,
-        name: str | None = None,
-        *,
-        preset: str | None = None,
-        players: int = 4,
-        level: str = "strong",
-        locale: str | None = None,
-        seed: int | str | None = None,
-    ) -> ActResult:
-        return self.practice.start_practice(
-            user_id, name, preset=preset, players=players, level=level, locale=locale, seed=seed
-        )
-
-    def hint_turn(self, game_id: int, user_id: int) -> HintTurn:
-        return self.practice.hint_turn(game_id, user_id)
-
-
-def _share_docs() -> None:
-    """Each facade method shows the docstring of the part's method it hands the call to
-    (for ``help()`` and the docs; the text lives once, on the part)."""
-    parts: tuple[type, ...] = (
-        PeopleService, LobbyService, PlayService, ClockService, ReadingService, OutboxService,
-        ComputerPlayers, RatingsService, PracticeService, Kernel,
-    )
-    for name, method in vars(GameService).items():
-        if name.startswith("_") or not callable(method) or method.__doc__:
-            continue
-        for part in parts:
-            source = getattr(part, name, None)
-            if callable(source) and source.__doc__:
-                method.__doc__ = source.__doc__
-                break
-
-
-_share_docs()

@@ -54,6 +54,15 @@ from kolkhoz_tg.timeutil import QuietHours
 
 #: More automatic moves than any game has: a guard against a bug looping forever.
 _MAX_AUTO_MOVES = 5000
+#: ``games.meta``: how many moves were taken back (:mod:`kolkhoz_tg.service.takeback`).
+COUNT_KEY = "takebacks"
+
+
+def log_offset(meta: dict[str, Any]) -> int:
+    """How far the log's ``seq`` runs ahead of the engine's log: a move taken back and its
+    take-back entry are two rows the engine's log does not hold."""
+    count = meta.get(COUNT_KEY, 0)
+    return 2 * count if isinstance(count, int) else 0
 
 
 @dataclass(slots=True)
@@ -176,7 +185,7 @@ class GameTx:
         self.actions.append(
             ActionRow(
                 game_id=self.row.id,
-                seq=len(game.log) - 1,
+                seq=len(game.log) - 1 + log_offset(self.row.meta),
                 seat=seat,
                 action=text,
                 actor=actor.value,

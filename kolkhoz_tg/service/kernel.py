@@ -51,6 +51,7 @@ from kolkhoz_tg.service.records import (
     Scene,
     SeatView,
 )
+from kolkhoz_tg.service.takeback import can_take_back
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.storage.models import (
     ActionRow,
@@ -549,7 +550,8 @@ class Kernel:
             for user_id, seat in humans.items():
                 legal = views.legal(seat) if seat in to_act else []
                 seat_views[user_id] = SeatView(info, seat, views.typed(seat, bool(legal)),
-                                               legal, seat in to_act, row.deadline)
+                                               legal, seat in to_act, row.deadline,
+                                               can_take_back(row, views.game, seat, chat))
         return Scene(
             game=info,
             board=BoardView(info, None if views is None else views.typed(None), row.deadline),

@@ -39,6 +39,7 @@ __all__ = [
     "StandIn",
     "TableRow",
     "TimedOut",
+    "TookBack",
     "YearSummary",
     "YourTurn",
     "decode",
@@ -290,6 +291,22 @@ class PlayerBack(Payload):
 
 
 @dataclass(frozen=True, slots=True)
+class TookBack(Payload):
+    """A player took back the card they had just played (the card is not named: it is
+    back in their hand)."""
+
+    kind: ClassVar[Kind] = Kind.TOOK_BACK
+    name: str
+
+    def to_json(self) -> JsonObject:
+        return {"name": self.name}
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> TookBack:
+        return cls(data.get("name", ""))
+
+
+@dataclass(frozen=True, slots=True)
 class CompletedJob:
     """A job completed this year and the Brigadier who completed it."""
 
@@ -458,6 +475,7 @@ _BY_KIND: dict[Kind, type[Payload]] = {
     for p in (GameStarted, BoardChanged, YourTurn, Reminder, NewHand, TimedOut, StandIn,
               PlayerBack, YearSummary, GameOver, Paused, Resumed, Aborted)
 }
+_BY_KIND[Kind.TOOK_BACK] = TookBack
 
 
 def decode(kind: Kind, data: JsonObject) -> Payload:

@@ -27,6 +27,7 @@ from kolkhoz_tg.service.records import (
     GameInfo,
     Scene,
 )
+from kolkhoz_tg.service.takeback import note_own_move
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,
@@ -106,6 +107,7 @@ class PlayService:
                                                     reason=illegal.reason, message=str(illegal))
                 else:
                     tx.apply(seat.seat, action, Actor.PLAYER, user_id)
+                    note_own_move(row, tx.game, seat.seat, action, len(tx.game.log))
                     seat.timeouts = 0
                     tx.run_automatic()
                     self.kernel.finish_tx(tx, moved=True)
@@ -385,6 +387,10 @@ def _update_meta(row: GameRow, values: dict[str, Any] | None) -> None:
 _SIMULTANEOUS = frozenset({ActionKind.SWAP, ActionKind.PASS})
 
 
-def _kind(text: str) -> ActionKind:
-    """The kind of a logged action (the log holds only valid actions)."""
-    return Action.parse(text).kind
+def _kind(text: str) -> ActionKind | None:
+    """The kind of a logged action (the log holds only valid actions and take-backs:
+    None)."""
+    try:
+        return Action.parse(text).kind
+    except InvalidAction:
+        return None

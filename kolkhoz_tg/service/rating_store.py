@@ -23,6 +23,7 @@ from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.records import PRACTICE_KEY, RatingLine
 from kolkhoz_tg.storage.models import (
     ActionRow,
+    Actor,
     ChatRow,
     GameRow,
     GameStatus,
@@ -55,7 +56,9 @@ def _load_games(s: Session) -> list[ratings.FinishedGame]:
     moves = {
         (g, seat): n
         for g, seat, n in s.exec(
-            select(ActionRow.game_id, ActionRow.seat, sa.func.count())
+            # A move taken back is no move: its take-back entry cancels it.
+            select(ActionRow.game_id, ActionRow.seat, sa.func.sum(sa.case(
+                (col(ActionRow.actor) == Actor.TAKEBACK.value, -1), else_=1)))
             .join(GameRow, ActionRow.game_id == GameRow.id)  # type: ignore[arg-type]
             .where(GameRow.status == _FINISHED)
             .group_by(ActionRow.game_id, ActionRow.seat)  # type: ignore[arg-type]

@@ -34,6 +34,7 @@ from kolkhoz_tg.service.records import (
     OperatorFigures,
     SeatView,
 )
+from kolkhoz_tg.service.takeback import can_take_back, effective_log
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,
@@ -172,6 +173,7 @@ class ReadingService:
                 legal=[a.text for a in actions],
                 to_act=active and seat.seat in game.to_act,
                 deadline=row.deadline,
+                can_take_back=can_take_back(row, game, seat.seat, s.get(ChatRow, row.chat_id)),
             )
 
     def board(self, game_id: int) -> BoardView:
@@ -229,7 +231,7 @@ class ReadingService:
             if row.state is None:
                 raise WrongState("not started", "not_started")
             rules, players, seed = Rules.from_dict(row.rules), row.players, parse_seed(row.seed)
-        log = [(e["seat"], e["action"]) for e in self.action_log(game_id)]
+        log = [(e["seat"], e["action"]) for e in effective_log(self.action_log(game_id))]
         return Game.replay(rules, players, seed, log)
 
     def history(self, game_id: int) -> list[LoggedMove]:
@@ -248,7 +250,7 @@ class ReadingService:
             rules, players, seed = Rules.from_dict(row.rules), row.players, parse_seed(row.seed)
         game = Game.new(rules, players, seed)
         moves = []
-        for entry in self.action_log(game_id):
+        for entry in effective_log(self.action_log(game_id)):
             try:
                 events = game.apply(entry["seat"], entry["action"])
             except ActionError:

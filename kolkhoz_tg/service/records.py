@@ -42,6 +42,7 @@ class Kind(StrEnum):
     PAUSED = "paused"  # chat
     RESUMED = "resumed"  # chat
     ABORTED = "aborted"  # chat
+    TOOK_BACK = "took_back"  # chat: a player took back the card they had just played
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +220,8 @@ class SeatView:
     legal: list[str]  # the same legal actions as texts
     to_act: bool
     deadline: datetime | None
+    #: The player may take back the card they have just played (kolkhoz_tg.service.takeback).
+    can_take_back: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,7 @@ class Actor(StrEnum):
     STANDIN = "standin"  # a bot standing in after repeated timeouts
     BOT = "bot"  # a bot seat
     FORCED = "forced"  # the seat's only possible move, played at once
+    TAKEBACK = "takeback"  # the seat's player took back their move just before (not a move)
 
 
 def _utc_column(nullable: bool = True, index: bool = False) -> Any:

@@ -83,6 +83,7 @@ def old_rows() -> list[tuple[Kind, dict[str, Any]]]:
         (Kind.STAND_IN, {"timeouts": 3, "name": "Vera"}),
         (Kind.STAND_IN, {"timeouts": 0, "name": "Vera", "away": True}),
         (Kind.PLAYER_BACK, {"name": "Vera"}),
+        (Kind.TOOK_BACK, {"name": "Vera"}),
         (Kind.YEAR_SUMMARY, {
             "year": 1, "completed": [{"job": "H", "seat": 0}, {"job": "S", "seat": 2}],
             "events": [event_to_dict(e) for e in year_end], "medals": [1, 0, 2, 0],

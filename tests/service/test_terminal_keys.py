@@ -22,8 +22,9 @@ import pytest
 from engine import Game
 from kolkhoz_tg import moves, terminal
 from kolkhoz_tg.i18n import translator
-from kolkhoz_tg.service import GameService, open_service
 from kolkhoz_tg.service import gametx as gametx_module
+from kolkhoz_tg.service import open_service
+from kolkhoz_tg.service.lobby import LobbyService
 from tests.conftest import make_settings
 from tests.service.helpers import terminal_args
 
@@ -182,7 +183,7 @@ def test_a_start_stopped_by_ctrl_c_leaves_no_game_in_the_way(
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(GameService, "start", start)
+        patch.setattr(LobbyService, "start", start)
         out: list[str] = []
         code = _run(terminal_args(db, *QUICK), input_fn=_script(), output=out.append)
     assert code == 130
