@@ -208,6 +208,9 @@ class GameService:
     def chat(self, chat_id: int) -> ChatInfo | None:
         return self.people.chat(chat_id)
 
+    def set_notify(self, chat_id: int, user_id: int, on: bool | None, name: str = "") -> bool:
+        return self.people.set_notify(chat_id, user_id, on, name)
+
     def set_own_language(self, user_id: int, chat_id: int, locale: str) -> GameInfo | None:
         return self.people.set_own_language(user_id, chat_id, locale)
 
@@ -316,6 +319,9 @@ class GameService:
             players=players,
             create=create,
         )
+
+    def rematch(self, game_id: int, user_id: int) -> GameInfo:
+        return self.lobby.rematch(game_id, user_id)
 
     def join(
         self, game_id: int, user_id: int, name: str | None = None, seat: int | None = None
