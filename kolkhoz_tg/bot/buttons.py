@@ -128,7 +128,8 @@ async def _on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     refusal = misplaced(tr, cb.kind, info, user.id, message.chat.id if message else None,
                         in_private, topic_of(message),
                         topic_known=message is not None and message.is_accessible)
-    if refusal is not None:
+    if refusal is not None and not (in_private and cb.kind == "l" and cb.payload == "join"):
+        # (Join is offered in private too: on the notice of a new game, /notify.)
         await answer_quietly(query, refusal, show_alert=True)
         return
     tap = Tap(update, context, query, d, tr, cb, user.id, message, in_private)

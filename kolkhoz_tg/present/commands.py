@@ -74,6 +74,10 @@ def help_lines(tr: Translator) -> tuple[list[str], list[str]]:
         "/stats — " + _("ratings here; /stats me: yours"),
         "/log — " + _("the last game, move by move"),
         "/pause, /resume, /abort, /kick — " + _("for the creator and admins"),
+        "/notify on|off — " + _("a private message when a new game opens here (🔔 on the "
+                                "lobby; not in your quiet hours)"),
+        "🔁 " + _("Play again (on the final board) — the same table once more: each player "
+                 "taps Join, then the creator starts"),
     ]
     private = [
         "/hand — " + _("your cards"),

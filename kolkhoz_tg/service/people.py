@@ -158,12 +158,13 @@ class PeopleService:
     def set_notify(
         self, chat_id: int, user_id: int, on: bool | None, name: str = ""
     ) -> bool:
-        """``/notify on|off`` (``on`` None: only ask): whether ``user_id`` is now told of
-        each new lobby in ``chat_id`` (:mod:`kolkhoz_tg.service.notices`)."""
+        """``/notify on|off`` (``on`` None: the other way round than now, as the lobby's
+        🔔 button): whether ``user_id`` is now told of each new lobby in ``chat_id``
+        (:mod:`kolkhoz_tg.service.notices`)."""
         with self.kernel.write() as s:
             chat = self.kernel.ensure_chat_row(s, chat_id)
             if on is None:
-                return user_id in subscribers(chat)
+                on = user_id not in subscribers(chat)
             self.kernel.ensure_user_row(s, user_id, name or None)
             subscribe(chat, user_id, on)
             return on

@@ -97,6 +97,7 @@ def test_notices_once_per_lobby_to_subscribers_only(
         service.set_notify(CHAT, uid, True)
     for uid in (1, 2, 5):
         service.set_can_pm(uid, True)
+    assert service.set_notify(CHAT, 6, None) is False  # None: switched (the 🔔 button)
     assert service.set_notify(CHAT, 6, None) is True
     # Dasha's quiet hours are 11:00-14:00 in Moscow; it is 09:00 UTC (12:00 there) now.
     service.set_quiet_hours(5, "Europe/Moscow", "11:00", "14:00")
