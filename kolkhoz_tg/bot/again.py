@@ -21,10 +21,12 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from kolkhoz_tg import present
-from kolkhoz_tg.bot.context import answer_quietly, call, command, service_error_text
+from kolkhoz_tg.bot.callbacks import Callback
+from kolkhoz_tg.bot.context import Deps, answer_quietly, call, command, service_error_text
 from kolkhoz_tg.bot.plan import TOPIC_OWN_KEY
 from kolkhoz_tg.present import notices as say
-from kolkhoz_tg.service import ServiceError
+from kolkhoz_tg.service import GameInfo, ServiceError
+from kolkhoz_tg.service.notices import NOTIFY_KEY
 
 if TYPE_CHECKING:
     from kolkhoz_tg.bot.buttons import Tap
@@ -51,6 +53,19 @@ async def rematch_tap(tap: Tap) -> None:
             await tap.context.bot.reopen_forum_topic(game.chat_id, game.topic_id)
         await call(d.service.set_meta, game.id, TOPIC_OWN_KEY, True)
     await d.deliverer.refresh_board(game.id, resend=True)
+
+
+async def joins_from_notice(
+    d: Deps, cb: Callback, game: GameInfo, user_id: int, in_private: bool
+) -> bool:
+    """Whether a lobby button tapped away from the game's chat is Join on the private
+    notice of a new game, by someone the chat tells of its new games (no one else may
+    join from afar)."""
+    if not (in_private and cb.kind == "l" and cb.payload == "join"):
+        return False
+    chat = await call(d.service.chat, game.chat_id)
+    told = chat.settings.get(NOTIFY_KEY) if chat is not None else None
+    return isinstance(told, list) and user_id in told
 
 
 async def notify_tap(tap: Tap) -> None:

@@ -371,7 +371,8 @@ class LobbyService:
                 rules = Rules.from_dict(row.rules)
             if players is not None:
                 seats = self.kernel.seats_of(s, game_id)
-                if any(index >= players for index in seats):
+                kept = [i for i, _u, _n in _invited(row)]  # a rematch's, still to answer
+                if any(index >= players for index in [*seats, *kept]):
                     raise NotAllowed("a seat that would go is taken", "seat_taken")
                 row.players = players
             row.rules = rules.to_dict()

@@ -145,11 +145,20 @@ async def test_new_game_notices_respect_quiet_hours_and_go_out_once(
         assert not egor.private_messages()
         # Gleb joins from his notice: one tap, the group's lobby shows him.
         notice = next(m for m in gleb.private_messages() if "A new game is open" in (m.text or ""))
+        data = next(b.data for row in notice.buttons for b in row if b.data)
+        assert data is not None
         answer = await gleb.tap(notice, "Join")
         assert answer is not None and "You have a seat" in (answer.text or "")
         game = service.games_in_chat(group.id)[0]
         assert game.seat_of(gleb.id) is not None
+        assert not gleb.fake.message(gleb.id, notice.message_id).buttons  # done its work
         assert "Gleb" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        # Join from afar is for those told of the game: a forged one by Boris is refused.
+        home = boris.last_message()
+        assert home is not None
+        forged = await boris.tap(home, data, force=True)
+        assert forged is not None and forged.show_alert
+        assert service.game_info(game.id).seat_of(boris.id) is None
         # Nobody is told twice, whatever happens to the lobby.
         await vera.send(group, "/join")
         await vera.send(group, "/leave")
