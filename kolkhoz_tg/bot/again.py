@@ -25,6 +25,7 @@ from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.bot.context import Deps, answer_quietly, call, command, service_error_text
 from kolkhoz_tg.bot.plan import TOPIC_OWN_KEY
 from kolkhoz_tg.present import notices as say
+from kolkhoz_tg.present.words import start_link
 from kolkhoz_tg.service import GameInfo, ServiceError
 from kolkhoz_tg.service.notices import NOTIFY_KEY
 
@@ -84,7 +85,8 @@ async def notify_tap(tap: Tap) -> None:
         await answer_quietly(tap.query, url=present.deep_link(tap.context.bot.username,
                                                               tap.cb.game_id))
         return
-    await answer_quietly(tap.query, say.notify_answer(tap.tr, on, can_pm), show_alert=True)
+    await answer_quietly(tap.query, say.notify_answer(tap.tr, on, can_pm).text,
+                         show_alert=True)
 
 
 async def cmd_notify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -103,4 +105,5 @@ async def cmd_notify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
                     c.user.full_name)
     info = await call(c.d.service.user, c.user.id)
     can_pm = info is not None and info.can_pm
-    await c.reply(say.notify_answer(c.tr, on, can_pm))
+    msg = say.notify_answer(c.tr, on, can_pm, start_link(context.bot.username, "notify"))
+    await c.reply(msg.text, msg.keyboard)

@@ -39,16 +39,19 @@ def lobby_notice(note: Notification, scene: Scene) -> Message | None:
     return Message("\n".join(lines), keyboard)
 
 
-def notify_answer(tr: Translator, on: bool, can_pm: bool) -> str:
-    """What ``/notify`` or the 🔔 button did, and whether the bot can write to them yet."""
+def notify_answer(tr: Translator, on: bool, can_pm: bool, url: str | None = None) -> Message:
+    """What ``/notify`` or the 🔔 button did, and whether the bot can write to them yet
+    (``url``: the button that opens the private chat, when it cannot)."""
     _ = tr.gettext
     if not on:
-        return "🔕 " + _("Done: no more messages about new games here.")
+        return Message("🔕 " + _("Done: no more messages about new games here."), [])
     text = "🔔 " + _("Done: when a new game opens here, I will tell you in a private message "
                     "(not in your quiet hours). /notify off stops it.")
-    if not can_pm:
-        text += " " + _("Open a private chat with me first, or I cannot write to you.")
-    return text
+    if can_pm:
+        return Message(text, [])
+    text += " " + _("Open a private chat with me first, or I cannot write to you.")
+    keyboard = [[Button("✉️ " + _("Private chat"), url=url)]] if url else []
+    return Message(text, keyboard)
 
 
 def notify_in_private(tr: Translator) -> str:

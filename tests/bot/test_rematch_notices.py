@@ -40,6 +40,7 @@ async def test_a_rematch_from_the_final_board_to_the_first_trick(
         await play_to_the_end(service, old, [anna, boris, vera])
         final = board(fake, service, group, old)
         assert "🔁 Play again" in final.button_texts
+        taps_before = len(fake.callback_queries)
         # Boris taps once: the lobby of the same table, him seated, the others asked.
         assert (await boris.tap(final, "🔁 Play again")) is not None
         lobby = fake.last_message(group)
@@ -68,6 +69,11 @@ async def test_a_rematch_from_the_final_board_to_the_first_trick(
         await boris.tap(lobby, "Start ▶")
         info = service.game_info(new.id)
         assert info.status == "active"
+        # Taps that made the rematch (the refused ones above aside): Boris's Play again and
+        # Start, one Join each for Anna and Vera.
+        made = [q for q in list(fake.callback_queries.values())[taps_before:]
+                if q.answer is None or not q.answer.get("show_alert")]
+        assert sorted(q.user_id for q in made) == sorted([boris.id, boris.id, anna.id, vera.id])
         assert {s.user_id: s.seat for s in info.seats if s.user_id} == {
             s.user_id: s.seat for s in before.seats if s.user_id}
         # The first trick of the new game: someone has their cards to play.
@@ -131,6 +137,11 @@ async def test_new_game_notices_respect_quiet_hours_and_go_out_once(
         # Egor never opened a private chat: the tap takes him there, quietly.
         answer = await egor.tap(lobby, "🔔 Tell me about new games here")
         assert answer is not None and answer.url and "start=" in answer.url
+        # By command too: the answer carries the way to the private chat.
+        await egor.send(group, "/notify on")
+        reply = fake.last_message(group)
+        assert reply is not None and "Open a private chat with me first" in (reply.text or "")
+        assert "✉️ Private chat" in reply.button_texts
         await boris.send(group, "/abort")
         await boris.tap(fake.last_message(group), "Yes, call it off")  # type: ignore[arg-type]
         seen = {u.id: len(u.private_messages()) for u in (anna, vera, gleb, dasha, egor)}
