@@ -183,3 +183,29 @@ async def test_new_game_notices_respect_quiet_hours_and_go_out_once(
         # /notify off stops them.
         await dasha.send(group, "/notify off")
         assert "Готово" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+
+
+async def test_a_rematch_reopens_the_topic_the_last_game_had_of_its_own(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, base=6400)
+    group = fake.create_group("Forum", users, forum=True, bot_admin=True)
+    async with fake.running(make_app(fake, service)):
+        for u in users:
+            await u.start_bot()
+        await users[0].send(group, "/newgame years=1")
+        [created] = fake.calls("createForumTopic", ok=True)
+        topic = int(created.result["message_thread_id"])
+        game = service.games_in_chat(group.id, topic)[0]
+        lobby = fake.message(group, int(game.meta["board"]))
+        for u in users[1:]:
+            await u.tap(fake.message(group, lobby.message_id), "Join")
+        await users[0].tap(fake.message(group, lobby.message_id), "Start ▶")
+        await play_to_the_end(service, game.id, users)
+        assert fake.topic(group, topic).closed
+        await users[2].tap(board(fake, service, group, game.id), "🔁 Play again")
+        assert not fake.topic(group, topic).closed
+        new = service.games_in_chat(group.id, topic)[0]
+        assert new.id != game.id and new.meta.get("topic:own") is True
+        lobby = fake.topic_messages(group, topic)[-1]
+        assert "A rematch! Waiting for" in (lobby.text or "")

@@ -137,3 +137,14 @@ def test_a_rematch_tells_subscribers_but_not_the_last_games_players(
     old_id = finished_game(service)
     new = service.rematch(old_id, 2)
     assert [n.user_id for n in notices(service, new.id)] == [8]
+
+
+def test_no_rematch_where_a_game_is_open_or_of_a_game_not_over(service: GameService) -> None:
+    old_id = finished_game(service)
+    other = service.create_game(CHAT, 5, creator_name="Dasha")
+    assert code(lambda: service.rematch(old_id, 1)) == "place_taken"
+    service.abort(other.id, 5)
+    running = service.create_game(CHAT, 1, creator_name="Anna")
+    assert code(lambda: service.rematch(running.id, 1)) == "not_finished"
+    service.abort(running.id, 1)
+    assert service.rematch(old_id, 1).status == "lobby"
