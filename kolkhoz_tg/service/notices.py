@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from kolkhoz_tg.service.common import new_note
 from kolkhoz_tg.service.gametx import quiet_hours
 from kolkhoz_tg.service.payloads import NewLobby
-from kolkhoz_tg.storage.models import ChatRow, GameRow, UserRow
+from kolkhoz_tg.service.records import Kind
+from kolkhoz_tg.storage.models import ChatRow, GameRow, NotificationRow, UserRow
 
 #: ``chats.settings`` key: the ids of the users told of every new lobby in the chat.
 NOTIFY_KEY = "notify"
@@ -38,6 +40,16 @@ def subscribe(chat: ChatRow, user_id: int, on: bool) -> None:
     if on:
         users.append(user_id)
     chat.settings = {**chat.settings, NOTIFY_KEY: users}
+
+
+def withdraw_notices(s: Session, chat_id: int, user_id: int, now: datetime) -> None:
+    """The notices to ``user_id`` of lobbies in ``chat_id`` not sent yet (waiting for the
+    end of their quiet hours) are not sent: they said ``/notify off`` meanwhile."""
+    t = NotificationRow.__table__  # type: ignore[attr-defined]
+    s.execute(sa.update(t).where(
+        t.c.delivered_at.is_(None), t.c.kind == Kind.NEW_LOBBY.value, t.c.chat_id == chat_id,
+        t.c.user_id == user_id,
+    ).values(superseded=True, delivered_at=now))
 
 
 def write_notices(

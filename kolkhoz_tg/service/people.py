@@ -22,7 +22,7 @@ from kolkhoz_tg.service.common import (
 )
 from kolkhoz_tg.service.errors import BadRequest
 from kolkhoz_tg.service.kernel import Kernel
-from kolkhoz_tg.service.notices import subscribe, subscribers
+from kolkhoz_tg.service.notices import subscribe, subscribers, withdraw_notices
 from kolkhoz_tg.service.practice import open_practice
 from kolkhoz_tg.service.rating_store import mark_stale
 from kolkhoz_tg.service.records import PRACTICE_KEY, GameInfo, PlayerStats, UserStats
@@ -167,6 +167,8 @@ class PeopleService:
                 on = user_id not in subscribers(chat)
             self.kernel.ensure_user_row(s, user_id, name or None)
             subscribe(chat, user_id, on)
+            if not on:
+                withdraw_notices(s, chat_id, user_id, self.kernel.clock.now())
             return on
 
     def set_own_language(self, user_id: int, chat_id: int, locale: str) -> GameInfo | None:

@@ -125,6 +125,10 @@ def test_notices_once_per_lobby_to_subscribers_only(
     note = next(n for n in record if n.game_id == later.id)
     assert note.kind is Kind.NEW_LOBBY and isinstance(note.payload, NewLobby)
     assert note.payload.locale == "en"
+    # Dasha, whose notice waits for her quiet hours to end, says /notify off: it never goes.
+    assert service.set_notify(CHAT, 5, False) is False
+    clock.advance(timedelta(hours=3))
+    assert not [n for n in service.claim_notifications("relay") if n.kind is Kind.NEW_LOBBY]
 
 
 def test_a_rematch_tells_subscribers_but_not_the_last_games_players(
