@@ -42,17 +42,17 @@ async def rematch_tap(tap: Tap) -> None:
     d = tap.d
     try:
         old = await call(d.service.game_info, tap.cb.game_id)
-        game = await call(d.service.rematch, tap.cb.game_id, tap.user_id)
+        # The topic the bot opened for the last game, closed at its end, is this one's too
+        # (closed again at its end).
+        own = {TOPIC_OWN_KEY: True} if old.meta.get(TOPIC_OWN_KEY) else None
+        game = await call(d.service.rematch, tap.cb.game_id, tap.user_id, own)
     except ServiceError as e:
         await answer_quietly(tap.query, service_error_text(tap.tr, e), show_alert=True)
         return
     await answer_quietly(tap.query)
-    if old.meta.get(TOPIC_OWN_KEY) and game.topic_id is not None:
-        # The topic the bot opened for the last game was closed at its end: open again for
-        # this one, and closed again at its end.
+    if own and game.topic_id is not None:
         with contextlib.suppress(TelegramError):
             await tap.context.bot.reopen_forum_topic(game.chat_id, game.topic_id)
-        await call(d.service.set_meta, game.id, TOPIC_OWN_KEY, True)
     await d.deliverer.refresh_board(game.id, resend=True)
 
 

@@ -320,8 +320,8 @@ class GameService:
             create=create,
         )
 
-    def rematch(self, game_id: int, user_id: int) -> GameInfo:
-        return self.lobby.rematch(game_id, user_id)
+    def rematch(self, game_id: int, user_id: int, meta: dict[str, Any] | None = None) -> GameInfo:
+        return self.lobby.rematch(game_id, user_id, meta)
 
     def join(
         self, game_id: int, user_id: int, name: str | None = None, seat: int | None = None

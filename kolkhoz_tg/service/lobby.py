@@ -141,14 +141,17 @@ class LobbyService:
             s.flush()
             return self.kernel.game_info(s, row)
 
-    def rematch(self, game_id: int, user_id: int) -> GameInfo:
+    def rematch(
+        self, game_id: int, user_id: int, meta: dict[str, Any] | None = None
+    ) -> GameInfo:
         """"Play again" on a finished game's board, by one of its players: a lobby in the
         same chat and forum topic with the same rules, seats and clock settings, opened by
         them and in their seat; its bots in theirs at their levels; the other players'
         seats kept for them (``REMATCH_KEY``) until they answer (:meth:`join`,
         :meth:`leave`) or the time per move (at most a day) runs out. One rematch per game:
         a repeated tap raises :class:`NotAllowed` ``rematch_done``; also ``not_seated``,
-        ``place_taken``, and :class:`WrongState` ``not_finished``."""
+        ``place_taken``, and :class:`WrongState` ``not_finished``. ``meta``: the front end's
+        values for the new game (as :meth:`GameService.set_meta`'s)."""
         with self.kernel.write() as s:
             old = self.kernel.get_game(s, game_id)
             if old.status != GameStatus.FINISHED.value or old.meta.get(PRACTICE_KEY):
@@ -176,8 +179,8 @@ class LobbyService:
                 elif r.user_id is not None:
                     invited.append([r.seat, r.user_id, r.name])
             until = now + min(timedelta(seconds=old.turn_timeout), timedelta(days=1))
-            row.meta = {REMATCH_KEY: {"of": game_id, "invited": invited,
-                                      "until": until.isoformat()}}
+            row.meta = {**(meta or {}), REMATCH_KEY: {"of": game_id, "invited": invited,
+                                                      "until": until.isoformat()}}
             old.meta = {**old.meta, REMATCHED_KEY: row.id}
             players = [r.user_id for r in seats.values() if r.user_id is not None]
             write_notices(s, row, s.get(ChatRow, row.chat_id), now, players)
