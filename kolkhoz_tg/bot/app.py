@@ -99,6 +99,7 @@ GROUP_MENU = (
     "newgame", "board", "last", "score", "hand", "back", "away", "settings", "stats", "log",
     "rules", "help",
 )
+GROUP_MENU = (*GROUP_MENU, "notify")
 PRIVATE_MENU = (
     "practice", "hand", "play", "assign", "trump", "swap", "pass", "back", "away", "stats",
     "lang", "rules", "help",

@@ -276,4 +276,5 @@ def menu_descriptions(tr: Translator) -> dict[str, str]:
         "swap": _("swap with your plot: /swap 9H KC"), "lang": _("language: /lang ru|en"),
         "pass": _("pass a card to your neighbour (house rule): /pass 9H"),
         "practice": _("practice against bots, with hints"),
+        "notify": _("a private message when a new game opens here: /notify on|off"),
     }

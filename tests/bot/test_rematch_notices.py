@@ -108,6 +108,10 @@ async def test_in_russian_a_player_declines_another_is_silent(
         info = service.game_info(game.id)
         assert info.status == "active"
         assert [s.user_id for s in info.seats if s.user_id] == [anna.id]
+        # /help says how, in two lines.
+        await anna.send(group, "/help")
+        text = fake.last_message(group).text or ""  # type: ignore[union-attr]
+        assert "🔁 Сыграть ещё (на итоговой доске)" in text and "/notify on|off — личное" in text
 
 
 async def test_new_game_notices_respect_quiet_hours_and_go_out_once(
@@ -183,6 +187,10 @@ async def test_new_game_notices_respect_quiet_hours_and_go_out_once(
         # /notify off stops them.
         await dasha.send(group, "/notify off")
         assert "Готово" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        await anna.send(group, "/help")
+        text = fake.last_message(group).text or ""  # type: ignore[union-attr]
+        assert "/notify on|off — a private message when a new game opens here" in text
+        assert "🔁 Play again (on the final board)" in text
 
 
 async def test_a_rematch_reopens_the_topic_the_last_game_had_of_its_own(
