@@ -97,9 +97,8 @@ COMMANDS.append(("notify", cmd_notify))
 
 GROUP_MENU = (
     "newgame", "board", "last", "score", "hand", "back", "away", "settings", "stats", "log",
-    "rules", "help",
+    "rules", "help", "notify",
 )
-GROUP_MENU = (*GROUP_MENU, "notify")
 PRIVATE_MENU = (
     "practice", "hand", "play", "assign", "trump", "swap", "pass", "back", "away", "stats",
     "lang", "rules", "help",
