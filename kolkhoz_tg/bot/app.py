@@ -35,6 +35,7 @@ from telegram.ext import (
 )
 
 from kolkhoz_tg import metrics
+from kolkhoz_tg.bot.again import cmd_notify
 from kolkhoz_tg.bot.buttons import on_callback, on_error, on_migrate, on_my_chat_member
 from kolkhoz_tg.bot.chat_settings import cmd_lang
 from kolkhoz_tg.bot.commands import (
@@ -94,10 +95,11 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     ("stats", cmd_stats), ("log", cmd_log), ("practice", cmd_practice),
     ("mygames", cmd_mygames),
 ]
+COMMANDS.append(("notify", cmd_notify))
 
 GROUP_MENU = (
     "newgame", "board", "last", "score", "hand", "back", "away", "settings", "stats", "log",
-    "rules", "help",
+    "rules", "help", "notify",
 )
 PRIVATE_MENU = (
     "mygames",

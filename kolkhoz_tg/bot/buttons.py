@@ -22,6 +22,7 @@ from telegram.error import RetryAfter, TelegramError
 from telegram.ext import ContextTypes
 
 from kolkhoz_tg import metrics, present
+from kolkhoz_tg.bot.again import joins_from_notice
 from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.bot.context import (
     Deps,
@@ -136,7 +137,7 @@ async def _on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     refusal = misplaced(tr, cb.kind, info, user.id, message.chat.id if message else None,
                         in_private, topic_of(message),
                         topic_known=message is not None and message.is_accessible)
-    if refusal is not None:
+    if refusal is not None and not await joins_from_notice(d, cb, info, user.id, in_private):
         await answer_quietly(query, refusal, show_alert=True)
         return
     tap = Tap(update, context, query, d, tr, cb, user.id, message, in_private)

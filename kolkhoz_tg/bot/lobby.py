@@ -24,6 +24,7 @@ from telegram.ext import ContextTypes
 
 from kolkhoz_tg import house_rules, present
 from kolkhoz_tg.aiplay import PLAYER_LEVELS
+from kolkhoz_tg.bot.again import notify_tap, rematch_tap
 from kolkhoz_tg.bot.chat_settings import chat_setting_refusal
 from kolkhoz_tg.bot.commands import lobby_op
 from kolkhoz_tg.bot.context import (
@@ -38,7 +39,7 @@ from kolkhoz_tg.bot.context import (
 from kolkhoz_tg.bot.delivery import is_not_modified, markup
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.present import manage as say
-from kolkhoz_tg.present import taps
+from kolkhoz_tg.present import notices, taps
 from kolkhoz_tg.service import GameInfo, ServiceError
 
 if TYPE_CHECKING:
@@ -89,6 +90,10 @@ async def lobby_tap(tap: Tap) -> None:
         await tap.d.deliverer.refresh_board(tap.cb.game_id)
     elif op == "join":
         await _join(tap)
+    elif op == "again":
+        await rematch_tap(tap)
+    elif op == "notify":
+        await notify_tap(tap)
     elif op.startswith("abort."):
         await _confirm_abort(tap, op.removeprefix("abort."))
     elif op.startswith("kick."):
@@ -304,6 +309,10 @@ async def _join(tap: Tap) -> None:
     error = await lobby_op(tap.update, tap.context, tap.cb.game_id, "join")
     if error:
         await answer_quietly(tap.query, error, show_alert=True)
+        return
+    if tap.in_private:  # from the notice of a new game: the Join button has done its work
+        await answer_quietly(tap.query, notices.joined_from_notice(tap.tr), show_alert=True)
+        await _edit_keyboard(tap, [])
         return
     user = await call(tap.d.service.user, tap.user_id)
     if user is not None and user.can_pm:

@@ -24,6 +24,7 @@ from typing import Any
 from engine import events as ev
 from kolkhoz_tg import present
 from kolkhoz_tg.i18n import Translator, translator
+from kolkhoz_tg.present.notices import lobby_notice
 from kolkhoz_tg.service import GameInfo, Kind, Notification, Scene
 from kolkhoz_tg.service.payloads import (
     BoardChanged,
@@ -149,6 +150,7 @@ class PrivateNote:
     text: str
     mention: GroupPost | None = None
     notes: tuple[int, ...] = ()
+    keyboard: present.Keyboard = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +271,8 @@ def _plan_personal(
             missed.setdefault(note.user_id, []).append(note)
         elif note.kind is Kind.REMINDER:
             out.steps.append(_private_note(note, scene, now, bot_username))
+        elif note.kind is Kind.NEW_LOBBY and (msg := lobby_notice(note, scene)) is not None:
+            out.steps.append(PrivateNote(note.user_id, msg.text, None, (note.id,), msg.keyboard))
         else:
             out.free.append(note.id)
     for told in missed.values():

@@ -9,6 +9,7 @@ from datetime import datetime
 from engine.cards import Card
 from engine.phase import Phase
 from engine.views import View
+from kolkhoz_tg.bot.callbacks import lobby_button
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.keyboard import MAX_CAPTION, Button, Keyboard, Message
 from kolkhoz_tg.present.lobby import lobby_message
@@ -288,4 +289,8 @@ def board_message(
             Button("🃏 " + _("My cards"), inline_query=f"g{game.id} "),
             Button("✉️ " + _("Private chat"), url=deep_link(bot_username, game.id)),
         ]]
+    elif game.status == GameStatus.FINISHED and not game.practice:
+        # One tap opens the same table again: a lobby here, its players asked to confirm.
+        keyboard = [[Button("🔁 " + _("Play again"), lobby_button(game.id, game.version,
+                                                                  "again"))]]
     return Message("\n".join(lines), keyboard)

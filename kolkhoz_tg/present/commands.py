@@ -77,6 +77,10 @@ def help_lines(tr: Translator) -> tuple[list[str], list[str]]:
         "↩ " + _("Take back: undo the card you just played while nobody has played since "
                  "and the trick is open"),
         "/settings takeback on|off — " + _("allow take-backs in this chat (on by default)"),
+        "/notify on|off — " + _("a private message when a new game opens here (🔔 on the "
+                                "lobby; not in your quiet hours)"),
+        "🔁 " + _("Play again (on the final board) — the same table once more: each player "
+                 "taps Join, then the creator starts"),
     ]
     private = [
         "/hand — " + _("your cards"),
@@ -280,4 +284,5 @@ def menu_descriptions(tr: Translator) -> dict[str, str]:
         "pass": _("pass a card to your neighbour (house rule): /pass 9H"),
         "practice": _("practice against bots, with hints"),
         "mygames": _("your games, where it is your move first"),
+        "notify": _("a private message when a new game opens here: /notify on|off"),
     }

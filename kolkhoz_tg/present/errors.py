@@ -88,6 +88,10 @@ def error_text(tr: Translator, code: str) -> str:
         "bad_level": _("There is no such bot level."),
         "place_taken": _("There is an open game here already: one game at a time in a "
                          "chat or a forum topic."),
+        "not_finished": _("A rematch is offered once the game is over."),
+        "rematch_done": _("A rematch of this game was opened already."),
+        "rematch_waiting": _("Players of the last game have not answered yet: start once "
+                             "they have, or when the time per move has run out."),
         "practice_open": _("You have a practice game going: send /practice to go on with it."),
         "not_practice": _("Hints are for practice games only: /practice in our private chat."),
         "bad_locale": _("Only Russian (ru) and English (en) are available."),

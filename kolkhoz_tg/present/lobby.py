@@ -14,7 +14,11 @@ from kolkhoz_tg.service.records import GameInfo
 
 
 def lobby_seat(tr: Translator, game: GameInfo, seat: int) -> str:
-    """A seat in the lobby: the player, a bot with its level, or a dash."""
+    """A seat in the lobby: the player, a bot with its level, a rematch's player still to
+    answer (⏳), or a dash."""
+    kept = next((i.name for i in game.invitations if i.seat == seat), None)
+    if kept is not None:
+        return f"{kept} ⏳"
     if seat in game.free_seats:
         return "—"
     name = seat_name(tr, game, seat)
@@ -44,6 +48,9 @@ def lobby_message(
     if game.status == "aborted":
         lines.append(_("The game was called off."))
         return Message("\n".join(lines), [])
+    again = rematch_line(tr, game)
+    if again:
+        lines.append(again)
     if unreachable:
         lines.append("✉️ " + _("I cannot write to {names} yet: open a private chat with me "
                               "(the button below), or your cards cannot reach you.",
@@ -78,6 +85,7 @@ def lobby_message(
     if unreachable and bot_username:
         keyboard.append([Button("✉️ " + _("Private chat"),
                                 url=deep_link(bot_username, gid))])
+    keyboard.append([notify_button(tr, game)])
     # Start last, on a row of its own when the row above is full (two wide buttons are
     # what a phone's row holds).
     if standin_level is not None or unreachable:
@@ -111,3 +119,20 @@ def lobby_level_menu(
                 lobby_button(gid, ver, f"{op}.{level}")) for level in PLAYER_LEVELS],
         [Button("« " + tr.gettext("Back"), lobby_button(gid, ver, "menu"))],
     ]
+
+
+def rematch_line(tr: Translator, game: GameInfo) -> str | None:
+    """A rematch lobby's line on the players of the last game still to answer, or None."""
+    names = [i.name for i in game.invitations]
+    if not names:
+        return None
+    return "🔁 " + tr.gettext(
+        "A rematch! Waiting for {names}: Join to play again, Leave to sit this one out. "
+        "Their seats are kept until they answer or the time per move runs out (at most a "
+        "day).", names=", ".join(names))
+
+
+def notify_button(tr: Translator, game: GameInfo) -> Button:
+    """The lobby's 🔔 button: tell the tapper of every new game in this chat (or stop)."""
+    return Button("🔔 " + tr.gettext("Tell me about new games here"),
+                  lobby_button(game.id, game.version, "notify"))

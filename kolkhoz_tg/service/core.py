@@ -108,6 +108,7 @@ class GameService:
         self.ensure_chat = self.people.ensure_chat
         self.name_topic = self.people.name_topic
         self.chat = self.people.chat
+        self.set_notify = self.people.set_notify
         self.set_own_language = self.people.set_own_language
         self.set_chat_language = self.people.set_chat_language
         self.set_chat_locale = self.people.set_chat_locale
@@ -120,6 +121,7 @@ class GameService:
         # the lobby
         self.create_game = self.lobby.create_game
         self.open_lobby = self.lobby.open_lobby
+        self.rematch = self.lobby.rematch
         self.join = self.lobby.join
         self.leave = self.lobby.leave
         self.add_ai_player = self.lobby.add_ai_player

@@ -4,7 +4,9 @@ abort."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session
@@ -28,8 +30,12 @@ from kolkhoz_tg.service.common import (
 from kolkhoz_tg.service.errors import BadRequest, NotAllowed, ServiceError, WrongState
 from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.notices import write_notices
 from kolkhoz_tg.service.payloads import Aborted, GameStarted
 from kolkhoz_tg.service.records import (
+    PRACTICE_KEY,
+    REMATCH_KEY,
+    REMATCHED_KEY,
     ActResult,
     ActStatus,
     GameInfo,
@@ -131,6 +137,53 @@ class LobbyService:
             if join:
                 s.add(SeatRow(game_id=row.id, seat=0, user_id=creator_id, name=user.name,
                               joined_at=self.kernel.clock.now()))
+            write_notices(s, row, chat, self.kernel.clock.now(), [creator_id])
+            s.flush()
+            return self.kernel.game_info(s, row)
+
+    def rematch(
+        self, game_id: int, user_id: int, meta: dict[str, Any] | None = None
+    ) -> GameInfo:
+        """"Play again" on a finished game's board, by one of its players: a lobby in the
+        same chat and forum topic with the same rules, seats and clock settings, opened by
+        them and in their seat; its bots in theirs at their levels; the other players'
+        seats kept for them (``REMATCH_KEY``) until they answer (:meth:`join`,
+        :meth:`leave`) or the time per move (at most a day) runs out. One rematch per game:
+        a repeated tap raises :class:`NotAllowed` ``rematch_done``; also ``not_seated``,
+        ``place_taken``, and :class:`WrongState` ``not_finished``. ``meta``: the front end's
+        values for the new game (as :meth:`GameService.set_meta`'s)."""
+        with self.kernel.write() as s:
+            old = self.kernel.get_game(s, game_id)
+            if old.status != GameStatus.FINISHED.value or old.meta.get(PRACTICE_KEY):
+                raise WrongState("the game is not over", "not_finished")
+            seats = self.kernel.seats_of(s, game_id)
+            if not any(r.user_id == user_id and not r.is_bot for r in seats.values()):
+                raise NotAllowed("not a player of this game", "not_seated")
+            if old.meta.get(REMATCHED_KEY):
+                raise NotAllowed("a rematch was opened already", "rematch_done")
+            self.kernel.check_place(s, old.chat_id, old.topic_id)
+            now = self.kernel.clock.now()
+            row = GameRow(chat_id=old.chat_id, topic_id=old.topic_id, creator_id=user_id,
+                          status=LOBBY, preset=old.preset, rules=dict(old.rules),
+                          players=old.players, seed=str(secrets.randbelow(10**12)),
+                          turn_timeout=old.turn_timeout, reminders=list(old.reminders),
+                          standin_after=old.standin_after, created_at=now, meta={})
+            s.add(row)
+            s.flush()
+            assert row.id is not None
+            invited = []
+            for r in seats.values():
+                if r.is_bot or r.user_id == user_id:
+                    s.add(SeatRow(game_id=row.id, seat=r.seat, user_id=r.user_id,
+                                  is_bot=r.is_bot, level=r.level, name=r.name, joined_at=now))
+                elif r.user_id is not None:
+                    invited.append([r.seat, r.user_id, r.name])
+            until = now + min(timedelta(seconds=old.turn_timeout), timedelta(days=1))
+            row.meta = {**(meta or {}), REMATCH_KEY: {"of": game_id, "invited": invited,
+                                                      "until": until.isoformat()}}
+            old.meta = {**old.meta, REMATCHED_KEY: row.id}
+            players = [r.user_id for r in seats.values() if r.user_id is not None]
+            write_notices(s, row, s.get(ChatRow, row.chat_id), now, players)
             s.flush()
             return self.kernel.game_info(s, row)
 
@@ -190,7 +243,9 @@ class LobbyService:
             seats = self.kernel.seats_of(s, game_id)
             if any(r.user_id == user_id for r in seats.values()):
                 raise NotAllowed("already seated", "already_seated")
-            index = self._free_seat(row, seats, seat)
+            mine = [i for i, u, _n in _invited(row) if u == user_id]
+            index = mine[0] if mine else self._free_seat(row, seats, seat, self._kept(row))
+            _answer(row, lambda i, u: u == user_id or i == index)
             s.add(SeatRow(game_id=game_id, seat=index, user_id=user_id, name=user.name,
                           joined_at=self.kernel.clock.now()))
             self.kernel.bump(s, row)
@@ -202,6 +257,12 @@ class LobbyService:
         with self.kernel.write() as s:
             row = self._lobby(s, game_id)
             seat = self.kernel.seat_row(s, game_id, user_id)
+            if seat is None and any(u == user_id for _i, u, _n in _invited(row)):
+                # A rematch's invitation declined: the seat is free for anyone.
+                _answer(row, lambda _i, u: u == user_id)
+                self.kernel.bump(s, row)
+                s.flush()
+                return self.kernel.game_info(s, row)
             if seat is None:
                 raise NotAllowed("not seated", "not_seated")
             s.delete(seat)
@@ -313,7 +374,8 @@ class LobbyService:
                 rules = Rules.from_dict(row.rules)
             if players is not None:
                 seats = self.kernel.seats_of(s, game_id)
-                if any(index >= players for index in seats):
+                kept = [i for i, _u, _n in _invited(row)]  # a rematch's, still to answer
+                if any(index >= players for index in [*seats, *kept]):
                     raise NotAllowed("a seat that would go is taken", "seat_taken")
                 row.players = players
             row.rules = rules.to_dict()
@@ -339,6 +401,9 @@ class LobbyService:
             row = self._lobby(s, game_id)
             if by_user != row.creator_id:
                 raise NotAllowed("only the creator starts the game", "not_creator")
+            if self._kept(row):
+                raise WrongState("players of the last game have not answered", "rematch_waiting")
+            _answer(row, lambda _i, _u: True)  # the time for answers ran out: seats are free
             seats = self.kernel.seats_of(s, game_id)
             free = [i for i in range(row.players) if i not in seats]
             if free and not fill_with_ai:
@@ -396,21 +461,50 @@ class LobbyService:
             raise WrongState("the game has started", "not_lobby")
         return row
 
-    def _free_seat(self, row: GameRow, seats: dict[int, SeatRow], seat: int | None) -> int:
+    def _kept(self, row: GameRow) -> set[int]:
+        """The seats a rematch lobby still keeps for players who have not answered (none
+        once the time for answers ran out)."""
+        data = row.meta.get(REMATCH_KEY)
+        until = data.get("until") if isinstance(data, dict) else None
+        if not isinstance(until, str) or datetime.fromisoformat(until) <= self.kernel.clock.now():
+            return set()
+        return {i for i, _u, _n in _invited(row)}
+
+    def _free_seat(
+        self, row: GameRow, seats: dict[int, SeatRow], seat: int | None,
+        kept: set[int] | None = None,
+    ) -> int:
+        kept = kept or set()
         if seat is None:
             for i in range(row.players):
-                if i not in seats:
+                if i not in seats and i not in kept:
                     return i
             raise NotAllowed("no free seat", "game_full")
         if not isinstance(seat, int) or not 0 <= seat < row.players:
             raise BadRequest(f"no seat {seat!r}", "bad_seat")
-        if seat in seats:
+        if seat in seats or seat in kept:
             raise NotAllowed(f"seat {seat} is taken", "seat_taken")
         return seat
 
     def _check_member(self, row: GameRow, seats: dict[int, SeatRow], user_id: int) -> None:
         if user_id != row.creator_id and not any(r.user_id == user_id for r in seats.values()):
             raise NotAllowed("not a member of this game", "not_seated")
+
+
+def _invited(row: GameRow) -> list[tuple[int, int, str]]:
+    """A rematch lobby's invitations not yet answered: (seat, user id, name)."""
+    data = row.meta.get(REMATCH_KEY)
+    found = data.get("invited") if isinstance(data, dict) else None
+    return [(int(i), int(u), str(n)) for i, u, n in found or []]
+
+
+def _answer(row: GameRow, answered: Callable[[int, int], bool]) -> None:
+    """Drop the invitations (seat, user id) that ``answered`` says are answered."""
+    data = row.meta.get(REMATCH_KEY)
+    if not isinstance(data, dict):
+        return
+    left = [[i, u, n] for i, u, n in _invited(row) if not answered(i, u)]
+    row.meta = {**row.meta, REMATCH_KEY: {**data, "invited": left}}
 
 
 def _level(level: str) -> str:

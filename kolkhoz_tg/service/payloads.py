@@ -31,6 +31,7 @@ __all__ = [
     "GameStarted",
     "LoggedMove",
     "NewHand",
+    "NewLobby",
     "Paused",
     "Payload",
     "PlayerBack",
@@ -470,10 +471,26 @@ class Aborted(Payload):
         return cls(data.get("by"))
 
 
+@dataclass(frozen=True, slots=True)
+class NewLobby(Payload):
+    """A lobby opened in a chat the reader asked to hear of (``/notify on``); ``locale``:
+    the reader's language when it was written (they hold no seat, so the scene has none)."""
+
+    kind: ClassVar[Kind] = Kind.NEW_LOBBY
+    locale: str | None
+
+    def to_json(self) -> JsonObject:
+        return {"locale": self.locale}
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> NewLobby:
+        return cls(data.get("locale"))
+
+
 _BY_KIND: dict[Kind, type[Payload]] = {
     p.kind: p
     for p in (GameStarted, BoardChanged, YourTurn, Reminder, NewHand, TimedOut, StandIn,
-              PlayerBack, YearSummary, GameOver, Paused, Resumed, Aborted)
+              PlayerBack, YearSummary, GameOver, Paused, Resumed, Aborted, NewLobby)
 }
 _BY_KIND[Kind.TOOK_BACK] = TookBack
 

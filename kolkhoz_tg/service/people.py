@@ -23,6 +23,7 @@ from kolkhoz_tg.service.common import (
 )
 from kolkhoz_tg.service.errors import BadRequest
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.notices import subscribe, subscribers, withdraw_notices
 from kolkhoz_tg.service.practice import open_practice
 from kolkhoz_tg.service.rating_store import mark_stale
 from kolkhoz_tg.service.records import PRACTICE_KEY, GameInfo, PlayerStats, UserStats
@@ -168,6 +169,22 @@ class PeopleService:
         with self.kernel.db.read() as s:
             chat = s.get(ChatRow, chat_id)
             return None if chat is None else chat_info(chat)
+
+    def set_notify(
+        self, chat_id: int, user_id: int, on: bool | None, name: str = ""
+    ) -> bool:
+        """``/notify on|off`` (``on`` None: the other way round than now, as the lobby's
+        🔔 button): whether ``user_id`` is now told of each new lobby in ``chat_id``
+        (:mod:`kolkhoz_tg.service.notices`)."""
+        with self.kernel.write() as s:
+            chat = self.kernel.ensure_chat_row(s, chat_id)
+            if on is None:
+                on = user_id not in subscribers(chat)
+            self.kernel.ensure_user_row(s, user_id, name or None)
+            subscribe(chat, user_id, on)
+            if not on:
+                withdraw_notices(s, chat_id, user_id, self.kernel.clock.now())
+            return on
 
     def set_own_language(self, user_id: int, chat_id: int, locale: str) -> GameInfo | None:
         """``/lang`` in a private chat, in one transaction: the user's language, and their

@@ -43,6 +43,8 @@ class Kind(StrEnum):
     RESUMED = "resumed"  # chat
     ABORTED = "aborted"  # chat
     TOOK_BACK = "took_back"  # chat: a player took back the card they had just played
+    #: user: a lobby opened in a chat they asked to hear of (``/notify on``)
+    NEW_LOBBY = "new_lobby"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,21 @@ class SeatInfo:
 #: ``games.meta`` key of a practice game (one player against bots in a private chat, no
 #: clock, not rated: :mod:`kolkhoz_tg.service.practice`). The one meta key the core reads.
 PRACTICE_KEY = "practice"
+#: ``games.meta`` key of a rematch lobby (:meth:`LobbyService.rematch`): the game it
+#: follows (``of``), the seats kept for that game's players who have not answered yet
+#: (``invited``: [seat, user id, name]) and until when (``until``, ISO UTC); the core
+#: reads it in the lobby. On the finished game, :data:`REMATCHED_KEY`: the rematch's id.
+REMATCH_KEY = "rematch"
+REMATCHED_KEY = "rematched"
+
+
+@dataclass(frozen=True, slots=True)
+class Invitation:
+    """A seat of a rematch lobby kept for a player of the game before until they answer."""
+
+    seat: int
+    user_id: int
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +196,21 @@ class GameInfo:
     def practice(self) -> bool:
         """Whether this is a practice game (:data:`PRACTICE_KEY`)."""
         return bool(self.meta.get(PRACTICE_KEY))
+
+    @property
+    def invitations(self) -> tuple[Invitation, ...]:
+        """A rematch lobby's seats kept for players who have not answered yet."""
+        data = self.meta.get(REMATCH_KEY)
+        if not isinstance(data, dict):
+            return ()
+        return tuple(Invitation(int(s), int(u), str(n)) for s, u, n in data.get("invited", []))
+
+    @property
+    def answers_until(self) -> datetime | None:
+        """Until when a rematch lobby keeps the seats of :attr:`invitations`."""
+        data = self.meta.get(REMATCH_KEY)
+        until = data.get("until") if isinstance(data, dict) else None
+        return datetime.fromisoformat(until) if isinstance(until, str) else None
 
     @property
     def free_seats(self) -> list[int]:

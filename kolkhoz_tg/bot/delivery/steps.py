@@ -366,7 +366,7 @@ class StepRunner:
                                                                 reply_markup=None)
 
     async def _private_note(self, step: PrivateNote, out: Outcome) -> None:
-        sent = await self.sender.send_private(step.user_id, step.text, [], out.no_pm)
+        sent = await self.sender.send_private(step.user_id, step.text, step.keyboard, out.no_pm)
         if sent is None and step.mention is not None:
             await self._post(step.mention, out)
 
