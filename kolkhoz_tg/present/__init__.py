@@ -61,6 +61,7 @@ from kolkhoz_tg.present.events import (
     final_table,
     notification_text,
     requisition_lines,
+    time_extended,
     timed_out_text,
     year_summary,
 )
@@ -206,6 +207,7 @@ __all__ = [
     "seat_name",
     "seat_names",
     "stood_in",
+    "time_extended",
     "timed_out_text",
     "trick_lines",
     "trump_hints",

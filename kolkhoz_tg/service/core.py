@@ -36,6 +36,7 @@ from kolkhoz_tg.config import Settings
 from kolkhoz_tg.service.ai_seats import AITurn, ComputerPlayers
 from kolkhoz_tg.service.clock import ClockService
 from kolkhoz_tg.service.common import ChatInfo, UserInfo
+from kolkhoz_tg.service.faults import FaultService
 from kolkhoz_tg.service.kernel import AIListener, Kernel, ScheduleListener
 from kolkhoz_tg.service.lobby import LobbyOpening, LobbyService
 from kolkhoz_tg.service.outbox import OutboxService
@@ -436,6 +437,12 @@ class GameService:
 
     def scheduled_jobs(self, until: datetime | None = None) -> list[DueJob]:
         return self.timekeeping.scheduled_jobs(until)
+
+    def turn_delivered(self, game_id: int, note_ids: Iterable[int]) -> SweepResult:
+        return FaultService(self.kernel).turn_delivered(game_id, note_ids)  # (stateless)
+
+    def clock_beat(self, start: bool = False) -> SweepResult:
+        return FaultService(self.kernel).clock_beat(start)
 
     # ---------------------------------------------------------------- reading
 

@@ -38,6 +38,7 @@ __all__ = [
     "Resumed",
     "StandIn",
     "TableRow",
+    "TimeExtended",
     "TimedOut",
     "YearSummary",
     "YourTurn",
@@ -453,10 +454,27 @@ class Aborted(Payload):
         return cls(data.get("by"))
 
 
+@dataclass(frozen=True, slots=True)
+class TimeExtended(Payload):
+    """The bot could not reach ``names`` (their turn's message went out late, or the bot
+    was down), so their time was extended: the deadline is now ``deadline``."""
+
+    kind: ClassVar[Kind] = Kind.TIME_EXTENDED
+    names: tuple[str, ...]
+    deadline: datetime | None
+
+    def to_json(self) -> JsonObject:
+        return {"names": list(self.names), "deadline": _time_text(self.deadline)}
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> TimeExtended:
+        return cls(tuple(data.get("names") or ()), _time(data.get("deadline")))
+
+
 _BY_KIND: dict[Kind, type[Payload]] = {
     p.kind: p
     for p in (GameStarted, BoardChanged, YourTurn, Reminder, NewHand, TimedOut, StandIn,
-              PlayerBack, YearSummary, GameOver, Paused, Resumed, Aborted)
+              PlayerBack, YearSummary, GameOver, Paused, Resumed, Aborted, TimeExtended)
 }
 
 

@@ -42,6 +42,9 @@ class Kind(StrEnum):
     PAUSED = "paused"  # chat
     RESUMED = "resumed"  # chat
     ABORTED = "aborted"  # chat
+    #: chat: the bot could not reach these players (their turn's message did not go out, or
+    #: the bot was down), so their time was extended
+    TIME_EXTENDED = "time_extended"
 
 
 @dataclass(frozen=True, slots=True)

@@ -106,6 +106,7 @@ def old_rows() -> list[tuple[Kind, dict[str, Any]]]:
         (Kind.PAUSED, {"by": None, "remaining": None}),
         (Kind.RESUMED, {"by": 100, "deadline": DEADLINE}),
         (Kind.ABORTED, {"by": 101}),
+        (Kind.TIME_EXTENDED, {"names": ["Anna", "Boris"], "deadline": DEADLINE}),
     ]
 
 
