@@ -197,3 +197,53 @@ async def test_a_quick_restart_moves_no_deadline(
         assert service.game_info(game_id).deadline == deadline
         assert not any("could not reach" in t for t in group_texts(fake, group))
     await shutdown(app)
+
+
+@pytest.mark.parametrize("group_fails", [False, True], ids=["group-reached", "group-failed"])
+async def test_a_player_who_never_opened_the_chat_is_reached_through_the_group(
+    fake: FakeTelegram, service: GameService, clock: FakeClock, group_fails: bool
+) -> None:
+    """The bot cannot write to a player who never opened the private chat: their turn
+    reaches them through the group, the message naming them with the link to their cards.
+    Once that went out, their silence is theirs (a timeout as ever); while the group too
+    cannot be reached, it is the bot's fault."""
+    users = players(fake, base=34_000)[:2]
+    group = fake.create_group("Strangers", users)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        d: Deps = app.bot_data[DEPS_KEY]
+        service.ensure_chat(group.id, group.title, "en")
+        service.set_chat_defaults(group.id, turn_timeout=TURN)
+        info = service.create_game(group.id, users[0].id, creator_name=users[0].first_name)
+        service.join(info.id, users[1].id, users[1].first_name)
+        for _ in range(2):
+            service.add_ai_player(info.id, users[0].id, level="normal")
+        result = service.start(info.id, users[0].id)
+        (stranger,) = waiting(service, info.id, users)
+        for user in users:
+            if user is not stranger:
+                await user.start_bot()
+        await d.deliverer.refresh_board(info.id, resend=True, pin=True)
+        if group_fails:
+            fake.fail("sendMessage", 502, times=100_000)
+        await d.deliverer.deliver(result.notifications, scene=result.scene)
+        seat = service.game_info(info.id).seat_of(stranger.id)
+        clock.advance(timedelta(seconds=TURN + 1))
+        await sweep(app, service)
+        note = NOTE["en"].format(name=stranger.first_name)
+        if not group_fails:
+            assert any("it is your move" in t and stranger.first_name in t
+                       for t in group_texts(fake, group))
+            assert timeouts(service, info.id) == [seat]
+            assert not any(note in t for t in group_texts(fake, group))
+            return
+        assert timeouts(service, info.id) == []
+        fake.clear_faults()
+        for _ in range(5):
+            clock.advance(timedelta(minutes=1))
+            await d.relay.drain()
+        await fake.wait_idle()
+        texts = group_texts(fake, group)
+        assert any("it is your move" in t and stranger.first_name in t for t in texts)
+        assert sum(note in t for t in texts) == 1
+        assert timeouts(service, info.id) == [] and missed(service, group.id, stranger) == 0
