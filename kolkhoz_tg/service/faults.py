@@ -39,9 +39,9 @@ from kolkhoz_tg.storage.models import ClockBeatRow, GameRow, NotificationRow
 
 log = logging.getLogger(__name__)
 
-#: A turn that reached its player this much later than it was written (or a downtime this
-#: long) is made good in the open, with a note to the group; less is in the noise of
-#: delivery (a few seconds, a group's pace).
+#: A turn that reached its player this much later than it was written is made good in the
+#: open, with a note to the group; less is in the noise of delivery (a few seconds, a
+#: group's pace). (A turn still owed at its deadline is held however short the delay.)
 FAULT_GRACE = timedelta(minutes=1)
 #: How often a running bot notes that it is alive.
 BEAT_EVERY = timedelta(minutes=1)
@@ -222,10 +222,9 @@ class FaultService:
                 owed = {n.user_id for n in unreached(tx, delivering)}
                 names = [tx.seats[seat].name for user, seat in waiting_humans(tx).items()
                          if user not in owed]
-                if down > FAULT_GRACE:
-                    scene = self._tell(tx, names)
-                    if scene is not None:
-                        scenes[row.id or 0] = scene
+                scene = self._tell(tx, names)
+                if scene is not None:
+                    scenes[row.id or 0] = scene
                 notes.extend(tx.notes)
                 txs.append(tx)
             records = [notification_record(n) for n in notes]
