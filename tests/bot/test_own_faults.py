@@ -119,6 +119,11 @@ async def test_ten_minutes_of_failed_sends_extend_the_deadline_and_bring_no_stan
         # The group is told, in its language.
         note = NOTE[lang].format(name=sleeper.first_name)
         assert sum(note in t for t in group_texts(fake, group)) == 1
+        # The player's message and the board give the five minutes from now.
+        left = "in 5 minutes" if lang == "en" else "через 5 минут"
+        assert left in (sleeper.last_message().text or "")  # type: ignore[union-attr]
+        board = fake.message(group, info.meta["board"])
+        assert left in (board.text or "")
         # No stand-in, no missed deadline.
         seat = info.seat_of(sleeper.id)
         assert seat is not None
