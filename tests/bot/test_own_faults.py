@@ -252,3 +252,36 @@ async def test_a_player_who_never_opened_the_chat_is_reached_through_the_group(
         assert any("it is your move" in t and stranger.first_name in t for t in texts)
         assert sum(note in t for t in texts) == 1
         assert timeouts(service, info.id) == [] and missed(service, group.id, stranger) == 0
+
+
+async def test_a_ten_minute_flood_wait_is_not_the_players_time(
+    fake: FakeTelegram, service: GameService, clock: FakeClock
+) -> None:
+    """Telegram's flood control holds the player's chat for ten minutes (429, retry after
+    600 s): their five-minute turn waits for it, and counts from when it went out."""
+    users = players(fake, base=35_000)
+    group = fake.create_group("Flood", users)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        d: Deps = app.bot_data[DEPS_KEY]
+        service.ensure_chat(group.id, group.title, "en")
+        service.set_chat_defaults(group.id, turn_timeout=TURN)
+        game_id = await open_game(fake, users, group)
+        mover = next(u for u in users if action_buttons(u.last_message()))
+        msg = mover.last_message()
+        assert msg is not None
+        fake.flood("sendMessage", times=1, retry_after=600)
+        await mover.tap(msg, action_buttons(msg)[0])
+        (sleeper,) = waiting(service, game_id, users)
+        assert not action_buttons(sleeper.last_message())
+        for _ in range(11):
+            clock.advance(timedelta(minutes=1))
+            await d.relay.drain()
+            await sweep(app, service)
+        await fake.wait_idle()
+        assert action_buttons(sleeper.last_message())
+        assert timeouts(service, game_id) == []
+        deadline = service.game_info(game_id).deadline
+        assert deadline is not None and deadline >= clock.now() + timedelta(minutes=4)
+        note = NOTE["en"].format(name=sleeper.first_name)
+        assert sum(note in t for t in group_texts(fake, group)) == 1
