@@ -64,6 +64,7 @@ from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.bot.thinking import install_thinker, start_thinker, stop_thinker
 from kolkhoz_tg.bot.topics import on_topic_closed, on_topic_reopened
+from kolkhoz_tg.bot.uptime import came_up, going_down
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.present import commands as say
@@ -134,6 +135,7 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await register_commands(app)
     except TelegramError as e:
         log.warning("could not register the command menus: %s", e)
+    await came_up(app)  # (the time the bot was down is given back before the jobs are made)
     if d.schedule and d.scheduler is None and app.job_queue is not None:
         loop = asyncio.get_running_loop()
 
@@ -198,6 +200,7 @@ async def shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     claims, so the next process delivers them at once."""
     await stopped(app)  # done already under run_polling and run_webhook; not by every embedding
     d: Deps = app.bot_data[DEPS_KEY]
+    await going_down(app)
     if d.settings.metrics_port is not None:
         metrics.stop()
     if d.relay_job is not None:

@@ -33,6 +33,7 @@ from kolkhoz_tg.service.payloads import (
     NewHand,
     Reminder,
     TimedOut,
+    TimeExtended,
     TookBack,
     YearSummary,
 )
@@ -58,6 +59,7 @@ TRICK_EVENTS = (ev.CardPlayed, ev.TrickWon, ev.CardAssigned)
 GROUP_KINDS = frozenset({
     Kind.LOBBY, Kind.GAME_STARTED, Kind.BOARD, Kind.PLAYER_BACK, Kind.STAND_IN, Kind.PAUSED,
     Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER, Kind.YEAR_SUMMARY,
+    Kind.TIME_EXTENDED,  # (the board and the players' messages show the new deadline)
 })
 GROUP_KINDS |= {Kind.TOOK_BACK}
 
@@ -239,6 +241,11 @@ def _plan_group(
             out.steps.append(GroupPost(game.chat_id, present.final_table(chat_tr, note.payload),
                                        notes=(note.id,), topic_id=game.topic_id,
                                        record=True))
+        elif isinstance(note.payload, TimeExtended):
+            # The bot could not reach these players: the group is told their time was
+            # extended (docs/bot.md, *No penalty for our own faults*).
+            out.steps.append(GroupPost(game.chat_id, present.time_extended(
+                chat_tr, note.payload), notes=(note.id,), topic_id=game.topic_id))
         elif note.kind not in GROUP_KINDS:
             out.free.append(note.id)
     over = [n.id for n in group if n.kind in (Kind.GAME_OVER, Kind.ABORTED)]

@@ -29,6 +29,7 @@ from kolkhoz_tg.service.payloads import (
     Reminder,
     StandIn,
     TimedOut,
+    TimeExtended,
     TookBack,
     YearSummary,
 )
@@ -300,6 +301,15 @@ def timed_out_text(tr: Translator, timed_out: TimedOut, *, warn: bool = True) ->
     return text
 
 
+def time_extended(tr: Translator, extended: TimeExtended) -> str:
+    """The group's note that the bot could not reach these players (their turn went out
+    late, or the bot was down) and their time was extended."""
+    names = and_list(tr, list(extended.names))
+    return "⏳ " + tr.ngettext("The bot could not reach {names}; their time was extended.",
+                              "The bot could not reach {names}; their time was extended.",
+                              len(extended.names), names=names)
+
+
 def notification_text(
     tr: Translator, note: Notification, now: datetime, zone: str | None = None
 ) -> str:
@@ -335,6 +345,8 @@ def notification_text(
         return _("{name} is back in the game.", name=p.name)
     if isinstance(p, TookBack):
         return took_back_text(tr, p)
+    if isinstance(p, TimeExtended):
+        return time_extended(tr, p)
     if isinstance(p, YearSummary):
         return year_summary(tr, p)
     if isinstance(p, GameOver):

@@ -24,6 +24,7 @@ from kolkhoz_tg.service.errors import (
     ServiceError,
     WrongState,
 )
+from kolkhoz_tg.service.faults import BEAT_EVERY, FAULT_GRACE
 from kolkhoz_tg.service.lobby import LobbyOpening
 from kolkhoz_tg.service.people import BOARD_STYLES
 from kolkhoz_tg.service.practice import PRACTICE_LEVELS, HintTurn
@@ -60,7 +61,9 @@ def open_service(
 
 
 __all__ = [
+    "BEAT_EVERY",
     "BOARD_STYLES",
+    "FAULT_GRACE",
     "PRACTICE_KEY",
     "PRACTICE_LEVELS",
     "AITurn",

@@ -15,6 +15,7 @@ from kolkhoz_tg.service.common import (
     possible_id,
 )
 from kolkhoz_tg.service.errors import Busy
+from kolkhoz_tg.service.faults import hold_for_unreached
 from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.payloads import Reminder, StandIn, TimedOut
@@ -142,7 +143,9 @@ class ClockService:
                 tx = self.kernel.open_tx(s, row, seats.get(row.id, {}))
                 tx.now = now
                 timeout = row.deadline is not None and row.deadline <= now
-                if timeout:
+                if timeout and hold_for_unreached(tx, self.kernel.outbox_owner is not None):
+                    timeout = False  # the bot's fault: no timeout, the time runs anew
+                elif timeout:
                     self._timeout(tx)
                 else:
                     self._remind(tx)

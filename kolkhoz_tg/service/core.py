@@ -21,6 +21,7 @@ part (module)           what it does
 ``ratings``             the ratings table (rating_store)
 ``practice`` (practice) practice games and hints
 ``takebacks``           a card taken back (takeback)
+``faults`` (faults)     no penalty for our own faults: late turns, downtime
 ======================= ============================================================
 """
 
@@ -34,6 +35,7 @@ from kolkhoz_tg.config import Settings
 from kolkhoz_tg.service.ai_seats import ComputerPlayers
 from kolkhoz_tg.service.clock import ClockService
 from kolkhoz_tg.service.common import ChatInfo, UserInfo
+from kolkhoz_tg.service.faults import FaultService
 from kolkhoz_tg.service.kernel import Kernel, ScheduleListener
 from kolkhoz_tg.service.lobby import LobbyService
 from kolkhoz_tg.service.outbox import OutboxService
@@ -79,6 +81,7 @@ class GameService:
         self.ratings = RatingsService(kernel)
         self.practice = PracticeService(kernel)
         self.takebacks = TakeBackService(kernel)
+        self.faults = FaultService(kernel)
 
         # The facade: each public name below is one part's own method, bound here, so its
         # signature, types and docstring are the part's (open the part to read it).
@@ -147,6 +150,9 @@ class GameService:
         self.due_game_ids = self.timekeeping.due_game_ids
         self.sweep = self.timekeeping.sweep
         self.scheduled_jobs = self.timekeeping.scheduled_jobs
+        # our own faults: a turn delivered late, the bot down
+        self.turn_delivered = self.faults.turn_delivered
+        self.clock_beat = self.faults.clock_beat
         # reading
         self.game_info = self.reading.game_info
         self.games_in_chat = self.reading.games_in_chat

@@ -39,6 +39,7 @@ __all__ = [
     "Resumed",
     "StandIn",
     "TableRow",
+    "TimeExtended",
     "TimedOut",
     "TookBack",
     "YearSummary",
@@ -487,10 +488,28 @@ class NewLobby(Payload):
         return cls(data.get("locale"))
 
 
+@dataclass(frozen=True, slots=True)
+class TimeExtended(Payload):
+    """The bot could not reach ``names`` (their turn's message went out late, or the bot
+    was down), so their time was extended: the deadline is now ``deadline``."""
+
+    kind: ClassVar[Kind] = Kind.TIME_EXTENDED
+    names: tuple[str, ...]
+    deadline: datetime | None
+
+    def to_json(self) -> JsonObject:
+        return {"names": list(self.names), "deadline": _time_text(self.deadline)}
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> TimeExtended:
+        return cls(tuple(data.get("names") or ()), _time(data.get("deadline")))
+
+
 _BY_KIND: dict[Kind, type[Payload]] = {
     p.kind: p
     for p in (GameStarted, BoardChanged, YourTurn, Reminder, NewHand, TimedOut, StandIn,
-              PlayerBack, YearSummary, GameOver, Paused, Resumed, Aborted, NewLobby)
+              PlayerBack, YearSummary, GameOver, Paused, Resumed, Aborted, NewLobby,
+              TimeExtended)
 }
 _BY_KIND[Kind.TOOK_BACK] = TookBack
 

@@ -45,6 +45,9 @@ class Kind(StrEnum):
     TOOK_BACK = "took_back"  # chat: a player took back the card they had just played
     #: user: a lobby opened in a chat they asked to hear of (``/notify on``)
     NEW_LOBBY = "new_lobby"
+    #: chat: the bot could not reach these players (their turn's message did not go out, or
+    #: the bot was down), so their time was extended
+    TIME_EXTENDED = "time_extended"
 
 
 @dataclass(frozen=True, slots=True)

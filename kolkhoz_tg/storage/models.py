@@ -259,3 +259,13 @@ class RatingRow(SQLModel, table=True):
     place_sum: int = 0
     last_game: int = 0
     computed_at: datetime = Field(default_factory=_now, sa_type=UTCDateTime(), nullable=False)
+
+
+class ClockBeatRow(SQLModel, table=True):
+    """When a process that runs the clock (``bot``: the Telegram bot) was last seen alive:
+    at its next start, the time since then was nobody's turn (migration 0007)."""
+
+    __tablename__ = "clock_beats"
+
+    name: str = Field(max_length=32, primary_key=True)
+    at: datetime = Field(sa_type=UTCDateTime(), nullable=False)

@@ -108,6 +108,7 @@ def old_rows() -> list[tuple[Kind, dict[str, Any]]]:
         (Kind.RESUMED, {"by": 100, "deadline": DEADLINE}),
         (Kind.ABORTED, {"by": 101}),
         (Kind.NEW_LOBBY, {"locale": "ru"}),
+        (Kind.TIME_EXTENDED, {"names": ["Anna", "Boris"], "deadline": DEADLINE}),
     ]
 
 

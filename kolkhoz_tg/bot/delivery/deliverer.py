@@ -43,7 +43,15 @@ from kolkhoz_tg.bot.delivery.topic_loss import TopicLoss
 from kolkhoz_tg.bot.pace import GroupPace
 from kolkhoz_tg.bot.plan import BOARD_KEY, Acting, Board, Plan
 from kolkhoz_tg.i18n import Translator, translator
-from kolkhoz_tg.service import Busy, GameService, Kind, NotFound, Notification, Scene
+from kolkhoz_tg.service import (
+    FAULT_GRACE,
+    Busy,
+    GameService,
+    Kind,
+    NotFound,
+    Notification,
+    Scene,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -208,6 +216,27 @@ class Deliverer:
         await self.topic_loss.after(game_id, outcome, notes)
         if deferred:
             await self.group.start_painter(game_id)
+        await self._late_turns(game_id, notes, outcome)
+
+    async def _late_turns(
+        self, game_id: int, notes: list[Notification], outcome: Outcome
+    ) -> None:
+        """Turns that reached their players late (a send that failed and went out again,
+        flood control, a restart): the service counts their time from now, and the note it
+        writes for the group goes out (docs/bot.md, *No penalty for our own faults*)."""
+        done = set(outcome.delivered)
+        now = self.now()
+        late = [n.id for n in notes if n.kind is Kind.YOUR_TURN and n.id in done
+                and now - n.created_at > FAULT_GRACE]
+        if not late:
+            return
+        try:
+            made_good = await self.call(self.service.turn_delivered, game_id, late)
+        except Exception:  # (the deadline then stays as it was; nothing else is lost)
+            log.exception("game %s: the time of a late turn could not be made good", game_id)
+            return
+        if made_good.notifications:
+            await self.deliver(made_good.notifications, scenes=made_good.scenes)
 
     async def _ratings(
         self, scene: Scene, notes: list[Notification]

@@ -1,0 +1,237 @@
+"""No penalty for the bot's own faults: a player's time runs from when their turn reached
+them, and the time the bot was down is nobody's.
+
+The rule (docs/bot.md, *No penalty for our own faults*): a turn *reached* its player when
+its ``your_turn`` notification was delivered, that is when their private message with the
+buttons went out or, for a player the bot cannot write to privately (they never opened the
+chat, or blocked it), when the group message naming them with the link to their cards went
+out. A turn the outbox still owes at the deadline is the bot's fault (a failed or delayed
+send, flood control, the bot removed from the group or its topic lost): no timeout is played
+(so no stand-in comes and ``/stats`` counts no missed deadline), and the deadline moves on.
+Once the message goes out, the deadline is at least the time of delivery plus the time the
+turn gave, and the group is told. A player who simply does not answer a turn that reached
+them times out as always.
+
+The clock runs in a front end that delivers its own outbox (the Telegram bot:
+``outbox_owner`` set); without one (the terminal, tests of the service alone) nothing is
+ever delivered by a relay and timeouts are played as always.
+
+Downtime: the bot notes it is alive (:meth:`FaultService.clock_beat`, at its start, every
+minute and at a clean stop) in ``clock_beats``; at its next start, a gap longer than
+:data:`DOWN_AFTER` is added to every running game's deadline and reminders
+(:meth:`FaultService.after_downtime`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, select
+
+from kolkhoz_tg.service.common import ACTIVE, notification_record
+from kolkhoz_tg.service.gametx import GameTx
+from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.payloads import TimeExtended, YourTurn, decode
+from kolkhoz_tg.service.records import PRACTICE_KEY, Kind, Scene, SweepResult
+from kolkhoz_tg.storage.models import ClockBeatRow, GameRow, NotificationRow
+
+log = logging.getLogger(__name__)
+
+#: A turn that reached its player this much later than it was written is made good in the
+#: open, with a note to the group; less is in the noise of delivery (a few seconds, a
+#: group's pace). (A turn still owed at its deadline is held however short the delay.)
+FAULT_GRACE = timedelta(minutes=1)
+#: How often a running bot notes that it is alive.
+BEAT_EVERY = timedelta(minutes=1)
+#: A gap between two notes longer than this was downtime (a restart of a few seconds, or a
+#: second process starting beside a running one, is not).
+DOWN_AFTER = 2 * BEAT_EVERY
+#: The name the Telegram bot notes its beats under.
+BOT_BEAT = "bot"
+
+
+def extend_to(tx: GameTx, until: datetime) -> timedelta:
+    """Move the game's deadline to ``until`` if that is later, its reminders with it (each as
+    far before the deadline as it was); how far it moved (zero: not at all)."""
+    row = tx.row
+    if row.deadline is None or until <= row.deadline:
+        return timedelta(0)
+    by = until - row.deadline
+    row.deadline = until
+    for seat_row in tx.seats.values():
+        if seat_row.remind_at is not None:
+            seat_row.reminders = [(datetime.fromisoformat(t) + by).isoformat()
+                                  for t in seat_row.reminders]
+            seat_row.remind_at = seat_row.remind_at + by
+    tx.update_due()
+    return by
+
+
+def waiting_humans(tx: GameTx) -> dict[int, int]:
+    """The seats whose player must decide now, by user id."""
+    out: dict[int, int] = {}
+    for seat in tx.game.to_act:
+        row = tx.seats.get(seat)
+        if row is not None and row.user_id is not None and tx.waits_for_human(seat):
+            out[row.user_id] = seat
+    return out
+
+
+def turn_span(note: NotificationRow) -> timedelta | None:
+    """The time a ``your_turn`` gave its player: its deadline less when it was written."""
+    payload = decode(Kind.YOUR_TURN, note.data)
+    if not isinstance(payload, YourTurn) or payload.deadline is None:
+        return None
+    return max(payload.deadline - note.created_at, timedelta(0))
+
+
+def unreached(tx: GameTx, delivering: bool) -> list[NotificationRow]:
+    """The ``your_turn`` notifications of the players who must decide now that the outbox
+    still owes (none unless ``delivering``: a front end delivers the outbox, see the module
+    docstring)."""
+    users = waiting_humans(tx)
+    if not delivering or not users:
+        return []
+    t = NotificationRow
+    stmt = select(t).where(
+        t.game_id == tx.row.id, t.kind == Kind.YOUR_TURN.value,
+        t.delivered_at.is_(None),  # type: ignore[union-attr]
+        t.user_id.in_(list(users)),  # type: ignore[union-attr]
+    )
+    return list(tx.session.exec(stmt).all())
+
+
+def hold_for_unreached(tx: GameTx, delivering: bool) -> bool:
+    """At the deadline: when a player who must decide has not been reached yet, play no
+    timeout and give them their whole time again from now (made exact once their turn goes
+    out: :meth:`FaultService.turn_delivered`). Whether it held the game."""
+    owed = unreached(tx, delivering)
+    if not owed:
+        return False
+    spans = [span for n in owed if (span := turn_span(n)) is not None]
+    span = max(spans) if spans else timedelta(seconds=tx.row.turn_timeout)
+    extend_to(tx, tx.now + span)
+    log.info("game %s: the turn of users %s has not reached them; deadline now %s",
+             tx.row.id, sorted({n.user_id or 0 for n in owed}), tx.row.deadline)
+    return True
+
+
+class FaultService:
+    """Time made good for the bot's own faults (see the module docstring)."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+
+    def turn_delivered(self, game_id: int, note_ids: Iterable[int]) -> SweepResult:
+        """The ``your_turn`` notifications ``note_ids`` of the game went out now, late: each
+        player who still must decide gets the time their turn gave them counted from now
+        (the deadline moves later, never earlier), and the group a note naming them when
+        that made good more than :data:`FAULT_GRACE`. Returns that note and its scene."""
+        ids = list(note_ids)
+        if not ids:
+            return SweepResult(0, 0)
+        with self.kernel.write() as s:
+            row = self.kernel.load_game(s, game_id)
+            if (row is None or row.status != ACTIVE or row.deadline is None
+                    or row.meta.get(PRACTICE_KEY)):
+                return SweepResult(1, 0)
+            stmt = select(NotificationRow).where(
+                NotificationRow.id.in_(ids),  # type: ignore[union-attr]
+                NotificationRow.game_id == game_id,
+                NotificationRow.kind == Kind.YOUR_TURN.value)
+            notes = list(s.exec(stmt).all())
+            tx = self.kernel.open_tx(s, row)
+            waiting = waiting_humans(tx)
+            names: list[str] = []
+            for note in sorted(notes, key=lambda n: n.seat or 0):
+                span = turn_span(note)
+                if note.user_id not in waiting or span is None:
+                    continue
+                extend_to(tx, tx.now + span)
+                if tx.now - note.created_at > FAULT_GRACE:
+                    names.append(tx.seats[waiting[note.user_id]].name)
+            scene = self._tell(tx, names)
+        self.kernel.after_commit(tx)
+        return self._result(tx, scene)
+
+    def _tell(self, tx: GameTx, names: list[str]) -> Scene | None:
+        """The group's note naming ``names`` (if any), stored; the scene to show it with."""
+        if not names:
+            return None
+        tx.notify(TimeExtended(tuple(dict.fromkeys(names)), tx.row.deadline),
+                  version=tx.base_version)
+        self.kernel.store_notes(tx.session, tx.notes)
+        return self.kernel.scene(tx.session, tx.row, tx.views, tx.seats)
+
+    @staticmethod
+    def _result(tx: GameTx, scene: Scene | None) -> SweepResult:
+        notes = [notification_record(n) for n in tx.notes]
+        scenes = {tx.row.id or 0: scene} if scene is not None else {}
+        return SweepResult(1, 1 if notes else 0, notes, scenes)
+
+    def clock_beat(self, start: bool = False, name: str = BOT_BEAT) -> SweepResult:
+        """Note that the process running the clock (``name``) is alive now; at its
+        ``start``, first make good the time it was down (:meth:`after_downtime`)."""
+        if start:
+            return self.after_downtime(name)
+        with self.kernel.write() as s:
+            self._beat(s, name)
+        return SweepResult(0, 0)
+
+    def _beat(self, s: Session, name: str) -> datetime | None:
+        """Write the beat ``name`` as now; the one it replaces (None: the first)."""
+        now = self.kernel.clock.now()
+        row = s.get(ClockBeatRow, name)
+        if row is None:
+            s.add(ClockBeatRow(name=name, at=now))
+            return None
+        before = row.at
+        row.at = max(before, now)
+        return before
+
+    def after_downtime(self, name: str = BOT_BEAT) -> SweepResult:
+        """At a start: when the last beat of ``name`` is older than :data:`DOWN_AFTER`, the
+        time since then is added to every running game's deadline and reminders, and each
+        group told whom it waits for (a player whose turn the outbox still owes is told of
+        when it goes out). Notes the beat. Returns the notes and their scenes."""
+        notes: list[NotificationRow] = []
+        scenes: dict[int, Scene] = {}
+        txs: list[GameTx] = []
+        delivering = self.kernel.outbox_owner is not None
+        with self.kernel.write() as s:
+            last = self._beat(s, name)
+            now = self.kernel.clock.now()
+            if last is None or now - last <= DOWN_AFTER:
+                return SweepResult(0, 0)
+            down = now - last
+            stmt = select(GameRow).where(
+                GameRow.status == ACTIVE,
+                GameRow.deadline.is_not(None),  # type: ignore[union-attr]
+            ).order_by(GameRow.id)  # type: ignore[arg-type]
+            if self.kernel.db.is_postgres:
+                stmt = stmt.with_for_update()
+            rows = list(s.exec(stmt).all())
+            log.info("the bot was down for %s: %d running games get that time back", down,
+                     len(rows))
+            for row in rows:
+                tx = self.kernel.open_tx(s, row)
+                assert row.deadline is not None
+                extend_to(tx, row.deadline + down)
+                owed = {n.user_id for n in unreached(tx, delivering)}
+                names = [tx.seats[seat].name for user, seat in waiting_humans(tx).items()
+                         if user not in owed]
+                scene = self._tell(tx, names)
+                if scene is not None:
+                    scenes[row.id or 0] = scene
+                notes.extend(tx.notes)
+                txs.append(tx)
+            records = [notification_record(n) for n in notes]
+        for tx in txs:
+            self.kernel.after_commit(tx)
+        return SweepResult(len(txs), len(scenes), records, scenes)
+
+
+__all__ = ["BEAT_EVERY", "BOT_BEAT", "DOWN_AFTER", "FAULT_GRACE", "FaultService",
+           "extend_to", "hold_for_unreached", "turn_span", "unreached", "waiting_humans"]

@@ -1,0 +1,119 @@
+"""No penalty for the bot's own faults, in the service: a turn the outbox still owes holds
+the timeout, a late turn counts from its delivery, downtime is added to the deadlines."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from kolkhoz_tg.service import GameService, Kind
+from kolkhoz_tg.service.payloads import TimeExtended
+from kolkhoz_tg.timeutil import FakeClock
+from tests.service.helpers import new_game
+
+TURN = timedelta(minutes=5)
+
+
+def owed_turns(service: GameService, game_id: int) -> list[int]:
+    return [n.id for n in service.pending_notifications(1000, game_id=game_id)
+            if n.kind is Kind.YOUR_TURN]
+
+
+def timeouts(service: GameService, game_id: int) -> int:
+    return sum(a["actor"] == "timeout" for a in service.action_log(game_id))
+
+
+def test_without_a_front_end_that_delivers_a_deadline_times_out_as_ever(
+    service: GameService, clock: FakeClock
+) -> None:
+    game, _ = new_game(service, turn_timeout=300)
+    assert owed_turns(service, game.id)  # nobody delivers here
+    clock.advance(TURN + timedelta(seconds=1))
+    service.process_due(game.id)
+    assert timeouts(service, game.id) == 1
+
+
+def test_a_turn_the_outbox_owes_holds_the_timeout_until_it_goes_out(
+    service: GameService, clock: FakeClock
+) -> None:
+    service.outbox_owner = "relay"
+    game, _ = new_game(service, turn_timeout=300)
+    owed = owed_turns(service, game.id)
+    assert len(owed) == 1
+    version = service.game_info(game.id).version
+    clock.advance(TURN + timedelta(seconds=1))
+    done = service.process_due(game.id)
+    assert timeouts(service, game.id) == 0 and not done.notifications
+    info = service.game_info(game.id)
+    assert info.version == version and info.deadline == clock.now() + TURN
+    assert [j.game_id for j in service.scheduled_jobs(clock.now())] == []
+    # Ten minutes later it goes out: the five minutes count from now; the group is told.
+    clock.advance(timedelta(minutes=10))
+    service.process_due(game.id)  # (held again meanwhile)
+    service.mark_delivered(owed)
+    told = service.turn_delivered(game.id, owed)
+    assert service.game_info(game.id).deadline == clock.now() + TURN
+    (note,) = told.notifications
+    assert note.kind is Kind.TIME_EXTENDED and note.user_id is None
+    assert isinstance(note.payload, TimeExtended)
+    seat = service.board(game.id).view.to_act[0]  # type: ignore[union-attr]
+    assert note.payload.names == (service.game_info(game.id).seats[seat].name,)
+    assert note.payload.deadline == clock.now() + TURN
+    assert told.scenes[game.id].board.deadline == clock.now() + TURN
+    # Then the player's silence is theirs.
+    clock.advance(TURN + timedelta(seconds=1))
+    service.process_due(game.id)
+    assert timeouts(service, game.id) == 1
+
+
+def test_a_late_turn_never_shortens_the_time_nor_counts_for_a_seat_that_moved_on(
+    service: GameService, clock: FakeClock
+) -> None:
+    game, _ = new_game(service)  # a day's turn
+    owed = owed_turns(service, game.id)
+    deadline = service.game_info(game.id).deadline
+    assert deadline is not None
+    clock.advance(timedelta(seconds=30))  # late, but within the noise: no note
+    assert not service.turn_delivered(game.id, owed).notifications
+    assert service.game_info(game.id).deadline == deadline + timedelta(seconds=30)
+    # The player moved meanwhile: their old turn's late delivery changes nothing.
+    seat = service.board(game.id).view.to_act[0]  # type: ignore[union-attr]
+    user = service.game_info(game.id).seats[seat].user_id
+    assert user is not None
+    view = service.seat_view(game.id, user)
+    assert service.act(game.id, user, view.legal[0], view.game.version).ok
+    after = service.game_info(game.id).deadline
+    clock.advance(timedelta(minutes=10))
+    assert not service.turn_delivered(game.id, owed).notifications
+    assert service.game_info(game.id).deadline == after
+
+
+def test_downtime_is_added_to_every_running_deadline_and_its_reminders(
+    service: GameService, clock: FakeClock
+) -> None:
+    running, _ = new_game(service, chat_id=-1)
+    paused, _ = new_game(service, chat_id=-2)
+    service.pause(paused.id, 1)
+    assert not service.clock_beat(start=True).notifications  # the first start: no gap known
+    before = service.game_info(running.id).deadline
+    reminders = [j.at for j in service.scheduled_jobs() if j.kind == "reminder"]
+    assert before is not None and reminders
+    clock.advance(timedelta(seconds=90))  # a restart, not downtime
+    service.clock_beat(start=True)
+    assert service.game_info(running.id).deadline == before
+    clock.advance(timedelta(minutes=30))
+    told = service.clock_beat(start=True)
+    assert service.game_info(running.id).deadline == before + timedelta(minutes=30)
+    assert [j.at for j in service.scheduled_jobs() if j.kind == "reminder"] == [
+        r + timedelta(minutes=30) for r in reminders]
+    assert service.game_info(paused.id).deadline is None
+    assert service.game_info(paused.id).status == "paused"
+    (note,) = told.notifications
+    assert note.game_id == running.id and note.kind is Kind.TIME_EXTENDED
+    assert told.scenes[running.id].game.version == service.game_info(running.id).version
+    # Beats while running keep the next start from counting anything.
+    clock.advance(timedelta(minutes=1))
+    service.clock_beat()
+    clock.advance(timedelta(minutes=1))
+    assert not service.clock_beat(start=True).notifications
+    assert service.game_info(running.id).deadline == before + timedelta(minutes=30)
+
