@@ -80,7 +80,7 @@ def test_a_name_defined_twice_or_an_unknown_level_stops_the_run(
 
 def test_a_variant_plays_a_game_from_its_views() -> None:
     define = parse_define("tiny=strong;moves=0;playouts=2")
-    task = ("tiny", "normal", "zone", 3, 3, None, (define,))
+    task = ("tiny", "normal", "zone", 3, 3, None, (define,), None)
     assert pickle.loads(pickle.dumps(task)) == task  # tasks go to worker processes
     result = play_one(task)
     assert result["match"] == ("tiny", "normal")
@@ -88,7 +88,7 @@ def test_a_variant_plays_a_game_from_its_views() -> None:
     assert result["defines"] == {"tiny": {"level": "strong", "moves": 0, "playouts": 2}}
     assert result["times"]  # the hero made decisions that were not forced
     # The same game again: decisions depend on the names, seeds and views only.
-    again = play_one(("tiny", "normal", "zone", 3, 3, None, (define,)))
+    again = play_one(("tiny", "normal", "zone", 3, 3, None, (define,), None))
     assert (again["win"], again["margin"]) == (result["win"], result["margin"])
 
 
@@ -189,8 +189,9 @@ def test_a_recorded_game_replays_to_the_same_moves(tmp_path: Path) -> None:
     """``--replay``: a game of an ``--out`` file played again from its record (match-up,
     preset, seed, table size, budget, variants) has the same moves, win and margin."""
     define = parse_define("careful=strong; opponent_noise=(0.0, 0.05, 0.15)")
-    tasks = [("careful", "normal", "zone", 3, 3, 2, (define,)),
-             ("random", "normal", "classic", 1, 4, None, ())]
+    tasks = [("careful", "normal", "zone", 3, 3, 2, (define,), None),
+             ("random", "normal", "classic", 1, 4, None, (), None),
+             ("random", "normal", "classic", 1, 4, None, (), 2)]  # a duplicate run's game
     out = tmp_path / "games.jsonl"
     out.write_text("".join(json.dumps(play_one(t)) + "\n" for t in tasks), encoding="utf-8")
     rows = ai_bench.read_results([str(out)])
@@ -199,3 +200,18 @@ def test_a_recorded_game_replays_to_the_same_moves(tmp_path: Path) -> None:
     changed = dict(rows[1], moves="0" * 32)
     out.write_text(json.dumps(rows[0]) + "\n" + json.dumps(changed) + "\n", encoding="utf-8")
     assert ai_bench.replay([str(out)]) == 1
+
+
+def test_duplicate_deals_count_complete_deals_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--duplicate``: a deal counts once it was played from every seat; its games' mean
+    is one sample of the table."""
+    tasks = [("random", "normal", "zone", 5, 3, None, (), seat) for seat in range(3)]
+    tasks.append(("random", "normal", "zone", 6, 3, None, (), 0))  # a deal not complete
+    rows = [play_one(t) for t in tasks]
+    assert [r["hero_seat"] for r in rows] == [0, 1, 2, 0]
+    complete, partial = ai_bench.deals(rows)
+    assert partial == 1 and len(complete) == 1
+    assert complete[0][0] == pytest.approx(sum(r["win"] for r in rows[:3]) / 3)
+    ai_bench.report(rows)
+    out = capsys.readouterr().out
+    assert "deals" in out and "+1 games of deals not complete" in out
