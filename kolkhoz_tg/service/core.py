@@ -42,6 +42,7 @@ from kolkhoz_tg.service.outbox import OutboxService
 from kolkhoz_tg.service.people import PeopleService
 from kolkhoz_tg.service.play import PlayService
 from kolkhoz_tg.service.practice import HintTurn, PracticeService
+from kolkhoz_tg.service.queueing import PremoveService
 from kolkhoz_tg.service.rating_store import RatingsService
 from kolkhoz_tg.service.reading import ReadingService
 from kolkhoz_tg.service.records import (
@@ -93,6 +94,8 @@ class GameService:
         self.computer_players = ComputerPlayers(kernel)
         self.ratings = RatingsService(kernel)
         self.practice = PracticeService(kernel)
+        self.premoves = PremoveService(kernel)
+        self.set_auto_assign = self.premoves.set_auto_assign  # (game, user, on) -> ActResult
 
     # ---------------------------------------------------------------- settings the front end sets
 
@@ -398,6 +401,9 @@ class GameService:
 
     def back(self, game_id: int, user_id: int) -> ActResult:
         return self.play.back(game_id, user_id)
+
+    def premove(self, game_id: int, user_id: int, action: str | None, **kw: bool) -> ActResult:
+        return self.premoves.premove(game_id, user_id, action, **kw)
 
     def stand_in(self, game_id: int, seat: int) -> ActResult:
         return self.play.stand_in(game_id, seat)

@@ -549,7 +549,8 @@ class Kernel:
             for user_id, seat in humans.items():
                 legal = views.legal(seat) if seat in to_act else []
                 seat_views[user_id] = SeatView(info, seat, views.typed(seat, bool(legal)),
-                                               legal, seat in to_act, row.deadline)
+                                               legal, seat in to_act, row.deadline,
+                                               views.queue_log.premove(seats[seat]))
         return Scene(
             game=info,
             board=BoardView(info, None if views is None else views.typed(None), row.deadline),

@@ -22,6 +22,7 @@ from kolkhoz_tg.service.common import (
 )
 from kolkhoz_tg.service.errors import NotAllowed, NotFound, WrongState
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.premoves import premove_of
 from kolkhoz_tg.service.records import (
     BoardView,
     GameInfo,
@@ -94,6 +95,7 @@ class ReadingService:
                 legal=[a.text for a in actions],
                 to_act=active and seat.seat in game.to_act,
                 deadline=row.deadline,
+                premove=premove_of(seat),
             )
 
     def board(self, game_id: int) -> BoardView:

@@ -210,6 +210,23 @@ class GameInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Premove:
+    """A player's moves queued ahead, as only they may see them: what is queued now, what
+    the change that brought their turn did with it, and whether the heuristic places their
+    tricks as Brigadier ("assign for me")."""
+
+    #: The action text queued now (None: nothing).
+    queued: str | None = None
+    #: The queued actions this change played for them (when their turn came).
+    played: tuple[str, ...] = ()
+    #: The queued action this change dropped (not allowed when their turn came), and why
+    #: (the engine's reason code).
+    dropped: str | None = None
+    reason: str | None = None
+    auto_assign: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class SeatView:
     """What one player may see now, plus what they may do (for the private message)."""
 
@@ -219,6 +236,8 @@ class SeatView:
     legal: list[str]  # the same legal actions as texts
     to_act: bool
     deadline: datetime | None
+    #: What the player queued ahead (theirs alone to see).
+    premove: Premove = Premove()
 
 
 @dataclass(frozen=True, slots=True)
