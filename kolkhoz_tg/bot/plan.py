@@ -200,6 +200,9 @@ def plan(
     _plan_turns(out, turns, scene, now, bot_username, acting, forced)
     refresh = _to_refresh(notes, group, scene, acting, list(turns), reminded, forced,
                           board_changed=bool(board_notes))
+    # A move made from a player's queue: their message shows it made (and their hand).
+    refresh += [u for u, sv in scene.seats.items() if sv.premove.played and u not in refresh
+                and u not in turns and scene.game.meta.get(pm_key(u))]
     for user_id in refresh:
         step = private_step(scene, user_id, now, bot_username, acting, new=False,
                             forced=forced.get(user_id, ()),

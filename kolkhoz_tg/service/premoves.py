@@ -33,7 +33,7 @@ class QueueLog:
     played: dict[int, list[str]] = field(default_factory=dict)
     dropped: dict[int, tuple[str, str]] = field(default_factory=dict)
 
-    def premove(self, row: SeatRow) -> Premove:
+    def premove(self, row: SeatRow, game: Game, active: bool) -> Premove:
         """The seat's :class:`Premove` as its player sees it after the transaction."""
         dropped = self.dropped.get(row.seat)
         return Premove(
@@ -42,27 +42,39 @@ class QueueLog:
             dropped=dropped[0] if dropped else None,
             reason=dropped[1] if dropped else None,
             auto_assign=row.auto_assign,
+            kind=queueable(game, row.seat, active),
         )
 
 
-def premove_of(row: SeatRow) -> Premove:
+def premove_of(row: SeatRow, game: Game, active: bool) -> Premove:
     """A seat's queue as its player sees it outside a move (a read)."""
-    return Premove(queued=row.premove, auto_assign=row.auto_assign)
+    return QueueLog().premove(row, game, active)
+
+
+def queueable(game: Game, seat: int, active: bool) -> str | None:
+    """The kind of action the seat may queue now (see :func:`next_kind`), as its text; None
+    when the game does not run, or the seat decides that very kind now."""
+    if not active or game.is_over:
+        return None
+    kind = next_kind(game, seat)
+    if kind is None or (seat in game.to_act and kind.value == game.phase.value):
+        return None
+    return kind.value
 
 
 def next_kind(game: Game, seat: int) -> ActionKind | None:
-    """The kind of decision a seat may queue now: the card to play while a trick (or its
-    assignment) goes on or before the first trick, the card to pass or the swap while the
-    Planner chooses the trump, the swap after passing. None when nothing may be queued."""
-    phase = game.phase
+    """The kind of decision a seat may queue now: what comes after the phase under way
+    (the card to play while a trick, its assignment or the swap goes on; while the Planner
+    chooses the trump, the card to pass, the swap or the first trick's card, whichever the
+    year has next; the swap, or the card, after passing). None when nothing may be
+    queued."""
+    phase, rules, later = game.phase, game.rules, game.year >= 2
     if phase in (Phase.PLAY, Phase.ASSIGN, Phase.SWAP):
         return ActionKind.PLAY
-    if phase is Phase.TRUMP:
-        if seat == game.planner:
-            return None
-        return ActionKind.PASS if game.rules.pass_cards else ActionKind.SWAP
-    if phase is Phase.PASS:
-        return ActionKind.SWAP
+    if phase is Phase.TRUMP and rules.pass_cards and later:
+        return ActionKind.PASS
+    if phase in (Phase.TRUMP, Phase.PASS):
+        return ActionKind.SWAP if rules.swap and later else ActionKind.PLAY
     return None
 
 

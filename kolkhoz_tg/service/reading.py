@@ -95,7 +95,7 @@ class ReadingService:
                 legal=[a.text for a in actions],
                 to_act=active and seat.seat in game.to_act,
                 deadline=row.deadline,
-                premove=premove_of(seat),
+                premove=premove_of(seat, game, active),
             )
 
     def board(self, game_id: int) -> BoardView:

@@ -224,6 +224,9 @@ class Premove:
     dropped: str | None = None
     reason: str | None = None
     auto_assign: bool = False
+    #: The kind of action (``play``, ``swap``, ``pass``) that may be queued now, None:
+    #: nothing (the game is not running, or the player decides it now).
+    kind: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -157,7 +157,7 @@ def test_auto_assign_places_the_brigadiers_tricks(service: GameService) -> None:
 
 
 def test_swap_queued_while_the_planner_chooses(service: GameService) -> None:
-    game, _ = new_game(service, humans=4, seed=21)
+    game, _ = new_game(service, humans=4, seed=21, preset="kolkhoz")
     # Play the first year out quickly: everyone assigns by the heuristic.
     for user in range(1, 5):
         service.set_auto_assign(game.id, user, True)
@@ -188,3 +188,5 @@ def test_swap_queued_while_the_planner_chooses(service: GameService) -> None:
     swaps = {m.seat: m.action for n in result.notifications if n.kind is Kind.BOARD
              for m in n.payload.moves if m.action.startswith("swap:")}  # type: ignore[union-attr]
     assert all(swaps[s] == "swap:pass" for s in others)
+    # Before the first year's trump, the first trick's card may be queued (no swap then).
+    assert service.premove(game.id, 1, "swap:pass").reason in ("cannot_queue", None)
