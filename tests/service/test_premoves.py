@@ -188,5 +188,55 @@ def test_swap_queued_while_the_planner_chooses(service: GameService) -> None:
     swaps = {m.seat: m.action for n in result.notifications if n.kind is Kind.BOARD
              for m in n.payload.moves if m.action.startswith("swap:")}  # type: ignore[union-attr]
     assert all(swaps[s] == "swap:pass" for s in others)
-    # Before the first year's trump, the first trick's card may be queued (no swap then).
-    assert service.premove(game.id, 1, "swap:pass").reason in ("cannot_queue", None)
+
+
+def _twin(service: GameService, chat_id: int) -> int:
+    game, _ = new_game(service, humans=4, seed=21, chat_id=chat_id)
+    _to_play(service, game.id)
+    return game.id
+
+
+def _seen_by_others(service: GameService, game_id: int, but: int) -> tuple[object, ...]:
+    """What the group and every seat but ``but`` see of a game (views, moves, deadlines)."""
+    board = service.board(game_id)
+    others = tuple((service.seat_view(game_id, u).view, service.seat_view(game_id, u).legal)
+                   for u in range(1, 5) if u != but)
+    return board.view, board.deadline, others
+
+
+def test_a_queued_move_shows_nothing_to_anyone_else(service: GameService) -> None:
+    """Twin games (same seed, same moves): in one a player queues their card, in the other
+    they tap it when their turn comes. Every other reader sees the same before, and the
+    same after; the group reads the same moves by the same actors."""
+    queued, tapped = _twin(service, -100), _twin(service, -200)
+    view = service.board(queued).view
+    assert view is not None and view == service.board(tapped).view
+    leader = view.to_act[0]
+    lead_user = _user_of(service, queued, leader)
+    nxt = (leader + 1) % 4
+    user = _user_of(service, queued, nxt)
+    lead = service.seat_view(queued, lead_user).legal[0]
+    hand = [str(c) for c in service.seat_view(queued, user).view.players[nxt].hand]
+    card = next((c for c in hand if c[-1] == lead[-1]), hand[0])
+    notes_before = len(service.pending_notifications(1000, game_id=queued))
+    assert service.premove(queued, user, f"play:{card}").ok
+    # Queued: the same for everyone else, no version, no outbox row.
+    assert _seen_by_others(service, queued, user) == _seen_by_others(service, tapped, user)
+    assert service.game_info(queued).version == service.game_info(tapped).version
+    assert len(service.pending_notifications(1000, game_id=queued)) == notes_before
+    a = service.act(queued, lead_user, lead, service.game_info(queued).version)
+    b = service.act(tapped, lead_user, lead, service.game_info(tapped).version)
+    c = service.act(tapped, user, f"play:{card}", service.game_info(tapped).version)
+    assert a.ok and b.ok and c.ok
+    # Played: the same for everyone (the queuer too), and the group's moves read the same.
+    assert _seen_by_others(service, queued, 0) == _seen_by_others(service, tapped, 0)
+
+    def moves(notes: list[object]) -> list[tuple[int, str, object]]:
+        return [(m.seat, m.action, m.actor) for n in notes
+                if getattr(n, "kind", None) is Kind.BOARD
+                for m in n.payload.moves]  # type: ignore[attr-defined]
+
+    assert moves(a.notifications) == moves(b.notifications) + moves(c.notifications)
+    group_a = [n.payload.view for n in a.notifications if n.kind is Kind.BOARD]  # type: ignore[union-attr]
+    group_c = [n.payload.view for n in c.notifications if n.kind is Kind.BOARD]  # type: ignore[union-attr]
+    assert group_a == group_c
