@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from telegram import Update
 from telegram.ext import ContextTypes
 
+from engine import Action, ActionKind
 from kolkhoz_tg.bot.context import (
     Cmd,
     answer_quietly,
@@ -98,9 +99,10 @@ async def cmd_premove(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     await _show(c, game, result)
 
 
-async def _games_for(c: Cmd, action: str) -> list[tuple[GameInfo, str]]:
-    """The sender's running games where ``action`` may be queued now (a card to play reads
-    as the card to pass where a pass is next) or made now, with the action for each."""
+async def _games_for(c: Cmd, text: str) -> list[tuple[GameInfo, str]]:
+    """The sender's running games where the action ``text`` may be queued now (a card to
+    play reads as the card to pass where a pass is next) or made now, with the action for
+    each."""
     fits = []
     for game in await call(c.d.service.games_of_user, c.user.id):
         if game.status != "active":
@@ -109,14 +111,14 @@ async def _games_for(c: Cmd, action: str) -> list[tuple[GameInfo, str]]:
             sv = await call(c.d.service.seat_view, game.id, c.user.id)
         except ServiceError:
             continue
-        text = action
-        if sv.premove.kind == "pass" and action.startswith("play:"):
-            text = "pass:" + action.partition(":")[2]
-        card = text.partition(":")[2].partition("<")[0]
-        held = {str(c) for c in sv.view.players[sv.seat].hand or ()}
-        if text in sv.legal or (sv.premove.kind is not None and (card in held or text ==
-                                "swap:pass") and text.startswith(sv.premove.kind + ":")):
-            fits.append((game, text))
+        action = Action.parse(text)
+        if sv.premove.kind == ActionKind.PASS.value and action.kind is ActionKind.PLAY:
+            assert action.card is not None
+            action = Action.pass_card(action.card)
+        held = set(sv.view.players[sv.seat].hand or ())
+        if action.text in sv.legal or (action.kind.value == sv.premove.kind
+                                       and (action.card is None or action.card in held)):
+            fits.append((game, action.text))
     return fits
 
 

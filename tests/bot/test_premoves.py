@@ -5,14 +5,19 @@ else; ``/premove``; the Brigadier's ⚡ "assign for me"."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine import Phase
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
-from tests.bot.driver import LeakScanner, open_game, players
+from tests.bot.driver import LeakScanner, open_game, players, start_with_bots
 from tests.faketg import FakeTelegram, FakeUser, StoredMessage
 from tests.helpers import until
+
+#: A deal whose first lead leaves the next player a card to follow with and one not to.
+SEED = 3
 
 
 def queue_buttons(msg: StoredMessage | None) -> dict[str, str]:
@@ -130,12 +135,12 @@ def _data_for(msg: StoredMessage, action: str) -> str:
 
 
 async def _first_trick(
-    fake: FakeTelegram, service: GameService, lang: str
+    fake: FakeTelegram, service: GameService, lang: str, app: Any, seed: int = SEED
 ) -> tuple[int, list[FakeUser], FakeUser]:
     """A game of four at its first lead: the game, the users, the leader."""
     users = players(fake, lang)
     group = fake.create_group("Dacha", users)
-    game_id = await open_game(fake, users, group)
+    game_id = await start_with_bots(app, service, users, group, bots=0, seed=seed)
     for _ in range(10):
         view = service.board(game_id).view
         assert view is not None
@@ -152,14 +157,20 @@ async def _first_trick(
 async def test_a_queued_card_made_illegal_by_the_lead_is_dropped(
     fake: FakeTelegram, service: GameService, lang: str
 ) -> None:
-    async with fake.running(make_app(fake, service)):
-        game_id, users, leader = await _first_trick(fake, service, lang)
+    async with fake.running(make_app(fake, service)) as app:
+        game_id, users, leader = await _first_trick(fake, service, lang, app)
         lead_sv = service.seat_view(game_id, leader.id)
         nxt_seat = (lead_sv.seat + 1) % 4
         nxt = _user_at(service, game_id, users, nxt_seat)
         hand = [str(c) for c in service.seat_view(game_id, nxt.id).view.players[nxt_seat].hand]
-        lead = next(a for a in lead_sv.legal if any(c[-1] == a[-1] for c in hand)
-                    and any(c[-1] != a[-1] for c in hand))
+        # A lead whose suit the next player holds (twice if possible: then the drop leaves
+        # them a choice; once, their only card of it is played for them), and a queued card
+        # of another suit.
+        leads = sorted((a for a in lead_sv.legal if any(c[-1] == a[-1] for c in hand)
+                        and any(c[-1] != a[-1] for c in hand)),
+                       key=lambda a: -sum(c[-1] == a[-1] for c in hand))
+        lead = leads[0]
+        choice = sum(c[-1] == lead[-1] for c in hand) > 1
         wrong = next(c for c in hand if c[-1] != lead[-1])
         msg = game_message(nxt)
         await nxt.tap(msg, queue_buttons(msg)[f"play:{wrong}"])
@@ -167,7 +178,7 @@ async def test_a_queued_card_made_illegal_by_the_lead_is_dropped(
         assert ("Queued for your turn" if lang == "en" else "Выбрано заранее") in queued_text
         await leader.tap(game_message(leader), _data_for(game_message(leader), lead))
         # Not played: the player is asked as usual, with one line saying why.
-        assert service.seat_view(game_id, nxt.id).to_act
+        assert service.seat_view(game_id, nxt.id).to_act == choice
         asked = game_message(nxt)
         text = asked.text or ""
         suit = {"H": "♥", "D": "♦", "C": "♣", "S": "♠"}[lead[-1]]
@@ -175,12 +186,13 @@ async def test_a_queued_card_made_illegal_by_the_lead_is_dropped(
             assert "was not made: You must follow the led suit " + suit in text
         else:
             assert "не сделан: Нужно отвечать в масть хода: " + suit in text
-        assert any(b.data and b.data.startswith("a:") for row in asked.buttons for b in row)
+        assert any(b.data and b.data.startswith("a:") for row in asked.buttons
+                   for b in row) == choice
 
 
 async def test_premove_typed_and_cancelled(fake: FakeTelegram, service: GameService) -> None:
-    async with fake.running(make_app(fake, service)):
-        game_id, users, leader = await _first_trick(fake, service, "en")
+    async with fake.running(make_app(fake, service)) as app:
+        game_id, users, leader = await _first_trick(fake, service, "en", app)
         other = next(u for u in users if u is not leader)
         seat = service.game_info(game_id).seat_of(other.id)
         assert seat is not None
