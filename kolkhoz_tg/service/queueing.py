@@ -16,7 +16,7 @@ from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.premoves import decides_now, queue_refusal
 from kolkhoz_tg.service.records import ActResult, ActStatus
-from kolkhoz_tg.storage.models import Actor, GameRow, SeatRow
+from kolkhoz_tg.storage.models import Actor, ChatRow, GameRow, SeatRow, UserRow
 
 
 class PremoveService:
@@ -46,10 +46,7 @@ class PremoveService:
                 if row is None:
                     raise NotFound(f"no game {game_id}", "game_not_found")
                 seat = next((r for r in seats.values() if r.user_id == user_id), None)
-                user = people.get(user_id)
-                locale = ((user.locale if user is not None else None)
-                          or (chat.locale if chat is not None else None)
-                          or self.kernel.settings.locale)
+                locale = self._locale(people.get(user_id), chat)
                 if seat is None:
                     return ActResult(ActStatus.NOT_SEATED, game_id, row.version, locale=locale)
                 if row.status != ACTIVE:
@@ -112,10 +109,7 @@ class PremoveService:
             if row is None:
                 raise NotFound(f"no game {game_id}", "game_not_found")
             seat = next((r for r in seats.values() if r.user_id == user_id), None)
-            user = people.get(user_id)
-            locale = ((user.locale if user is not None else None)
-                      or (chat.locale if chat is not None else None)
-                      or self.kernel.settings.locale)
+            locale = self._locale(people.get(user_id), chat)
             if seat is None:
                 return ActResult(ActStatus.NOT_SEATED, game_id, row.version, locale=locale)
             if row.status != ACTIVE:
@@ -137,6 +131,11 @@ class PremoveService:
         return ActResult(result.status, game_id, result.version, seat.seat,
                          events=result.events, notifications=result.notifications,
                          scene=scene, locale=locale)
+
+    def _locale(self, user: UserRow | None, chat: ChatRow | None) -> str:
+        """The language to answer the user in: theirs, else the chat's."""
+        return ((user.locale if user is not None else None)
+                or (chat.locale if chat is not None else None) or self.kernel.settings.locale)
 
     @staticmethod
     def _assigning(tx: GameTx, row: GameRow, seat: SeatRow) -> bool:

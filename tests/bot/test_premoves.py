@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from engine import Phase
+from kolkhoz_tg.bot.context import DEPS_KEY
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
 from tests.bot.driver import LeakScanner, open_game, players, start_with_bots
@@ -81,7 +82,6 @@ async def test_a_whole_game_where_everyone_queues_ahead(
                 continue
             if view.phase is not Phase.PLAY or view.trick:
                 # The trump, a swap: one tap, as without queues.
-                sv = service.seat_view(game_id, user.id)
                 await user.tap(msg, next(b.data for row in msg.buttons for b in row
                                          if b.data and b.data.startswith("a:")))
                 continue
@@ -229,3 +229,57 @@ async def test_help_explains_queued_moves(
         await user.send(user, "/help")
         text = user.last_message().text or ""  # type: ignore[union-attr]
         assert all(w in text for w in words), text
+
+
+async def test_swaps_queued_while_the_planner_chooses(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """Year 2 of "kolkhoz" (swaps): while the Planner chooses the trump, the others tap
+    "⏭ Keep my cards" or a swap; the Planner's trump tap makes their swaps at once."""
+    users = players(fake, "en")
+    group = fake.create_group("Dacha", users)
+    async with fake.running(make_app(fake, service)) as app:
+        for u in users:
+            await u.start_bot()
+        info = service.create_game(group.id, users[0].id, creator_name="Anna", seed=SEED,
+                                   preset="kolkhoz")
+        for u in users[1:]:
+            service.join(info.id, u.id, u.first_name)
+        service.start(info.id, users[0].id)
+        for u in users:
+            service.set_auto_assign(info.id, u.id, True)
+        for _ in range(200):  # the first year, through the service alone
+            view = service.board(info.id).view
+            assert view is not None
+            if view.year == 2:
+                break
+            who = _user_at(service, info.id, users, view.to_act[0])
+            sv = service.seat_view(info.id, who.id)
+            assert service.act(info.id, who.id, sv.legal[0], sv.game.version).ok
+        view = service.board(info.id).view
+        assert view is not None and view.phase is Phase.TRUMP
+        d = app.bot_data[DEPS_KEY]
+        for u in users:
+            await d.deliverer.refresh_private(info.id, u.id, new=True)
+        planner = _user_at(service, info.id, users, view.to_act[0])
+        chosen = {}
+        for u in users:
+            if u is planner:
+                assert not queue_buttons(game_message(u))  # deciding the trump now
+                continue
+            buttons = queue_buttons(game_message(u))
+            swaps = sorted(a for a in buttons if a != "swap:pass")
+            action = swaps[0] if swaps and u is users[0] else "swap:pass"
+            await u.tap(game_message(u), buttons[action])
+            chosen[service.game_info(info.id).seat_of(u.id)] = action
+            assert "✅" in str(game_message(u).buttons)
+        msg = game_message(planner)
+        await planner.tap(msg, next(b.data for row in msg.buttons for b in row
+                                    if b.data and b.data.startswith("a:") and ":trump:" in b.data))
+        made = {m["seat"]: m["action"] for m in service.action_log(info.id)
+                if m["action"].startswith("swap")}
+        assert {s: made[s] for s in chosen} == chosen
+        # Only the Planner still has the swap to decide.
+        after = service.board(info.id).view
+        assert after is not None and after.phase is Phase.SWAP
+        assert after.to_act == (service.game_info(info.id).seat_of(planner.id),)
