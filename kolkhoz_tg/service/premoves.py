@@ -121,7 +121,9 @@ def play_queued(tx: GameTx, seat: int) -> bool:
         row.premove = None
         return False
     if not decides_now(game, seat, action):
-        return False  # it answers a later decision (the next trick's card, say)
+        if next_kind(game, seat) is not action.kind:
+            row.premove = None  # its decision went by (a stand-in swapped for them, say)
+        return False  # else it answers a later decision (the next trick's card, say)
     row.premove = None
     illegal = game.why_illegal(seat, action)
     if illegal is not None:

@@ -240,3 +240,4 @@ def test_a_queued_move_shows_nothing_to_anyone_else(service: GameService) -> Non
     group_a = [n.payload.view for n in a.notifications if n.kind is Kind.BOARD]  # type: ignore[union-attr]
     group_c = [n.payload.view for n in c.notifications if n.kind is Kind.BOARD]  # type: ignore[union-attr]
     assert group_a == group_c
+
