@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from engine import Phase
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.context import DEPS_KEY
+from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from tests.bot.conftest import make_app
 from tests.bot.driver import LeakScanner, open_game, players, start_with_bots
@@ -122,6 +124,14 @@ async def test_a_whole_game_where_everyone_queues_ahead(
                 s: f"play:{c}" for s, c in queued.items()}
             assert all(m["actor"] == "player" for m in trick)
             assert service.game_info(game_id).version == version + 1
+            # Each queuer's own message says the card went (and shows the hand without it).
+            done = "Made as you queued it" if lang == "en" else "Сделано, как вы выбрали заранее"
+            over = service.game_info(game_id).status != "active"  # (the final word instead)
+            for seat, card in ({} if over else queued).items():
+                queuer = _user_at(service, game_id, users, seat)
+                texts = [m.text or "" for m in queuer.private_messages()[-3:]]
+                shown = f"{done}: {present.card(translator(lang), card)}."
+                assert any(shown in t for t in texts), (queuer.first_name, texts[-1])
             scanner.scan(game_id)
         assert service.game_info(game_id).status == "finished"
         assert tricks > 10
