@@ -5,6 +5,8 @@ reason when it is not allowed then; the Brigadier's "assign for me"; swaps queue
 from __future__ import annotations
 
 from engine import Phase
+from kolkhoz_tg import present
+from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import ActStatus, GameService, Kind
 from kolkhoz_tg.storage.models import Actor
 from tests.service.helpers import new_game
@@ -197,11 +199,15 @@ def _twin(service: GameService, chat_id: int) -> int:
 
 
 def _seen_by_others(service: GameService, game_id: int, but: int) -> tuple[object, ...]:
-    """What the group and every seat but ``but`` see of a game (views, moves, deadlines)."""
+    """What the group and every seat but ``but`` see of a game (views, moves, deadlines,
+    the board as the group reads it in both languages)."""
     board = service.board(game_id)
     others = tuple((service.seat_view(game_id, u).view, service.seat_view(game_id, u).legal)
                    for u in range(1, 5) if u != but)
-    return board.view, board.deadline, others
+    now = service.clock.now()
+    texts = tuple(present.board_message(translator(lang), board, now, "kolkhoz_bot").text
+                  for lang in ("en", "ru"))
+    return board.view, board.deadline, others, texts
 
 
 def test_a_queued_move_shows_nothing_to_anyone_else(service: GameService) -> None:
