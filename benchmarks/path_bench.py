@@ -13,13 +13,17 @@ One run prints, each next to its baseline and the ratio where there is one:
    engine), reads against writes;
 4. start-up: the time until a restarted bot answers a tap that waited for it, with no backlog
    and with every game owing undelivered notifications (moves made through the service alone),
-   and the time until that backlog is delivered.
+   and the time until that backlog is delivered;
+5. moves queued ahead: the next player queues their card (⏭) before the tap that brings
+   their turn; the Bot API calls and transactions of that tap, next to a card tap of a trick
+   that goes on without a queue (section 2), and of the queueing tap itself.
 
 Every application is started as ``run_polling`` starts it: ``initialize``, ``post_init`` (the
 bot's ``startup``), the updater, ``start``. PTB's rate limiter is off: it would measure
 Telegram's pace (20 messages a minute per group), not this code. Nothing here asserts a time.
 
-Run: ``python benchmarks/path_bench.py [--games 200] [--taps 300] [--seed 1] [--http]``
+Run: ``python benchmarks/path_bench.py [--games 200] [--taps 300] [--queued 60] [--seed 1]
+[--http]``
 (``--http``: the fake on a socket on 127.0.0.1, PTB talking HTTP to it as to a Bot API server).
 """
 
@@ -347,6 +351,79 @@ async def kolkhoz_taps(fake: TimedFake, app: App, service: GameService, counter:
     return {"latencies": latencies, "calls": calls, "group_posts": group_posts, "sql": sql}
 
 
+def queue_data(msg: StoredMessage | None, action: str) -> str | None:
+    """The callback data of the ⏭ button queueing ``action`` on a message, if it has one."""
+    if msg is None:
+        return None
+    return next((b.data for row in msg.buttons for b in row
+                 if b.data and b.data.startswith("q:") and b.data.endswith(":" + action)), None)
+
+
+def queue_setup(service: GameService, game_id: int, users: list[FakeUser],
+                rng: random.Random) -> tuple[tuple[FakeUser, StoredMessage, str],
+                                             tuple[FakeUser, StoredMessage, str]] | None:
+    """In a trick that goes on after the next player's card too: the card tap of the player
+    to act, and the ⏭ tap of the next player queueing a card that will be legal after it (of
+    the led suit when they hold one)."""
+    phase, trick = game_state(service, game_id)
+    if phase != "play" or trick is None or trick >= 2:
+        return None
+    tap = next_tap(service, game_id, users, rng)
+    if tap is None or tap[2].split(":")[3] != "play":
+        return None
+    user, _, data = tap
+    seat = service.seat_view(game_id, user.id).seat
+    view = service.board(game_id).view
+    assert view is not None
+    led = str(view.trick[0][1])[-1] if view.trick else data[-1]
+    nxt = next(u for u in users if service.seat_view(game_id, u.id).seat == (seat + 1) % 4)
+    sv = service.seat_view(game_id, nxt.id)
+    hand = [str(c) for c in sv.view.players[sv.seat].hand or ()]
+    card = next((c for c in hand if c[-1] == led), hand[0] if hand else None)
+    msg = nxt.last_message()
+    queue = queue_data(msg, f"play:{card}")
+    if queue is None or msg is None:
+        return None
+    return tap, (nxt, msg, queue)
+
+
+async def queued_taps(fake: TimedFake, service: GameService, counter: SqlCounter,
+                      players: dict[int, list[FakeUser]], taps: int, rng: random.Random,
+                      skip: int) -> dict[str, Any]:
+    """Section 5: ``taps`` card taps each followed, in its transaction, by the next player's
+    queued card; the queueing taps measured apart."""
+    calls: dict[str, list[collections.Counter[str]]] = collections.defaultdict(list)
+    sql: dict[str, list[collections.Counter[str]]] = collections.defaultdict(list)
+    plays: list[int] = []
+    game_ids = [g for g in players if g != skip]
+    attempts = 0
+    while len(calls["card, a queued card follows"]) < taps and attempts < taps * 40:
+        attempts += 1
+        game_id = rng.choice(game_ids)
+        found = queue_setup(service, game_id, players[game_id], rng)
+        if found is None:
+            # Not a trick that goes on: play on (not measured) until it is one.
+            tap = next_tap(service, game_id, players[game_id], rng)
+            if tap is not None:
+                await fake.tap_and_time(*tap)
+                await fake.wait_idle(timeout=60)
+            continue
+        (user, msg, data), queue = found
+        for label, (who, where, what) in (("queue a card (⏭)", queue),
+                                          ("card, a queued card follows", (user, msg, data))):
+            moves = len(service.action_log(game_id))
+            before_log, before_sql = len(fake.sent_log), counter.snapshot()
+            await fake.tap_and_time(who, where, what)
+            await fake.wait_idle(timeout=60)
+            after_sql = counter.snapshot() - before_sql
+            made = [c for c in fake.sent_log[before_log:] if c.method != "getUpdates"]
+            calls[label].append(collections.Counter(c.method for c in made))
+            sql[label].append(after_sql)
+            if label.startswith("card"):
+                plays.append(len(service.action_log(game_id)) - moves)
+    return {"calls": calls, "sql": sql, "plays": plays}
+
+
 async def bare_taps(fake: TimedFake, taps: int, like: StoredMessage) -> list[float]:
     """A minimal PTB bot that only answers the query, on the same fake, same polling; the
     message it taps is a copy of ``like`` (a player's private game message, with its text
@@ -439,19 +516,19 @@ def mean_counter(counters: list[collections.Counter[str]]) -> dict[str, float]:
     return {k: v / len(counters) for k, v in sorted(total.items())} if counters else {}
 
 
-async def main(games: int, taps: int, seed: int, http: bool = False) -> None:
+async def main(games: int, taps: int, seed: int, http: bool = False, queued: int = 60) -> None:
     global SERVER
     fake = TimedFake()
     if http:
         SERVER = await FakeBotApiServer(fake).start()
     try:
-        await run(fake, games, taps, seed)
+        await run(fake, games, taps, seed, queued)
     finally:
         if SERVER is not None:
             await SERVER.stop()
 
 
-async def run(fake: TimedFake, games: int, taps: int, seed: int) -> None:
+async def run(fake: TimedFake, games: int, taps: int, seed: int, queued: int = 60) -> None:
     rng = random.Random(seed)
     tmp = Path(tempfile.mkdtemp())
     url = f"sqlite:///{tmp / 'bench.sqlite3'}"
@@ -473,6 +550,8 @@ async def run(fake: TimedFake, games: int, taps: int, seed: int) -> None:
         t = time.perf_counter()
         res = await kolkhoz_taps(fake, app, service, counter, players, taps, rng, keep)
         print(f"  done in {time.perf_counter() - t:.1f} s", flush=True)
+        print(f"tapping {queued} cards after which a queued card is played ...", flush=True)
+        queue_res = await queued_taps(fake, service, counter, players, queued, rng, keep)
     service.db.dispose()
     errors = len(fake.app_errors)
     card_labels = [k for k in res["latencies"] if k.startswith("card")]
@@ -556,9 +635,43 @@ async def run(fake: TimedFake, games: int, taps: int, seed: int) -> None:
            ("backlog delivered", drained_cell(quiet), drained_cell(busy), "")])
     if busy.get("answer") is not None and busy["answer"] > 15:
         print("  (Telegram drops a callback answer after about 15 s: that tap would spin)")
+    print_queued(queue_res, res)
     if errors or fake.internal_errors:
         print(f"\nnote: the application raised {errors} errors, "
               f"the fake {len(fake.internal_errors)}")
+
+
+def print_queued(queue_res: dict[str, Any], res: dict[str, Any]) -> None:
+    """Section 5: what a tap that brings a queued card costs, next to a card tap of a trick
+    that goes on without one."""
+    plays = queue_res["plays"]
+    print("\n== 5. moves queued ahead: the tap whose transaction also plays the next player's "
+          f"queued card ({statistics.mean(plays) if plays else 0:.2f} moves per tap)")
+    normal = "card, trick goes on"
+    rows = [(normal, res["calls"].get(normal, []), res["sql"].get(normal, [])),
+            *((label, queue_res["calls"][label], queue_res["sql"][label])
+              for label in ("card, a queued card follows", "queue a card (⏭)"))]
+    figures: dict[str, tuple[float, float]] = {}
+    for label, counters, sqls in rows:
+        if not counters:
+            continue
+        means = mean_counter(counters)
+        total = sum(means.values())
+        m = mean_counter(sqls)
+        figures[label] = (total, m.get("write transactions", 0))
+        print(f"  {label:<28} ({len(counters):>4} taps): {total:.2f} calls "
+              + ", ".join(f"{k} {v:.2f}" for k, v in means.items())
+              + f"; {m.get('transactions', 0):.2f} transactions "
+              f"({m.get('write transactions', 0):.2f} writing), "
+              f"{m.get('statements', 0):.1f} statements")
+    if normal in figures and "card, a queued card follows" in figures:
+        calls, writes = (b - a for a, b in zip(figures[normal],
+                                               figures["card, a queued card follows"],
+                                               strict=True))
+        print(f"  the queued move on the tap that triggers it: {writes:+.2f} write transactions, "
+              f"{calls:+.2f} Bot API calls (the edit of its player's own message, in place of "
+              f"the {figures[normal][0]:.2f} calls and {figures[normal][1]:.2f} write "
+              "transactions of tapping it)")
 
 
 if __name__ == "__main__":
@@ -566,9 +679,11 @@ if __name__ == "__main__":
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=200, help="live games (default 200)")
     parser.add_argument("--taps", type=int, default=300, help="card taps (default 300)")
+    parser.add_argument("--queued", type=int, default=60,
+                        help="card taps followed by a queued card (default 60)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--http", action="store_true",
                         help="serve the fake on 127.0.0.1 and talk HTTP to it, as to a real "
                              "Bot API server (default: in-process, no sockets)")
     args = parser.parse_args()
-    asyncio.run(main(args.games, args.taps, args.seed, args.http))
+    asyncio.run(main(args.games, args.taps, args.seed, args.http, args.queued))

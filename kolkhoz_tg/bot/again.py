@@ -23,7 +23,7 @@ from telegram.ext import ContextTypes
 from kolkhoz_tg import present
 from kolkhoz_tg.bot.callbacks import Callback
 from kolkhoz_tg.bot.context import Deps, answer_quietly, call, command, service_error_text
-from kolkhoz_tg.bot.plan import TOPIC_OWN_KEY
+from kolkhoz_tg.bot.steps import TOPIC_OWN_KEY
 from kolkhoz_tg.present import notices as say
 from kolkhoz_tg.present.words import start_link
 from kolkhoz_tg.service import GameInfo, ServiceError

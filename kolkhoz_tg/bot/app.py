@@ -61,6 +61,7 @@ from kolkhoz_tg.bot.inline import on_chosen_inline, on_inline_query
 from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
 from kolkhoz_tg.bot.mygames import cmd_mygames, on_topic_named
 from kolkhoz_tg.bot.personal import cmd_away, cmd_settings, restore_away_ends
+from kolkhoz_tg.bot.premove import cmd_premove
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.bot.thinking import install_thinker, start_thinker, stop_thinker
 from kolkhoz_tg.bot.topics import on_topic_closed, on_topic_reopened
@@ -280,6 +281,7 @@ def build_application(
     for name, handler in COMMANDS:
         app.add_handler(CommandHandler(name, handler, filters=new))
     app.add_handler(CommandHandler(list(TYPED), cmd_typed, filters=new))
+    app.add_handler(CommandHandler("premove", cmd_premove, filters=new))
     app.add_handler(InlineQueryHandler(on_inline_query))
     app.add_handler(ChosenInlineResultHandler(on_chosen_inline))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

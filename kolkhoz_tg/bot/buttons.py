@@ -41,6 +41,7 @@ from kolkhoz_tg.bot.lobby import lobby_tap
 from kolkhoz_tg.bot.mygames import TAPS as MY_GAMES_TAPS
 from kolkhoz_tg.bot.mygames import my_games_tap
 from kolkhoz_tg.bot.practice import hint_tap, practice_tap, show_game
+from kolkhoz_tg.bot.premove import premove_tap
 from kolkhoz_tg.bot.retry import RetryingLimiter
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.present import taps
@@ -354,6 +355,7 @@ TAP_HANDLERS: dict[str, Callable[[Tap], Awaitable[None]]] = {
     "p": _practice_tap,
     "x": _explain_tap,
     "v": _view_tap,
+    "q": premove_tap,
 }
 
 

@@ -9,7 +9,8 @@ not an empty result).
 Kinds: ``a`` an action (payload: the engine action text, e.g. ``play:10H``), ``x`` explain why a
 shown card may not be played now, ``l`` a lobby operation, ``v`` show something (``board``,
 ``hand``, ``last``, ``score``, ``hint``), ``p`` a practice game's setup (game 0 before the
-game exists).
+game exists), ``q`` a move queued ahead of the player's turn (payload: the action text, tapped
+again to cancel; ``auto:1`` / ``auto:0``: the Brigadier's "assign for me" on or off).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 MAX_BYTES = 64
 #: The largest game id or version there can be (``games.id`` and ``version`` are INTEGER).
 MAX_ID = 2**31 - 1
-KINDS = frozenset("axlvp")
+KINDS = frozenset("axlvpq")
 _DIGITS = string.digits + string.ascii_lowercase
 _PAYLOAD_CHARS = frozenset(string.ascii_letters + string.digits + ":<>._-")
 
@@ -97,3 +98,7 @@ def view_button(game_id: int, version: int, what: str) -> str:
 
 def practice_button(game_id: int, version: int, op: str) -> str:
     return Callback("p", game_id, version, op).encode()
+
+
+def queue_button(game_id: int, version: int, action: str) -> str:
+    return Callback("q", game_id, version, action).encode()

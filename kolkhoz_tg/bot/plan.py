@@ -17,12 +17,28 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from engine import events as ev
 from kolkhoz_tg import present
+from kolkhoz_tg.bot.steps import (
+    BOARD_KEY,
+    BOARD_STYLE_KEY,
+    TOPIC_LOST_KEY,
+    TOPIC_OWN_KEY,
+    Acting,
+    Board,
+    CloseTopic,
+    GroupPost,
+    Plan,
+    Private,
+    PrivateNote,
+    Step,
+    live_key,
+    mention_key,
+    pm_key,
+)
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.present.notices import lobby_notice
 from kolkhoz_tg.service import GameInfo, Kind, Notification, Scene
@@ -40,16 +56,6 @@ from kolkhoz_tg.service.payloads import (
 from kolkhoz_tg.storage.models import Actor, GameStatus
 from kolkhoz_tg.timeutil import utc
 
-#: Game meta keys the bot keeps: the board message, and per player their game message, whether
-#: it carries move buttons, and the version they were last mentioned in the group for.
-BOARD_KEY = "board"
-#: How the board message now in the group shows the game: ``text`` or ``picture``.
-BOARD_STYLE_KEY = "board:style"
-#: Set on a game whose forum topic the bot opened for it: the topic is closed at the end.
-TOPIC_OWN_KEY = "topic:own"
-#: Set on a game paused because its forum topic was deleted (the topic's id): the game
-#: moved to "General" and goes on, there or in another topic, with /resume.
-TOPIC_LOST_KEY = "paused:topic_lost"
 RECENT_LINES = 3
 #: Group notifications after which every private message is out of date (it would look
 #: playable, or still say "paused").
@@ -62,119 +68,6 @@ GROUP_KINDS = frozenset({
     Kind.TIME_EXTENDED,  # (the board and the players' messages show the new deadline)
 })
 GROUP_KINDS |= {Kind.TOOK_BACK}
-
-
-def pm_key(user_id: int) -> str:
-    return f"pm:{user_id}"
-
-
-def live_key(user_id: int) -> str:
-    return f"pml:{user_id}"
-
-
-def mention_key(user_id: int) -> str:
-    return f"mention:{user_id}"
-
-
-@dataclass(frozen=True, slots=True)
-class Acting:
-    """The private message a player just tapped: their next decision edits it in place."""
-
-    user_id: int
-    chat_id: int
-    message_id: int
-
-
-# ---------------------------------------------------------------------- steps
-
-
-@dataclass(frozen=True, slots=True)
-class Board:
-    """Edit the group's board (send it when there is none, or when ``resend``); ``pin``
-    it (the game has just started)."""
-
-    chat_id: int
-    message_id: int | None
-    text: str
-    keyboard: present.Keyboard
-    pin: bool = False
-    resend: bool = False
-    notes: tuple[int, ...] = ()
-    #: The board as a picture (``/settings board picture``): ``text`` is its caption.
-    photo: bool = False
-    #: The forum topic to send it to (None: "General", or a chat without topics).
-    topic_id: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class GroupPost:
-    """A new message in the group (HTML when ``html``); ``once``: a meta key and value
-    stored after it is sent (and checked by the planner, so it goes out once)."""
-
-    chat_id: int
-    text: str
-    keyboard: present.Keyboard = field(default_factory=list)
-    html: bool = False
-    once: tuple[str, Any] | None = None
-    notes: tuple[int, ...] = ()
-    #: The forum topic to post in (None: "General", or a chat without topics).
-    topic_id: int | None = None
-    #: A record of the game (the year's summary, the final table): when the topic turns
-    #: out to be gone it is posted where the game goes on, not dropped like a mention.
-    record: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Private:
-    """A player's game message: edit ``edit`` in place, or send a new one (deleting
-    ``replaces`` when it still carried move buttons). ``live``: this one carries move
-    buttons. ``mention``: what to post in the group when the bot cannot write to them."""
-
-    user_id: int
-    text: str
-    keyboard: present.Keyboard
-    edit: int | None
-    replaces: int | None
-    live: bool
-    mention: GroupPost | None = None
-    notes: tuple[int, ...] = ()
-    #: The message this one supersedes, kept as a record of the player's last move: it
-    #: loses its buttons (its cards are no longer theirs to tap), so that each chat has one
-    #: message per game with buttons.
-    strips: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PrivateNote:
-    """A one-off private message (a reminder, a move played for them, a stand-in)."""
-
-    user_id: int
-    text: str
-    mention: GroupPost | None = None
-    notes: tuple[int, ...] = ()
-    keyboard: present.Keyboard = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class CloseTopic:
-    """Close the forum topic the bot opened for a game that is over (errors ignored)."""
-
-    chat_id: int
-    topic_id: int
-    notes: tuple[int, ...] = ()
-
-
-Step = Board | GroupPost | Private | PrivateNote | CloseTopic
-
-
-@dataclass
-class Plan:
-    """The steps for one game, and the notifications that need no step (delivered once
-    the plan is carried out)."""
-
-    game_id: int
-    steps: list[Step] = field(default_factory=list)
-    free: list[int] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------- planning
@@ -206,6 +99,9 @@ def plan(
     _plan_turns(out, turns, scene, now, bot_username, acting, forced)
     refresh = _to_refresh(notes, group, scene, acting, list(turns), reminded, forced,
                           board_changed=bool(board_notes))
+    # A move made from a player's queue: their message shows it made (and their hand).
+    refresh += [u for u, sv in scene.seats.items() if sv.premove.played and u not in refresh
+                and u not in turns and scene.game.meta.get(pm_key(u))]
     for user_id in refresh:
         step = private_step(scene, user_id, now, bot_username, acting, new=False,
                             forced=forced.get(user_id, ()),

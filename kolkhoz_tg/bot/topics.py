@@ -27,7 +27,7 @@ from telegram.ext import ContextTypes
 
 from kolkhoz_tg.bot.context import Deps, Place, call, deps, place_of
 from kolkhoz_tg.bot.delivery import topic_gone
-from kolkhoz_tg.bot.plan import BOARD_KEY, TOPIC_LOST_KEY, TOPIC_OWN_KEY
+from kolkhoz_tg.bot.steps import BOARD_KEY, TOPIC_LOST_KEY, TOPIC_OWN_KEY
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present import topics as say
 from kolkhoz_tg.service import GameInfo, ServiceError

@@ -15,6 +15,7 @@ from kolkhoz_tg.bot.callbacks import action_button, explain_button, view_button
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.board import winners_line
 from kolkhoz_tg.present.keyboard import Button, Keyboard, Message
+from kolkhoz_tg.present.premoves import auto_assign_rows, premove_lines, premove_rows
 from kolkhoz_tg.present.words import SUIT_SYMBOLS, card, cards, job_name, seat_name
 from kolkhoz_tg.service.ratings import places
 from kolkhoz_tg.service.records import GameInfo, SeatView
@@ -245,6 +246,8 @@ def private(
         lines.append("⏳ " + _("Not your move now: the board in the group shows whose it is. "
                               "I will write when it is yours."))
     if not ended:
+        lines += premove_lines(tr, sv)
+    if not ended:
         lines.append(hand_text(tr, view))
     return Message("\n".join(lines), [] if ended else private_keyboard(tr, sv))
 
@@ -332,6 +335,8 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
             for a in typed.assignments(typed.pending[0])
         ]
         rows.extend(options[i : i + 2] for i in range(0, len(options), 2))
+    elif queue := premove_rows(tr, sv):
+        rows.extend(queue)
     elif hand:
         buttons = []
         for c in hand:
@@ -349,6 +354,7 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
         # Practice only: in a group game a hint would be playing with help.
         rows.append([Button("💡 " + _("Hint: what would a bot play?"),
                             view_button(gid, ver, "hint"))])
+    rows.extend(auto_assign_rows(tr, sv))
     rows.append([
         Button("📋 " + _("Board"), view_button(gid, ver, "board")),
         Button("🕘 " + _("Last trick"), view_button(gid, ver, "last")),

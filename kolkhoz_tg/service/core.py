@@ -22,6 +22,7 @@ part (module)           what it does
 ``practice`` (practice) practice games and hints
 ``takebacks``           a card taken back (takeback)
 ``faults`` (faults)     no penalty for our own faults: late turns, downtime
+``premoves`` (queueing) moves queued ahead, a Brigadier's tricks assigned for them
 ======================= ============================================================
 """
 
@@ -42,6 +43,7 @@ from kolkhoz_tg.service.outbox import OutboxService
 from kolkhoz_tg.service.people import PeopleService
 from kolkhoz_tg.service.play import PlayService
 from kolkhoz_tg.service.practice import PracticeService
+from kolkhoz_tg.service.queueing import PremoveService
 from kolkhoz_tg.service.rating_store import RatingsService
 from kolkhoz_tg.service.reading import ReadingService
 from kolkhoz_tg.service.takeback import TakeBackService
@@ -82,6 +84,7 @@ class GameService:
         self.practice = PracticeService(kernel)
         self.takebacks = TakeBackService(kernel)
         self.faults = FaultService(kernel)
+        self.premoves = PremoveService(kernel)
 
         # The facade: each public name below is one part's own method, bound here, so its
         # signature, types and docstring are the part's (open the part to read it).
@@ -142,6 +145,9 @@ class GameService:
         self.resume = self.play.resume
         self.move_game = self.play.move_game
         self.set_meta = self.play.set_meta
+        # moves queued ahead
+        self.premove = self.premoves.premove
+        self.set_auto_assign = self.premoves.set_auto_assign
         # take-back
         self.take_back = self.takebacks.take_back
         self.set_chat_takeback = self.takebacks.set_chat_takeback

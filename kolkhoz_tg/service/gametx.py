@@ -39,6 +39,7 @@ from kolkhoz_tg.service.payloads import (
     YourTurn,
 )
 from kolkhoz_tg.service.payloads import GameOver as GameOverPayload
+from kolkhoz_tg.service.premoves import QueueLog, forget_at_deal, play_queued
 from kolkhoz_tg.service.records import PRACTICE_KEY, Kind
 from kolkhoz_tg.storage.models import (
     ActionRow,
@@ -93,6 +94,8 @@ class Views:
         self._views: dict[int | None, dict[str, Any]] = {}
         self._actions: dict[int, list[Action]] = {}
         self._legal: dict[int, list[str]] = {}
+        #: What the transaction did with queued moves (kept across moves: not cleared).
+        self.queue_log = QueueLog()
 
     def typed(self, seat: int | None, legal: bool = False) -> View:
         """The view for ``seat`` (None: the public one); ``legal``: with the seat's legal
@@ -164,6 +167,11 @@ class GameTx:
 
     # ------------------------------------------------------------------ moves
 
+    @property
+    def queue_log(self) -> QueueLog:
+        """The queued moves this transaction played or dropped."""
+        return self.views.queue_log
+
     def waits_for_human(self, seat: int) -> bool:
         row = self.seats[seat]
         return not row.is_bot and not row.standin
@@ -180,6 +188,7 @@ class GameTx:
             closing = self.views.typed(None)
         events = game.apply(seat, action)
         self.views.clear()
+        forget_at_deal(self, events)
         text = game.log[-1][1]
         assert self.row.id is not None
         self.actions.append(
@@ -229,6 +238,8 @@ class GameTx:
                     if action is None:
                         continue  # a search bot: it thinks after the commit
                     self.play_for_ai(seat, action)
+                    break
+                if (row.premove or row.auto_assign) and play_queued(self, seat):
                     break
                 forced = game.forced_action(seat)
                 if forced is not None:

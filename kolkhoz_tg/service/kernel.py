@@ -551,7 +551,10 @@ class Kernel:
                 legal = views.legal(seat) if seat in to_act else []
                 seat_views[user_id] = SeatView(info, seat, views.typed(seat, bool(legal)),
                                                legal, seat in to_act, row.deadline,
-                                               can_take_back(row, views.game, seat, chat))
+                                               can_take_back=can_take_back(row, views.game, seat,
+                                                                           chat),
+                                               premove=views.queue_log.premove(
+                                                   seats[seat], views.game, active))
         return Scene(
             game=info,
             board=BoardView(info, None if views is None else views.typed(None), row.deadline),

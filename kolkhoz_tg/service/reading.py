@@ -25,6 +25,7 @@ from kolkhoz_tg.service.common import (
 from kolkhoz_tg.service.errors import NotAllowed, NotFound, WrongState
 from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.payloads import LoggedMove
+from kolkhoz_tg.service.premoves import premove_of
 from kolkhoz_tg.service.records import (
     BoardView,
     GameInfo,
@@ -174,6 +175,7 @@ class ReadingService:
                 to_act=active and seat.seat in game.to_act,
                 deadline=row.deadline,
                 can_take_back=can_take_back(row, game, seat.seat, s.get(ChatRow, row.chat_id)),
+                premove=premove_of(seat, game, active),
             )
 
     def board(self, game_id: int) -> BoardView:

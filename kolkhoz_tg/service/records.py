@@ -246,6 +246,26 @@ class GameInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Premove:
+    """A player's moves queued ahead, as only they may see them: what is queued now, what
+    the change that brought their turn did with it, and whether the heuristic places their
+    tricks as Brigadier ("assign for me")."""
+
+    #: The action text queued now (None: nothing).
+    queued: str | None = None
+    #: The queued actions this change played for them (when their turn came).
+    played: tuple[str, ...] = ()
+    #: The queued action this change dropped (not allowed when their turn came), and why
+    #: (the engine's reason code).
+    dropped: str | None = None
+    reason: str | None = None
+    auto_assign: bool = False
+    #: The kind of action (``play``, ``swap``, ``pass``) that may be queued now, None:
+    #: nothing (the game is not running, or the player decides it now).
+    kind: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SeatView:
     """What one player may see now, plus what they may do (for the private message)."""
 
@@ -257,6 +277,8 @@ class SeatView:
     deadline: datetime | None
     #: The player may take back the card they have just played (kolkhoz_tg.service.takeback).
     can_take_back: bool = False
+    #: What the player queued ahead (theirs alone to see).
+    premove: Premove = Premove()
 
 
 @dataclass(frozen=True, slots=True)

@@ -184,6 +184,11 @@ class SeatRow(SQLModel, table=True):
     reminders: list[str] = Field(default_factory=list, sa_type=sa.JSON(), nullable=False)
     remind_at: datetime | None = _utc_column()
     joined_at: datetime = Field(default_factory=_now, sa_type=UTCDateTime(), nullable=False)
+    #: The move its player queued for their next decision (an action text), NULL: none;
+    #: played or dropped when that decision comes (migration 0006).
+    premove: str | None = Field(default=None, max_length=32)
+    #: The heuristic places this seat's tricks when it is the Brigadier ("assign for me").
+    auto_assign: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
 
 
 class ActionRow(SQLModel, table=True):

@@ -50,6 +50,6 @@ def test_encoding_refuses_what_telegram_would() -> None:
     with pytest.raises(ValueError):
         Callback("a", 1, 1, "x" * 64).encode()
     with pytest.raises(ValueError):
-        Callback("q", 1, 1, "join").encode()
+        Callback("z", 1, 1, "join").encode()
     with pytest.raises(ValueError):
         Callback("l", MAX_ID + 1, 1, "join").encode()

@@ -7,7 +7,8 @@ from datetime import timedelta
 
 import pytest
 
-from kolkhoz_tg.bot.plan import Private, PrivateNote, plan
+from kolkhoz_tg.bot.plan import plan
+from kolkhoz_tg.bot.steps import Private, PrivateNote
 from kolkhoz_tg.service import GameService, Kind, Notification
 from kolkhoz_tg.timeutil import FakeClock
 from tests.service.helpers import new_game

@@ -10,7 +10,7 @@ import pytest
 
 from engine import Phase
 from kolkhoz_tg.bot.callbacks import view_button
-from kolkhoz_tg.bot.plan import BOARD_KEY
+from kolkhoz_tg.bot.steps import BOARD_KEY
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.service.takeback import TAKEBACK, effective_log

@@ -18,14 +18,8 @@ from telegram.ext import Application
 from kolkhoz_tg.bot.app import shutdown
 from kolkhoz_tg.bot.buttons import misplaced
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, topic_of
-from kolkhoz_tg.bot.plan import (
-    TOPIC_LOST_KEY,
-    TOPIC_OWN_KEY,
-    Board,
-    CloseTopic,
-    GroupPost,
-    plan,
-)
+from kolkhoz_tg.bot.plan import plan
+from kolkhoz_tg.bot.steps import TOPIC_LOST_KEY, TOPIC_OWN_KEY, Board, CloseTopic, GroupPost
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import GameService
 from kolkhoz_tg.timeutil import FakeClock

@@ -41,7 +41,7 @@ from kolkhoz_tg.bot.delivery.settle import Outcome, Settler
 from kolkhoz_tg.bot.delivery.steps import StepRunner
 from kolkhoz_tg.bot.delivery.topic_loss import TopicLoss
 from kolkhoz_tg.bot.pace import GroupPace
-from kolkhoz_tg.bot.plan import BOARD_KEY, Acting, Board, Plan
+from kolkhoz_tg.bot.steps import BOARD_KEY, Acting, Board, Plan
 from kolkhoz_tg.i18n import Translator, translator
 from kolkhoz_tg.service import (
     FAULT_GRACE,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from kolkhoz_tg.bot.delivery.claims import Claims
 from kolkhoz_tg.bot.pace import BOARD, URGENT
-from kolkhoz_tg.bot.plan import (
+from kolkhoz_tg.bot.steps import (
     Acting,
     Board,
     CloseTopic,

@@ -20,7 +20,7 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from kolkhoz_tg.bot.plan import GroupPost
+from kolkhoz_tg.bot.steps import GroupPost
 from kolkhoz_tg.service import Busy
 
 if TYPE_CHECKING:

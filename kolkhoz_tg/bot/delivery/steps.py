@@ -32,7 +32,8 @@ from kolkhoz_tg.bot.delivery.sender import (
 )
 from kolkhoz_tg.bot.delivery.settle import Outcome
 from kolkhoz_tg.bot.pace import BOARD, URGENT
-from kolkhoz_tg.bot.plan import (
+from kolkhoz_tg.bot.retry import PREPAID
+from kolkhoz_tg.bot.steps import (
     BOARD_KEY,
     BOARD_STYLE_KEY,
     TOPIC_LOST_KEY,
@@ -46,7 +47,6 @@ from kolkhoz_tg.bot.plan import (
     live_key,
     pm_key,
 )
-from kolkhoz_tg.bot.retry import PREPAID
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.service import Scene, ServiceError
 

@@ -19,7 +19,7 @@ from kolkhoz_tg import present
 from kolkhoz_tg.bot.delivery.claims import Claims
 from kolkhoz_tg.bot.delivery.sender import Passing, TopicGone
 from kolkhoz_tg.bot.delivery.settle import Outcome
-from kolkhoz_tg.bot.plan import TOPIC_LOST_KEY, TOPIC_OWN_KEY, GroupPost
+from kolkhoz_tg.bot.steps import TOPIC_LOST_KEY, TOPIC_OWN_KEY, GroupPost
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.service import NotAllowed, Notification, ServiceError
 
