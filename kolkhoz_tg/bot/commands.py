@@ -472,16 +472,7 @@ async def _private_game_for(c: Cmd, action: str) -> GameInfo | None:
     """The game a move typed in private is for: the one of the sender's running games where
     it is legal now; with none, the game that waits for them (which then says why not);
     with several, None after asking them to use the game's own buttons."""
-    fits = []
-    for game in await call(c.d.service.games_of_user, c.user.id):
-        if game.status != "active":
-            continue
-        try:
-            sv = await call(c.d.service.seat_view, game.id, c.user.id)
-        except ServiceError:  # it ended, or they left, just now
-            continue
-        if action in sv.legal:
-            fits.append(game)
+    fits = [game for game, sv in await c.running_seats() if action in sv.legal]
     if len(fits) == 1:
         return fits[0]
     if fits:

@@ -28,6 +28,7 @@ from kolkhoz_tg.service import (
     Busy,
     GameInfo,
     GameService,
+    SeatView,
     ServiceError,
 )
 from kolkhoz_tg.service.takeback import TAKEBACK
@@ -366,6 +367,20 @@ class Cmd:
             await self.reply(present.no_game_in_play(self.tr))
             return None
         return game
+
+
+    async def running_seats(self) -> list[tuple[GameInfo, SeatView]]:
+        """The sender's running games, each with what their seat sees (a game that ended,
+        or that they left, just now is left out)."""
+        out = []
+        for game in await call(self.d.service.games_of_user, self.user.id):
+            if game.status != "active":
+                continue
+            try:
+                out.append((game, await call(self.d.service.seat_view, game.id, self.user.id)))
+            except ServiceError:
+                continue
+        return out
 
 
 async def command(

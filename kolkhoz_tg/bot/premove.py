@@ -104,13 +104,7 @@ async def _games_for(c: Cmd, text: str) -> list[tuple[GameInfo, str]]:
     play reads as the card to pass where a pass is next) or made now, with the action for
     each."""
     fits = []
-    for game in await call(c.d.service.games_of_user, c.user.id):
-        if game.status != "active":
-            continue
-        try:
-            sv = await call(c.d.service.seat_view, game.id, c.user.id)
-        except ServiceError:
-            continue
+    for game, sv in await c.running_seats():
         action = Action.parse(text)
         if sv.premove.kind == ActionKind.PASS.value and action.kind is ActionKind.PLAY:
             assert action.card is not None

@@ -8,6 +8,8 @@ decision the player faces now is a move, made at once like ``act()``.
 
 from __future__ import annotations
 
+from sqlmodel import Session
+
 from engine import Action, InvalidAction
 from engine.phase import Phase
 from kolkhoz_tg.service.common import ACTIVE, Conflict
@@ -42,16 +44,10 @@ class PremoveService:
             return ActResult(ActStatus.INVALID, game_id, 0, reason="invalid")
         try:
             with self.kernel.write() as s:
-                row, seats, people, chat = self.kernel.load_for_move(s, game_id)
-                if row is None:
-                    raise NotFound(f"no game {game_id}", "game_not_found")
-                seat = next((r for r in seats.values() if r.user_id == user_id), None)
-                locale = self._locale(people.get(user_id), chat)
-                if seat is None:
-                    return ActResult(ActStatus.NOT_SEATED, game_id, row.version, locale=locale)
-                if row.status != ACTIVE:
-                    return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat,
-                                     reason=row.status, locale=locale)
+                found = self._seated(s, game_id, user_id)
+                if isinstance(found, ActResult):
+                    return found
+                row, seats, seat, locale = found
                 tx = self.kernel.open_tx(s, row, seats)
                 if action is not None and decides_now(tx.game, seat.seat, action):
                     result = self._play_now(tx, seat, action)
@@ -66,6 +62,23 @@ class PremoveService:
         return ActResult(result.status, game_id, result.version, seat.seat,
                          reason=result.reason, events=result.events,
                          notifications=result.notifications, scene=scene, locale=locale)
+
+    def _seated(
+        self, s: Session, game_id: int, user_id: int
+    ) -> tuple[GameRow, dict[int, SeatRow], SeatRow, str | None] | ActResult:
+        """The game locked for a change by the user, their seat and language; or the
+        refusal when they have no seat in it or it is not running."""
+        row, seats, people, chat = self.kernel.load_for_move(s, game_id)
+        if row is None:
+            raise NotFound(f"no game {game_id}", "game_not_found")
+        seat = next((r for r in seats.values() if r.user_id == user_id), None)
+        locale = self._locale(people.get(user_id), chat)
+        if seat is None:
+            return ActResult(ActStatus.NOT_SEATED, game_id, row.version, locale=locale)
+        if row.status != ACTIVE:
+            return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat,
+                             reason=row.status, locale=locale)
+        return row, seats, seat, locale
 
     def _queue(
         self, tx: GameTx, seat: SeatRow, action: Action | None, toggle: bool
@@ -105,16 +118,10 @@ class PremoveService:
         once (a move: the version changes, the notifications follow). DUPLICATE when it was
         so already."""
         with self.kernel.write() as s:
-            row, seats, people, chat = self.kernel.load_for_move(s, game_id)
-            if row is None:
-                raise NotFound(f"no game {game_id}", "game_not_found")
-            seat = next((r for r in seats.values() if r.user_id == user_id), None)
-            locale = self._locale(people.get(user_id), chat)
-            if seat is None:
-                return ActResult(ActStatus.NOT_SEATED, game_id, row.version, locale=locale)
-            if row.status != ACTIVE:
-                return ActResult(ActStatus.NOT_ACTIVE, game_id, row.version, seat.seat,
-                                 reason=row.status, locale=locale)
+            found = self._seated(s, game_id, user_id)
+            if isinstance(found, ActResult):
+                return found
+            row, seats, seat, locale = found
             status = ActStatus.DUPLICATE if seat.auto_assign == on else ActStatus.APPLIED
             seat.auto_assign = on
             tx = self.kernel.open_tx(s, row, seats)
