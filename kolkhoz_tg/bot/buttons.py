@@ -37,6 +37,7 @@ from kolkhoz_tg.bot.context import (
     topic_of,
 )
 from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting
+from kolkhoz_tg.bot.group_hand import CARDS, cards_tap
 from kolkhoz_tg.bot.lobby import lobby_tap
 from kolkhoz_tg.bot.mygames import TAPS as MY_GAMES_TAPS
 from kolkhoz_tg.bot.mygames import my_games_tap
@@ -61,7 +62,7 @@ WAIT = "wait"
 #: ``hand``: their cards as a picture, in private).
 VIEWS = frozenset({"board", "last", "back", "hand", "hint"})
 #: ``takeback``: the player takes back the card they have just played (:func:`_take_back_tap`).
-VIEWS = VIEWS | {TAKEBACK}
+VIEWS = VIEWS | {TAKEBACK, CARDS}
 
 # ---------------------------------------------------------------------- buttons
 
@@ -265,11 +266,10 @@ async def _view_tap(tap: Tap) -> None:
     """``v``: the last trick in an alert, the board in the private chat, or there the
     player's own cards as a picture."""
     d, cb = tap.d, tap.cb
-    if cb.payload == TAKEBACK:
-        await _take_back_tap(tap)
-        return
-    if cb.payload == "hand":
-        await _hand_picture(tap)
+    special = {TAKEBACK: _take_back_tap, "hand": _hand_picture,
+               CARDS: cards_tap}.get(cb.payload)  # (CARDS: "🃏 My cards", the hand in the group)
+    if special is not None:
+        await special(tap)
         return
     if cb.payload == "hint":
         await hint_tap(tap.query, tap.context, tap.tr, cb.game_id, tap.user_id)

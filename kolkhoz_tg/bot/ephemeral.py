@@ -54,7 +54,7 @@ class Ephemeral:
         placeholder: str, text: str, markup: InlineKeyboardMarkup | None,
         in_place: bool = False,
     ) -> EphemeralRef | None:
-        """Show ``text`` (HTML) to ``user_id`` alone in the group, in answer to their tap
+        """Show ``text`` (plain) to ``user_id`` alone in the group, in answer to their tap
         ``query_id`` (within Telegram's 15 s), in place of the tapped message when
         ``in_place``. Returns where it is, or None when it could not be done (an older
         server, an error: logged once, never raised); nothing secret was shown then."""
@@ -93,10 +93,12 @@ class Ephemeral:
             log.info("could not take back the placeholder in chat %s: %s", chat_id, exc)
 
     async def edit(self, bot: Bot, ref: EphemeralRef, text: str,
-                   markup: InlineKeyboardMarkup | None) -> bool:
-        """Replace the message's text (HTML) and buttons; False if Telegram refused (it
-        may be gone: expired, or the app restarted)."""
-        kwargs: dict[str, object] = {**ref.ids(), "text": text, "parse_mode": ParseMode.HTML}
+                   markup: InlineKeyboardMarkup | None, *, html: bool = False) -> bool:
+        """Replace the message's text (plain, or HTML when ``html``) and buttons; False if
+        Telegram refused (it may be gone: expired, or the app restarted)."""
+        kwargs: dict[str, object] = {**ref.ids(), "text": text}
+        if html:
+            kwargs["parse_mode"] = ParseMode.HTML
         if markup is not None:
             kwargs["reply_markup"] = markup.to_json()
         try:

@@ -22,6 +22,7 @@ from datetime import datetime
 
 from engine import events as ev
 from kolkhoz_tg import present
+from kolkhoz_tg.bot.callbacks import view_button
 from kolkhoz_tg.bot.steps import (
     BOARD_KEY,
     BOARD_STYLE_KEY,
@@ -30,11 +31,13 @@ from kolkhoz_tg.bot.steps import (
     Acting,
     Board,
     CloseTopic,
+    GroupHand,
     GroupPost,
     Plan,
     Private,
     PrivateNote,
     Step,
+    eph_key,
     live_key,
     mention_key,
     pm_key,
@@ -108,7 +111,25 @@ def plan(
                             rating=(ratings or {}).get(user_id))
         if step is not None:
             out.steps.append(step)
+    _plan_group_hands(out, scene, now, bot_username, board_changed=bool(board_notes))
     return out
+
+
+def _plan_group_hands(
+    out: Plan, scene: Scene, now: datetime, bot_username: str, *, board_changed: bool
+) -> None:
+    """A hand shown in the group to its player alone reads as their game message: it is
+    edited with it, and whenever the game changes (so it never offers a stale move)."""
+    planned = {s.user_id: s for s in out.steps if isinstance(s, Private)}
+    for user_id, sv in scene.seats.items():
+        shown = scene.game.meta.get(eph_key(user_id))
+        if not shown or (user_id not in planned and not board_changed):
+            continue
+        step = planned.get(user_id) or private_step(scene, user_id, now, bot_username,
+                                                    new=False)
+        if step is not None and sv is not None:
+            out.steps.append(GroupHand(scene.game.chat_id, user_id, int(shown), step.text,
+                                       step.keyboard))
 
 
 def _plan_group(
@@ -390,7 +411,9 @@ def reminder_mention(
         text = tr.gettext("{name}, it is your move. Open a private chat with me to see your "
                           "cards.", name=link)
     keyboard = [[present.Button("✉️ " + tr.gettext("Open my cards"),
-                               url=present.deep_link(bot_username, game.id))]]
+                               url=present.deep_link(bot_username, game.id)),
+                 present.Button("🃏 " + tr.gettext("My cards"),
+                                view_button(game.id, game.version, "cards"))]]
     return GroupPost(game.chat_id, text, keyboard, html=True, once=(key, note.id),
                      topic_id=game.topic_id)
 

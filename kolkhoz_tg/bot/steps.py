@@ -34,6 +34,11 @@ def mention_key(user_id: int) -> str:
     return f"mention:{user_id}"
 
 
+def eph_key(user_id: int) -> str:
+    """The player's hand shown in the group to them alone (an ephemeral message): its id."""
+    return f"eph:{user_id}"
+
+
 @dataclass(frozen=True, slots=True)
 class Acting:
     """The private message a player just tapped: their next decision edits it in place."""
@@ -122,7 +127,20 @@ class CloseTopic:
     notes: tuple[int, ...] = ()
 
 
-Step = Board | GroupPost | Private | PrivateNote | CloseTopic
+@dataclass(frozen=True, slots=True)
+class GroupHand:
+    """Edit the player's hand shown in the group to them alone (an ephemeral message,
+    opened by "🃏 My cards") to read as their game message does now."""
+
+    chat_id: int
+    user_id: int
+    ephemeral_id: int
+    text: str
+    keyboard: present.Keyboard
+    notes: tuple[int, ...] = ()
+
+
+Step = Board | GroupPost | Private | PrivateNote | CloseTopic | GroupHand
 
 
 @dataclass

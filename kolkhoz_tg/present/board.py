@@ -9,7 +9,7 @@ from datetime import datetime
 from engine.cards import Card
 from engine.phase import Phase
 from engine.views import View
-from kolkhoz_tg.bot.callbacks import lobby_button
+from kolkhoz_tg.bot.callbacks import lobby_button, view_button
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.keyboard import MAX_CAPTION, Button, Keyboard, Message
 from kolkhoz_tg.present.lobby import lobby_message
@@ -286,7 +286,7 @@ def board_message(
     if game.status == GameStatus.ACTIVE and not view.over and not game.practice:
         # (A practice board is in the private chat already, next to the player's cards.)
         keyboard = [[
-            Button("🃏 " + _("My cards"), inline_query=f"g{game.id} "),
+            Button("🃏 " + _("My cards"), view_button(game.id, game.version, "cards")),
             Button("✉️ " + _("Private chat"), url=deep_link(bot_username, game.id)),
         ]]
     elif game.status == GameStatus.FINISHED and not game.practice:

@@ -16,7 +16,7 @@ from kolkhoz_tg.present import full_rules
 from kolkhoz_tg.service import GameService
 from tests.faketg import FakeChat, FakeTelegram, FakeUser, StoredMessage
 
-TEXT_METHODS = ("sendMessage", "editMessageText")
+TEXT_METHODS = ("sendMessage", "editMessageText", "editEphemeralMessageText")
 RULES_TEXTS = frozenset(part for lang in ("ru", "en") for part in full_rules(lang) or [])
 
 
@@ -129,8 +129,11 @@ class LeakScanner:
                 # An edit of a move chosen inline (a ✅): what the player's choice posted
                 # was public when Telegram posted it, before the move could end the year.
                 text = text.removeprefix(posted.history[0][0])
-            if inline_id or str(chat) == str(self.group.id):
-                reader: int | None = None
+            receiver = call.params.get("receiver_user_id")
+            if receiver is not None:  # an ephemeral message: its receiver alone reads it
+                reader: int | None = seat_of.get(int(receiver))
+            elif inline_id or str(chat) == str(self.group.id):
+                reader = None
             else:
                 reader = seat_of.get(int(chat)) if chat is not None else None
             self.scanned += 1

@@ -40,6 +40,7 @@ from kolkhoz_tg.bot.delivery.sender import Passing, Sender, ShownCache, TopicGon
 from kolkhoz_tg.bot.delivery.settle import Outcome, Settler
 from kolkhoz_tg.bot.delivery.steps import StepRunner
 from kolkhoz_tg.bot.delivery.topic_loss import TopicLoss
+from kolkhoz_tg.bot.ephemeral import Ephemeral
 from kolkhoz_tg.bot.pace import GroupPace
 from kolkhoz_tg.bot.steps import BOARD_KEY, Acting, Board, Plan
 from kolkhoz_tg.i18n import Translator, translator
@@ -106,6 +107,8 @@ class Deliverer:
         #: of the group's budget all the same).
         self.shown: ShownCache = ShownCache()
         self.sender = Sender(bot, service, self.shown)
+        #: The players' hands shown in their groups to them alone (Bot API 10.3).
+        self.ephemeral = Ephemeral()
         self.settler = Settler(self)
         self.steps = StepRunner(self)
         self.group = GroupQueues(self)

@@ -31,6 +31,7 @@ from kolkhoz_tg.bot.delivery.sender import (
     message_gone,
 )
 from kolkhoz_tg.bot.delivery.settle import Outcome
+from kolkhoz_tg.bot.ephemeral import EphemeralRef
 from kolkhoz_tg.bot.pace import BOARD, URGENT
 from kolkhoz_tg.bot.retry import PREPAID
 from kolkhoz_tg.bot.steps import (
@@ -39,11 +40,13 @@ from kolkhoz_tg.bot.steps import (
     TOPIC_LOST_KEY,
     Board,
     CloseTopic,
+    GroupHand,
     GroupPost,
     Plan,
     Private,
     PrivateNote,
     Step,
+    eph_key,
     live_key,
     pm_key,
 )
@@ -192,8 +195,22 @@ class StepRunner:
         elif isinstance(step, CloseTopic):
             with contextlib.suppress(TelegramError):
                 await self.sender.bot.close_forum_topic(step.chat_id, step.topic_id)
+        elif isinstance(step, GroupHand):
+            await self._group_hand(step, out)
         else:
             await self._private_note(step, out)
+
+    async def _group_hand(self, step: GroupHand, out: Outcome) -> None:
+        """Edit the hand the player sees in the group; one that is gone (Telegram keeps
+        them a while only) is forgotten, and "🃏 My cards" opens a new one."""
+        ref = EphemeralRef(step.chat_id, step.user_id, step.ephemeral_id)
+        if self.shown.same(step.chat_id, -step.ephemeral_id, step.text, step.keyboard):
+            return
+        if await self.deliverer.ephemeral.edit(self.sender.bot, ref, step.text,
+                                               markup(step.keyboard)):
+            self.shown.put(step.chat_id, -step.ephemeral_id, step.text, step.keyboard)
+        else:
+            out.meta[eph_key(step.user_id)] = None
 
 
     async def _board(
