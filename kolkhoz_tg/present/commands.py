@@ -92,9 +92,9 @@ def help_lines(tr: Translator) -> tuple[list[str], list[str]]:
         "/settings — " + _("your time zone and quiet hours (reminders wait for the morning)"),
         "/stats — " + _("your ratings"),
         "/log — " + _("your last finished game, move by move"),
-        "/premove 9H, /premove off — " + _("queue the card to play when your turn comes (or "
-                                           "tap ⏭ on a card in your game message; again: "
-                                           "cancel); nobody else sees it"),
+        _("/premove 9H, /premove off") + " — " + _(
+            "queue the card to play when your turn comes (or tap ⏭ on a card in your game "
+            "message; again: cancel); nobody else sees it"),
         "⚡ — " + _("as Brigadier, let the bot place your tricks for the rest of the game "
                    "(tap again to stop)"),
     ]

@@ -178,6 +178,6 @@ async def test_my_games_in_russian_and_the_welcome_button(
         assert "👉 Ваш ход в 1 игре:" in text and "⏳ Ещё 1 игра:" in text
         assert "он перешёл к вам 21 час назад" in text
         assert "ход начался 2 часа назад" in text
-        assert f"«Колхоз» № {game_b} в чате «Форум», тема «Карты»" in text
+        assert f"«Колхоз» № {game_b} в чате «Форум», в теме «Карты»" in text
         # No time zone set: the time left only, in words.
         assert "Время на ход истекает через 3 часа." in text

@@ -24,7 +24,7 @@ TURN = 300  # seconds: a five-minute turn
 
 NOTE = {
     "en": "The bot could not reach {name}; their time was extended.",
-    "ru": "Бот не смог достучаться до игрока {name}; время на ход продлено.",
+    "ru": "Из-за сбоя бота игроку {name} продлено время на ход.",
 }
 
 

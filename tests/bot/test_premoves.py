@@ -228,7 +228,7 @@ async def test_premove_typed_and_cancelled(fake: FakeTelegram, service: GameServ
 
 @pytest.mark.parametrize(("lang", "words"), [
     ("en", ("/premove 9H, /premove off", "let the bot place your tricks")),
-    ("ru", ("/premove 9H, /premove off", "поручить боту раскладывать ваши взятки")),
+    ("ru", ("/premove 9ч, /premove off", "поручить боту раскладывать ваши взятки")),
 ])
 async def test_help_explains_queued_moves(
     fake: FakeTelegram, service: GameService, lang: str, words: tuple[str, str]

@@ -111,7 +111,8 @@ async def test_in_russian_a_player_declines_another_is_silent(
         # /help says how, in two lines.
         await anna.send(group, "/help")
         text = fake.last_message(group).text or ""  # type: ignore[union-attr]
-        assert "🔁 Сыграть ещё (на итоговой доске)" in text and "/notify on|off — личное" in text
+        assert "🔁 Сыграть ещё (на итоговой доске)" in text
+        assert "/notify on|off — сообщать в личный чат" in text
 
 
 async def test_new_game_notices_respect_quiet_hours_and_go_out_once(
@@ -130,7 +131,7 @@ async def test_new_game_notices_respect_quiet_hours_and_go_out_once(
         for u in (anna, vera, dasha):
             await u.send(group, "/notify on")
         # (Each in their own language: Dasha's in Russian.)
-        assert "в личные сообщения" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
+        assert "я напишу вам в личный чат" in (fake.last_message(group).text or "")  # type: ignore[union-attr]
         # Vera sleeps now (it is 09:00 UTC): 08:00-12:00 in London.
         service.set_quiet_hours(vera.id, "Europe/London", "08:00", "12:00")
         await boris.send(group, "/newgame")
