@@ -36,6 +36,7 @@ from kolkhoz_tg import present
 from kolkhoz_tg.bot import plan as planning
 from kolkhoz_tg.bot.delivery.claims import Claims
 from kolkhoz_tg.bot.delivery.group_queue import GroupQueues, group_part, in_order
+from kolkhoz_tg.bot.delivery.private_topics import PrivateTopics
 from kolkhoz_tg.bot.delivery.sender import Passing, Sender, ShownCache, TopicGone, topic_gone
 from kolkhoz_tg.bot.delivery.settle import Outcome, Settler
 from kolkhoz_tg.bot.delivery.steps import StepRunner
@@ -113,6 +114,8 @@ class Deliverer:
         self.steps = StepRunner(self)
         self.group = GroupQueues(self)
         self.topic_loss = TopicLoss(self)
+        #: Each game's topic in its players' private chats (Bot API 9.4).
+        self.private_topics = PrivateTopics(self)
 
     @property
     def bot(self) -> ExtBot[Any]:
