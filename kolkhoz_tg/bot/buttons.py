@@ -286,7 +286,11 @@ async def _view_tap(tap: Tap) -> None:
     if tap.in_private and tap.message is not None:
         msg = present.board_message(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
         try:
-            await tap.context.bot.send_message(tap.message.chat.id, msg.text)
+            # (into the game's private topic, when the tap was there)
+            thread = getattr(tap.message, "message_thread_id", None) if getattr(
+                tap.message, "is_topic_message", False) else None
+            await tap.context.bot.send_message(tap.message.chat.id, msg.text,
+                                               message_thread_id=thread)
         except TelegramError as e:  # blocked since, Telegram's trouble: the tap is answered
             log.info("could not send user %s the board: %s", tap.user_id, e)
 

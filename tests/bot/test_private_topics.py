@@ -91,6 +91,13 @@ async def test_each_game_writes_in_its_own_private_topic(
         hand = from_bot(fake, anna)[-1]
         assert hand.thread_id == topic_of["Office"] and action_buttons(hand)
         assert hand in of_group(fake, anna, "Office")
+        # A view button there (the board, in private) answers in the same topic.
+        views = [b.data for row in hand.buttons for b in row
+                 if b.data and b.data.startswith("v:") and b.data.endswith(":board")]
+        assert views, hand.buttons
+        await anna.tap(hand, views[0])
+        board = from_bot(fake, anna)[-1]
+        assert board.thread_id == topic_of["Office"] and board.message_id > hand.message_id
         # No topic is made twice for one game.
         assert len(topic_names(fake, anna)) == 3
 

@@ -382,7 +382,8 @@ class Deliverer:
                 continue
             tr = translator(scene.locales.get(user_id, scene.chat_locale))
             try:
-                await self.sender.bot.send_message(user_id, say(tr, title))
+                await self.private_topics.send_text(
+                    user_id, say(tr, title), self.private_topics.stored(scene, user_id, {}))
             except TelegramError as e:
                 log.info("could not tell user %s about game %s: %s", user_id, game_id, e)
                 continue

@@ -3,16 +3,16 @@ switched on in @BotFather): a player seated in several games at once reads each 
 private messages apart, in a topic named after the game and its group ("Kolkhoz #12 ·
 Friday cards").
 
-The topic is made when the game first writes to the player in private (every game that
-has a group gets one while topic mode is on, so that a game's messages never move to
-another place mid-game), and its id kept in the game's meta (``pmt:<user>``). The
-fallbacks keep today's single private chat: topic mode off (getMe's
-``has_topics_enabled`` false or absent); a server that makes no topic in a private chat
-(older than 9.4: one log line, and no more tries in this process); a topic the player
-deleted (the message goes to the plain chat, and so does the rest of that game: the topic
-is not made again against the player's wish, ``pmt:<user>`` 0). Practice games, whose
-board is in the private chat already, and messages that belong to no game stay in the
-plain chat.
+The topic is made when the game first writes to the player in private once seated:
+every game that has a group gets one while topic mode is on, the one-game player's too,
+so that a game's messages never move elsewhere when a second game starts. Its id is kept
+in the game's meta (``pmt:<user>``). The fallbacks keep today's single private chat:
+topic mode off (getMe's ``has_topics_enabled`` false or absent); a server that makes no
+topic in a private chat (older than 9.4: one log line, and no more tries in this process);
+a topic the player deleted (the message goes to the plain chat, and so does the rest of
+that game: the topic is not made again against the player's wish, ``pmt:<user>`` 0).
+Practice games, whose board is in the private chat already, a new lobby's notice to a
+subscriber, and messages that belong to no game stay in the plain chat.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from telegram.error import BadRequest, Forbidden
 
+from kolkhoz_tg.bot.delivery.sender import topic_gone
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.present.topics import private_topic_name
 from kolkhoz_tg.service import Scene
@@ -68,7 +69,9 @@ class PrivateTopics:
         """Where the game's private message to ``user_id`` goes: its topic (made now when
         needed, its id put in ``meta``), None for the plain chat."""
         game = scene.game
-        if game.practice or game.chat_id > 0 or not self.enabled():
+        if game.practice or game.chat_id > 0 or user_id not in scene.seats:
+            return None  # (a new lobby's notice to a subscriber: no game of theirs yet)
+        if not self.enabled():
             return None
         known = self.stored(scene, user_id, meta)
         if known is not None:
@@ -96,3 +99,17 @@ class PrivateTopics:
         log.info("game %s: user %s deleted its private topic; its messages go to the "
                  "plain private chat", game_id, user_id)
         meta[pm_topic_key(user_id)] = 0
+
+    async def send_text(self, user_id: int, text: str, topic: int | None) -> None:
+        """A plain text to the player, into the game's topic ``topic`` (kept, never made
+        here) and into the plain chat when there is none or it is gone; Telegram's other
+        refusals are raised."""
+        bot = self.deliverer.sender.bot
+        if topic:
+            try:
+                await bot.send_message(user_id, text, message_thread_id=topic)
+                return
+            except BadRequest as e:
+                if not topic_gone(e):
+                    raise
+        await bot.send_message(user_id, text)
