@@ -16,6 +16,7 @@ Which file to open for what:
 - :mod:`.settle`: the one settle call per attempt, made again in the background when SQLite
   is busy.
 - :mod:`.topic_loss`: a game whose forum topic is gone moves to "General".
+- :mod:`.private_topics`: each game's own topic in its players' private chats (Bot API 9.4).
 
 The names the rest of the bot uses are imported from here.
 """
