@@ -98,6 +98,11 @@ async def test_each_game_writes_in_its_own_private_topic(
         await anna.tap(hand, views[0])
         board = from_bot(fake, anna)[-1]
         assert board.thread_id == topic_of["Office"] and board.message_id > hand.message_id
+        pictures = [b.data for row in hand.buttons for b in row
+                    if b.data and b.data.startswith("v:") and b.data.endswith(":hand")]
+        await anna.tap(hand, pictures[0])  # her cards as a picture
+        photo = from_bot(fake, anna)[-1]
+        assert "photo" in photo.extra and photo.thread_id == topic_of["Office"]
         # No topic is made twice for one game.
         assert len(topic_names(fake, anna)) == 3
 

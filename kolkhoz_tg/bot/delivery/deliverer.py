@@ -359,10 +359,11 @@ class Deliverer:
             log.info("could not post in chat %s (its General closed?): %s", chat_id, e)
             return None
 
-    async def say_privately(self, user_id: int, text: str) -> bool:
-        """A plain private message to one user; False if it could not go out."""
+    async def say_privately(self, user_id: int, text: str, topic: int | None = None) -> bool:
+        """A plain private message to one user (into the private chat's ``topic``, if given
+        and still there); False if it could not go out."""
         try:
-            await self.sender.bot.send_message(user_id, text)
+            await self.private_topics.send_text(user_id, text, topic)
         except TelegramError as e:
             log.info("could not write to user %s: %s", user_id, e)
             return False

@@ -33,6 +33,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def thread_of(message: object) -> int | None:
+    """The topic of a private chat a tapped or typed message is in, None outside one (a
+    forum's topic included: its id means nothing in the private chat): an answer sent
+    anew to the private chat goes there too."""
+    chat = getattr(message, "chat", None)
+    if getattr(chat, "type", None) != "private" or not getattr(
+            message, "is_topic_message", False):
+        return None
+    thread = getattr(message, "message_thread_id", None)
+    return int(thread) if thread is not None else None
+
+
 def pm_topic_key(user_id: int) -> str:
     """The game's topic in the player's private chat (0: the plain chat, for good)."""
     return f"pmt:{user_id}"
