@@ -157,3 +157,21 @@ async def test_a_deleted_topic_leaves_that_game_in_the_plain_chat(
         await app.bot_data[DEPS_KEY].deliverer.refresh_private(games[1], anna.id, new=True)
         assert from_bot(fake, anna)[-1].thread_id == topics[games[1]]
         assert len(fake.calls("createForumTopic")) == 3
+
+
+async def test_a_group_out_of_reach_is_told_in_the_games_topic(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """The bot removed from one group: the player hears it in that game's topic."""
+    fake.private_topics = True
+    anna = fake.user(8400, "Anna", language_code="en")
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await anna.start_bot()
+        games = await three_games(fake, service, app, anna)
+        topic = int(service.game_info(games[2]).meta[pm_topic_key(anna.id)])
+        group = fake.chat(service.game_info(games[2]).chat_id)
+        await fake.remove_bot(group, by=anna)
+        told = from_bot(fake, anna)[-1]
+        assert 'I was removed from "Friday cards"' in (told.text or "")
+        assert told.thread_id == topic
