@@ -36,7 +36,7 @@ from kolkhoz_tg.bot.context import (
     service_error_text,
     topic_of,
 )
-from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting
+from kolkhoz_tg.bot.delivery import ABSENT_KEY, PICTURES, Acting, thread_of
 from kolkhoz_tg.bot.group_hand import CARDS, cards_tap
 from kolkhoz_tg.bot.lobby import lobby_tap
 from kolkhoz_tg.bot.mygames import TAPS as MY_GAMES_TAPS
@@ -222,7 +222,8 @@ async def _tell_outcome(d: Deps, query: CallbackQuery, result: ActResult, early:
             ActStatus.ILLEGAL, ActStatus.INVALID))
     elif result.status is not ActStatus.DUPLICATE:
         await d.deliverer.say_privately(query.from_user.id,
-                                        taps.move_not_made(tr, present.result_text(tr, result)))
+                                        taps.move_not_made(tr, present.result_text(tr, result)),
+                                        thread_of(query.message))
 
 
 async def _move_later(
@@ -235,7 +236,7 @@ async def _move_later(
     tr = translator(query.from_user.language_code or d.settings.locale)
     text = taps.saving_slow(tr)
     if answered:
-        await d.deliverer.say_privately(query.from_user.id, text)
+        await d.deliverer.say_privately(query.from_user.id, text, thread_of(query.message))
     else:
         await answer_quietly(query, text)
     context.application.create_task(
@@ -286,7 +287,8 @@ async def _view_tap(tap: Tap) -> None:
     if tap.in_private and tap.message is not None:
         msg = present.board_message(tap.tr, bv, d.service.clock.now(), tap.context.bot.username)
         try:
-            await tap.context.bot.send_message(tap.message.chat.id, msg.text)
+            await tap.context.bot.send_message(tap.message.chat.id, msg.text,
+                                               message_thread_id=thread_of(tap.message))
         except TelegramError as e:  # blocked since, Telegram's trouble: the tap is answered
             log.info("could not send user %s the board: %s", tap.user_id, e)
 
@@ -337,10 +339,12 @@ async def _hand_picture(tap: Tap) -> None:
     picture = await loop.run_in_executor(
         PICTURES, partial(hand_png, tap.tr, sv.view))
     try:
-        await tap.context.bot.send_photo(tap.user_id, picture)
+        await tap.context.bot.send_photo(tap.user_id, picture,
+                                         message_thread_id=thread_of(tap.message))
     except TelegramError as e:  # the tap is answered: a word instead of the picture
         log.info("could not send user %s their cards: %s", tap.user_id, e)
-        await tap.d.deliverer.say_privately(tap.user_id, taps.cards_not_drawn(tap.tr))
+        await tap.d.deliverer.say_privately(tap.user_id, taps.cards_not_drawn(tap.tr),
+                                            thread_of(tap.message))
 
 
 async def _practice_tap(tap: Tap) -> None:

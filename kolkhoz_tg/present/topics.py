@@ -18,6 +18,16 @@ def topic_name(tr: Translator, game: GameInfo) -> str:
     return name[:MAX_TOPIC_NAME]
 
 
+def private_topic_name(tr: Translator, game: GameInfo, chat_title: str | None) -> str:
+    """The name of a game's topic in a player's private chat: "Kolkhoz #12 · Friday cards"
+    (the game and its group, in the player's language); the group's name unknown, as its
+    topic in a forum is named."""
+    if not chat_title:
+        return topic_name(tr, game)
+    name = tr.gettext("Kolkhoz #{id} · {group}", id=game.id, group=chat_title)
+    return name[:MAX_TOPIC_NAME]
+
+
 def new_topic_name(tr: Translator) -> str:
     """A topic's name before its game exists (the number is not known yet)."""
     return tr.gettext("Kolkhoz — a new five-year plan")[:MAX_TOPIC_NAME]

@@ -46,6 +46,7 @@ from .models import (
     InlineQueryRecord,
     StoredMessage,
 )
+from .private_topics import has_private_topics, private_topic_fields
 from .rich import rich_message
 from .users import FakeUser
 
@@ -337,6 +338,10 @@ class FakeTelegram:
         #: the Bot API version this server speaks (an older one ignores newer parameters
         #: and lacks newer methods: see ``ephemeral.py``)
         self.bot_api: tuple[int, int] = (10, 3)
+        #: topics in the bot's private chats (Bot API 9.3/9.4), set in @BotFather: getMe's
+        #: ``has_topics_enabled``; ``allows_users_to_create_topics`` likewise
+        self.private_topics = False
+        self.users_create_topics = True
         #: the groups' ephemeral messages (Bot API 10.2/10.3)
         self.ephemeral = Ephemeral(self)
         self._handlers: dict[str, Handler] = {}
@@ -476,7 +481,7 @@ class FakeTelegram:
         (whose id is the topic's ``message_thread_id``), sent to the bot if ``announce``.
         Returns the topic's id."""
         c = self.chat(chat)
-        if not c.is_forum:
+        if not c.is_forum and not (has_private_topics(self, c) and self.users_create_topics):
             raise ValueError(f"chat {c.id} is not a forum")
         actor = by or self._some_member(c)
         topic = self._open_topic(c, name, actor.id if actor else self.bot_id)
@@ -1547,6 +1552,7 @@ class FakeTelegram:
             "supports_inline_queries": self.inline_mode,
             "can_connect_to_business": False,
             "has_main_web_app": False,
+            **private_topic_fields(self),
         }
 
     def api_logOut(self, p: Params) -> bool:
@@ -1671,7 +1677,7 @@ class FakeTelegram:
         replies to; nothing for "General". In a chat without topics a thread id may only
         name a message (a reply thread)."""
         thread = p.get_int("message_thread_id")
-        if not chat.is_forum:
+        if not chat.is_forum and not has_private_topics(self, chat):
             if thread is None:
                 return {}
             root = chat.messages.get(thread)
@@ -1697,21 +1703,24 @@ class FakeTelegram:
         """The chat and open-or-closed topic a topic method names; ``own``: the bot may act
         on a topic it created even without the right to manage topics."""
         chat = self._writable_chat(p.data.get("chat_id"))
-        if not chat.is_forum:
+        if not chat.is_forum and not has_private_topics(self, chat):
             raise bad_request("the chat is not a forum")
         thread = p.req_int("message_thread_id")
         topic = chat.topics.get(thread)
         if topic is None or topic.deleted:
             raise bad_request("message thread not found")
+        if chat.type == "private":
+            return chat, topic  # the bot manages the topics of its private chats
         if not self._manages_topics(chat) and not (own and topic.creator_id == self.bot_id):
             raise bad_request("not enough rights to manage topics")
         return chat, topic
 
     def api_createForumTopic(self, p: Params) -> dict[str, Any]:
         chat = self._writable_chat(p.data.get("chat_id"))
-        if not chat.is_forum:
+        private = chat.type == "private" and self.bot_api >= (9, 4)
+        if not chat.is_forum and not (private and has_private_topics(self, chat)):
             raise bad_request("the chat is not a forum")
-        if not self._manages_topics(chat):
+        if not private and not self._manages_topics(chat):
             raise bad_request("not enough rights to create a topic")
         name = p.req_str("name")
         if not 1 <= len(name) <= 128:

@@ -142,7 +142,8 @@ class FakeUser:
             extra = {"message_thread_id": root}
         if topic is not None:
             found = c.topics.get(topic)
-            if not c.is_forum or found is None or found.deleted:
+            forum = c.is_forum or (c.type == "private" and self.fake.private_topics)
+            if not forum or found is None or found.deleted:
                 raise ValueError(f"chat {c.id} has no topic {topic}")
             if found.closed and c.members.get(self.id) not in ("creator", "administrator"):
                 raise ValueError(f"topic {topic} is closed: only admins may write there")

@@ -16,16 +16,18 @@ Which file to open for what:
 - :mod:`.settle`: the one settle call per attempt, made again in the background when SQLite
   is busy.
 - :mod:`.topic_loss`: a game whose forum topic is gone moves to "General".
+- :mod:`.private_topics`: each game's own topic in its players' private chats (Bot API 9.4).
 
 The names the rest of the bot uses are imported from here.
 """
 
 from kolkhoz_tg.bot.delivery.claims import Relay, dead_here, relay_name
 from kolkhoz_tg.bot.delivery.deliverer import ABSENT_KEY, Deliverer, spawn_task
+from kolkhoz_tg.bot.delivery.private_topics import thread_of
 from kolkhoz_tg.bot.delivery.sender import is_not_modified, markup, topic_gone
 from kolkhoz_tg.bot.delivery.steps import PICTURES
 from kolkhoz_tg.bot.steps import BOARD_KEY, TOPIC_LOST_KEY, TOPIC_OWN_KEY, Acting, pm_key
 
 __all__ = ["ABSENT_KEY", "BOARD_KEY", "PICTURES", "TOPIC_LOST_KEY", "TOPIC_OWN_KEY", "Acting",
            "Deliverer", "Relay", "dead_here", "is_not_modified", "markup", "pm_key",
-           "relay_name", "spawn_task", "topic_gone"]
+           "relay_name", "spawn_task", "thread_of", "topic_gone"]

@@ -36,6 +36,7 @@ from kolkhoz_tg import present
 from kolkhoz_tg.bot import plan as planning
 from kolkhoz_tg.bot.delivery.claims import Claims
 from kolkhoz_tg.bot.delivery.group_queue import GroupQueues, group_part, in_order
+from kolkhoz_tg.bot.delivery.private_topics import PrivateTopics
 from kolkhoz_tg.bot.delivery.sender import Passing, Sender, ShownCache, TopicGone, topic_gone
 from kolkhoz_tg.bot.delivery.settle import Outcome, Settler
 from kolkhoz_tg.bot.delivery.steps import StepRunner
@@ -113,6 +114,8 @@ class Deliverer:
         self.steps = StepRunner(self)
         self.group = GroupQueues(self)
         self.topic_loss = TopicLoss(self)
+        #: Each game's topic in its players' private chats (Bot API 9.4).
+        self.private_topics = PrivateTopics(self)
 
     @property
     def bot(self) -> ExtBot[Any]:
@@ -356,10 +359,11 @@ class Deliverer:
             log.info("could not post in chat %s (its General closed?): %s", chat_id, e)
             return None
 
-    async def say_privately(self, user_id: int, text: str) -> bool:
-        """A plain private message to one user; False if it could not go out."""
+    async def say_privately(self, user_id: int, text: str, topic: int | None = None) -> bool:
+        """A plain private message to one user (into the private chat's ``topic``, if given
+        and still there); False if it could not go out."""
         try:
-            await self.sender.bot.send_message(user_id, text)
+            await self.private_topics.send_text(user_id, text, topic)
         except TelegramError as e:
             log.info("could not write to user %s: %s", user_id, e)
             return False
@@ -379,7 +383,8 @@ class Deliverer:
                 continue
             tr = translator(scene.locales.get(user_id, scene.chat_locale))
             try:
-                await self.sender.bot.send_message(user_id, say(tr, title))
+                await self.private_topics.send_text(
+                    user_id, say(tr, title), self.private_topics.stored(scene, user_id, {}))
             except TelegramError as e:
                 log.info("could not tell user %s about game %s: %s", user_id, game_id, e)
                 continue

@@ -189,13 +189,15 @@ class Sender:
         return int(msg.message_id)
 
     async def send_private(
-        self, user_id: int, text: str, keyboard: present.Keyboard, no_pm: set[int]
+        self, user_id: int, text: str, keyboard: present.Keyboard, no_pm: set[int],
+        topic_id: int | None = None,
     ) -> int | None:
-        """Send privately; None (and the user added to ``no_pm``) if the user has not
-        opened or has blocked the private chat."""
+        """Send privately (into the private chat's topic ``topic_id``, if given); None (and
+        the user added to ``no_pm``) if the user has not opened or has blocked the private
+        chat; :class:`TopicGone` when the user deleted that topic."""
         try:
             msg = await self.guard(user_id, self.bot.send_message(
-                user_id, text, reply_markup=markup(keyboard)))
+                user_id, text, reply_markup=markup(keyboard), message_thread_id=topic_id))
         except Forbidden:
             no_pm.add(user_id)
             return None
@@ -203,6 +205,8 @@ class Sender:
             if "chat not found" in e.message.lower():
                 no_pm.add(user_id)
                 return None
+            if topic_id is not None and topic_gone(e):
+                raise TopicGone(user_id, topic_id) from e
             raise
         return int(msg.message_id)
 

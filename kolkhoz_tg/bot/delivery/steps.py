@@ -22,6 +22,7 @@ from telegram import InputMediaPhoto
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
+from kolkhoz_tg import present
 from kolkhoz_tg.bot.delivery.claims import Claims
 from kolkhoz_tg.bot.delivery.sender import (
     Passing,
@@ -191,14 +192,14 @@ class StepRunner:
         elif isinstance(step, GroupPost):
             await self._post(step, out, prepaid=prepaid)
         elif isinstance(step, Private):
-            await self._private(step, out)
+            await self._private(scene, step, out)
         elif isinstance(step, CloseTopic):
             with contextlib.suppress(TelegramError):
                 await self.sender.bot.close_forum_topic(step.chat_id, step.topic_id)
         elif isinstance(step, GroupHand):
             await self._group_hand(step, out)
         else:
-            await self._private_note(step, out)
+            await self._private_note(scene, step, out)
 
     async def _group_hand(self, step: GroupHand, out: Outcome) -> None:
         """Edit the hand the player sees in the group; one that is gone (Telegram keeps
@@ -334,7 +335,7 @@ class StepRunner:
         if sent is not None and step.once is not None:
             out.meta[step.once[0]] = step.once[1]
 
-    async def _private(self, step: Private, out: Outcome) -> None:
+    async def _private(self, scene: Scene, step: Private, out: Outcome) -> None:
         user = step.user_id
         if step.edit is not None and self.shown.same(
                 user, step.edit, step.text, step.keyboard):
@@ -363,7 +364,7 @@ class StepRunner:
                 if step.mention is not None:
                     await self._post(step.mention, out)
                 return
-        sent = await self.sender.send_private(user, step.text, step.keyboard, out.no_pm)
+        sent = await self.send_own(scene, user, step.text, step.keyboard, out)
         if sent is None:
             if step.mention is not None:
                 await self._post(step.mention, out)
@@ -382,11 +383,25 @@ class StepRunner:
                 await self.sender.bot.edit_message_reply_markup(user, step.strips,
                                                                 reply_markup=None)
 
-    async def _private_note(self, step: PrivateNote, out: Outcome) -> None:
-        sent = await self.sender.send_private(step.user_id, step.text, step.keyboard, out.no_pm)
+    async def _private_note(self, scene: Scene, step: PrivateNote, out: Outcome) -> None:
+        sent = await self.send_own(scene, step.user_id, step.text, step.keyboard, out)
         if sent is None and step.mention is not None:
             await self._post(step.mention, out)
 
+
+    async def send_own(
+        self, scene: Scene, user_id: int, text: str, keyboard: present.Keyboard, out: Outcome
+    ) -> int | None:
+        """A new private message of the game: into its topic in the player's private chat
+        where there is one (:mod:`~kolkhoz_tg.bot.delivery.private_topics`), else (and
+        once the player deleted that topic) into the plain chat."""
+        topics = self.deliverer.private_topics
+        topic = await topics.topic(scene, user_id, out.meta)
+        try:
+            return await self.sender.send_private(user_id, text, keyboard, out.no_pm, topic)
+        except TopicGone:
+            topics.lost(scene.game.id, user_id, out.meta)
+        return await self.sender.send_private(user_id, text, keyboard, out.no_pm)
 
     def newest_board(self, game_id: int, step: Board) -> Board:
         """``step`` on the board message this process knows as the newest (sent anew by

@@ -1,0 +1,127 @@
+"""A game's own topic in each player's private chat (Bot API 9.4, with the bot's topic mode
+switched on in @BotFather): a player seated in several games at once reads each one's
+private messages apart, in a topic named after the game and its group ("Kolkhoz #12 ·
+Friday cards").
+
+The topic is made when the game first writes to the player in private once seated:
+every game that has a group gets one while topic mode is on, the one-game player's too,
+so that a game's messages never move elsewhere when a second game starts. Its id is kept
+in the game's meta (``pmt:<user>``). The fallbacks keep today's single private chat:
+topic mode off (getMe's ``has_topics_enabled`` false or absent); a server that makes no
+topic in a private chat (older than 9.4: one log line, and no more tries in this process);
+a topic the player deleted (the message goes to the plain chat, and so does the rest of
+that game: the topic is not made again against the player's wish, ``pmt:<user>`` 0).
+Practice games, whose board is in the private chat already, a new lobby's notice to a
+subscriber, and messages that belong to no game stay in the plain chat.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from telegram.error import BadRequest, Forbidden
+
+from kolkhoz_tg.bot.delivery.sender import topic_gone
+from kolkhoz_tg.i18n import translator
+from kolkhoz_tg.present.topics import private_topic_name
+from kolkhoz_tg.service import Scene
+
+if TYPE_CHECKING:
+    from kolkhoz_tg.bot.delivery.deliverer import Deliverer
+
+log = logging.getLogger(__name__)
+
+
+def thread_of(message: object) -> int | None:
+    """The topic of a private chat a tapped or typed message is in, None outside one (a
+    forum's topic included: its id means nothing in the private chat): an answer sent
+    anew to the private chat goes there too."""
+    chat = getattr(message, "chat", None)
+    if getattr(chat, "type", None) != "private" or not getattr(
+            message, "is_topic_message", False):
+        return None
+    thread = getattr(message, "message_thread_id", None)
+    return int(thread) if thread is not None else None
+
+
+def pm_topic_key(user_id: int) -> str:
+    """The game's topic in the player's private chat (0: the plain chat, for good)."""
+    return f"pmt:{user_id}"
+
+
+class PrivateTopics:
+    """Finds or makes a game's topic in a player's private chat (see the module docstring)."""
+
+    def __init__(self, deliverer: Deliverer) -> None:
+        self.deliverer = deliverer
+        #: The server made no topic in a private chat: not tried again in this process.
+        self.refused = False
+
+    def enabled(self) -> bool:
+        """Whether the bot has topic mode on in private chats (getMe, read at start)."""
+        if self.refused:
+            return False
+        try:
+            me = self.deliverer.sender.bot.bot
+        except (AttributeError, RuntimeError):  # not initialized (a bare test bot)
+            return False
+        return bool(getattr(me, "has_topics_enabled", False))
+
+    def stored(self, scene: Scene, user_id: int, meta: dict[str, Any]) -> int | None:
+        """The topic kept for the player's messages of this game: a topic id, 0 for the
+        plain chat, None when none is made yet (``meta``: this delivery's new values)."""
+        key = pm_topic_key(user_id)
+        for known in (meta, self.deliverer.settler.stored(scene.game.id), scene.game.meta):
+            if key in known and known[key] is not None:
+                return int(known[key])
+        return None
+
+    async def topic(self, scene: Scene, user_id: int, meta: dict[str, Any]) -> int | None:
+        """Where the game's private message to ``user_id`` goes: its topic (made now when
+        needed, its id put in ``meta``), None for the plain chat."""
+        game = scene.game
+        if game.practice or game.chat_id > 0 or user_id not in scene.seats:
+            return None  # (a new lobby's notice to a subscriber: no game of theirs yet)
+        if not self.enabled():
+            return None
+        known = self.stored(scene, user_id, meta)
+        if known is not None:
+            return known or None
+        tr = translator(scene.locales.get(user_id, scene.chat_locale))
+        name = private_topic_name(tr, game, scene.chat_title)
+        sender = self.deliverer.sender
+        try:
+            made = await sender.guard(user_id, sender.bot.create_forum_topic(user_id, name))
+        except Forbidden:
+            return None  # blocked, or never started: the send says so
+        except BadRequest as e:
+            if "chat not found" in e.message.lower():
+                return None
+            log.info("no topics in private chats here (%s): games write to the plain "
+                     "private chat", e.message)
+            self.refused = True
+            return None
+        meta[pm_topic_key(user_id)] = made.message_thread_id
+        return int(made.message_thread_id)
+
+    def lost(self, game_id: int, user_id: int, meta: dict[str, Any]) -> None:
+        """The player deleted the game's topic: the rest of the game goes to the plain
+        chat."""
+        log.info("game %s: user %s deleted its private topic; its messages go to the "
+                 "plain private chat", game_id, user_id)
+        meta[pm_topic_key(user_id)] = 0
+
+    async def send_text(self, user_id: int, text: str, topic: int | None) -> None:
+        """A plain text to the player, into the game's topic ``topic`` (kept, never made
+        here) and into the plain chat when there is none or it is gone; Telegram's other
+        refusals are raised."""
+        bot = self.deliverer.sender.bot
+        if topic:
+            try:
+                await bot.send_message(user_id, text, message_thread_id=topic)
+                return
+            except BadRequest as e:
+                if not topic_gone(e):
+                    raise
+        await bot.send_message(user_id, text)
