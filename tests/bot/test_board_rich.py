@@ -35,14 +35,9 @@ def _to(calls: list[ApiCall], group: FakeChat) -> list[ApiCall]:
     return [c for c in calls if str(c.params.get("chat_id")) == str(group.id)]
 
 
-@pytest.mark.parametrize("lang", ["en", "ru"])
-async def test_a_whole_game_on_the_rich_board(
-    fake: FakeTelegram, service: GameService, lang: str
-) -> None:
-    tr = translator(lang)
-    users = players(fake, lang, base=9700 if lang == "en" else 9750)
-    group = fake.create_group("Rich", users)
-    service.set_board_style(group.id, "rich")
+def _paced_app(fake: FakeTelegram, service: GameService) -> tuple[Any, list[tuple[int, int]]]:
+    """The application with the groups' budget (over a shortened window), and the slots of
+    it taken: (chat, urgency)."""
     app = make_app(fake, service, rate_limiter=True)
     quick_pace(app)
     pace = app.bot_data[DEPS_KEY].deliverer.pace
@@ -54,6 +49,18 @@ async def test_a_whole_game_on_the_rich_board(
         return await real_slot(chat_id, urgency, **kwargs)
 
     pace.slot = slot  # type: ignore[method-assign]
+    return app, slots
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+async def test_a_whole_game_on_the_rich_board(
+    fake: FakeTelegram, service: GameService, lang: str
+) -> None:
+    tr = translator(lang)
+    users = players(fake, lang, base=9700 if lang == "en" else 9750)
+    group = fake.create_group("Rich", users)
+    service.set_board_style(group.id, "rich")
+    app, slots = _paced_app(fake, service)
     async with fake.running(app):
         game_id = await open_game(fake, users, group)
         scanner = LeakScanner(fake, service, group, users)
@@ -131,11 +138,16 @@ async def test_an_older_server_shows_the_text_board_and_a_newer_one_rich_again(
     service.set_board_style(group.id, "rich")
     fake.bot_api = (10, 0)
     caplog.set_level(logging.INFO)
-    async with fake.running(make_app(fake, service)):
+    app, slots = _paced_app(fake, service)
+    async with fake.running(app):
         game_id = await open_game(fake, users, group)
         board_id = int(service.game_info(game_id).meta[BOARD_KEY])
+        slots.clear()
         for _ in range(8):
             assert await tap_any_action(users)
+        # Paced as the text board is: its edits at the board's urgency, never sent anew.
+        assert [u for chat, u in slots if chat == group.id].count(BOARD) >= 5
+        assert len(_to(fake.calls("sendRichMessage"), group)) == 1  # the one 404
         info = service.game_info(game_id)
         board = fake.message(group, board_id)
         assert int(info.meta[BOARD_KEY]) == board_id and board.edits >= 5  # edited in place
