@@ -112,8 +112,8 @@ async def _set_bot_level(c: Cmd, game: GameInfo, values: list[str]) -> None:
 
 async def _set_board_style(c: Cmd, game: GameInfo, values: list[str]) -> None:
     """``/settings board picture``: the chat's games show their board as a picture (or
-    ``text``) from now on (see :func:`_may_change_the_chat` for who may); every open
-    game's board is sent again."""
+    ``text``, or ``rich``: a rich message) from now on (see :func:`_may_change_the_chat`
+    for who may); every open game's board is sent again."""
     tr = c.tr
     if len(values) != 1 or values[0] not in BOARD_STYLES:
         await c.reply(say.board_usage(tr))

@@ -279,17 +279,24 @@ def board_step(
     pin: bool = False, resend: bool = False, notes: tuple[int, ...] = (),
 ) -> Board:
     """The board as its group should see it now, in the chat's style: text, or a picture
-    with a short caption once the game has begun (a lobby is always text). A board of the
-    other style is sent anew: Telegram does not turn a text message into a photo."""
+    with a short caption, or a rich message, once the game has begun (a lobby is always
+    text). A board of another style is sent anew: Telegram does not turn a text message
+    into a photo."""
     game = scene.game
     tr = translator(scene.chat_locale)
     photo = scene.board_style == "picture" and scene.board.view is not None
     draw = present.board_caption if photo else present.board_message
     msg = draw(tr, scene.board, now, bot_username, recent, zone=scene.group_zone())
     shown_as = game.meta.get(BOARD_STYLE_KEY, "text")
+    # A rich board carries the text board too: what an older server shows instead.
+    rich = None
+    if scene.board_style == "rich" and scene.board.view is not None:
+        rich = present.board_rich(tr, scene.board, now, recent, zone=scene.group_zone())
+    style = "picture" if photo else "rich" if rich is not None else "text"
     return Board(game.chat_id, game.meta.get(BOARD_KEY), msg.text, msg.keyboard, pin=pin,
-                 resend=resend or shown_as != ("picture" if photo else "text"), notes=notes,
-                 photo=photo, topic_id=game.topic_id)
+                 resend=resend or shown_as != style, notes=notes,
+                 photo=photo, topic_id=game.topic_id, rich=rich,
+                 text_resend=resend or shown_as != "text")
 
 
 def private_step(

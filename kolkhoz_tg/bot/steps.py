@@ -67,6 +67,11 @@ class Board:
     photo: bool = False
     #: The forum topic to send it to (None: "General", or a chat without topics).
     topic_id: int | None = None
+    #: The board as a rich message (``/settings board rich``: its HTML): ``text`` is then
+    #: the text board, shown instead on a server without rich messages, and
+    #: ``text_resend`` says whether that text board would be sent anew.
+    rich: str | None = None
+    text_resend: bool = False
 
 
 @dataclass(frozen=True, slots=True)

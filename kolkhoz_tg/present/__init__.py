@@ -96,6 +96,7 @@ from kolkhoz_tg.present.hints import (
 )
 from kolkhoz_tg.present.keyboard import MAX_CAPTION, MAX_TEXT, Button, Keyboard, Message
 from kolkhoz_tg.present.lobby import lobby_level_menu, lobby_message, lobby_rules_menu, lobby_seat
+from kolkhoz_tg.present.rich import board_rich
 from kolkhoz_tg.present.rules import (
     PRESET_ORDER,
     full_rules,
@@ -153,6 +154,7 @@ __all__ = [
     "assign_effect",
     "board_caption",
     "board_message",
+    "board_rich",
     "board_text",
     "caption_text",
     "card",

@@ -77,6 +77,8 @@ def help_lines(tr: Translator) -> tuple[list[str], list[str]]:
         "↩ " + _("Take back: undo the card you just played while nobody has played since "
                  "and the trick is open"),
         "/settings takeback on|off — " + _("allow take-backs in this chat (on by default)"),
+        "/settings board text|picture|rich — " + _(
+            "how the boards look here: text, a picture, or a rich message with tables"),
         "/notify on|off — " + _("a private message when a new game opens here (🔔 on the "
                                 "lobby; not in your quiet hours)"),
         "🔁 " + _("Play again (on the final board) — the same table once more: each player "

@@ -26,7 +26,8 @@ def settings_usage(tr: Translator) -> str:
     """How /settings changes a game's settings."""
     return tr.gettext(
         "Change with: /settings preset NAME · players 3-5 · timeout 12h · "
-        "medals on|off · reminders 50%,1h · bots normal|strong|hard · board text|picture"
+        "medals on|off · reminders 50%,1h · bots normal|strong|hard · "
+        "board text|picture|rich"
     )
 
 
@@ -47,13 +48,17 @@ def bots_usage(tr: Translator) -> str:
 
 
 def board_usage(tr: Translator) -> str:
-    return tr.gettext("Usage: /settings board text|picture")
+    return tr.gettext("Usage: /settings board text|picture|rich")
 
 
 def board_style_set(tr: Translator, style: str) -> str:
-    """``/settings board picture`` (or ``text``) done."""
+    """``/settings board picture`` (or ``text``, or ``rich``) done."""
     if style == "picture":
         return tr.gettext("The board is shown as a picture from now on.")
+    if style == "rich":
+        return tr.gettext("The board is shown as a rich message from now on: tables, and the "
+                          "year's tricks one tap away. Where Telegram cannot show rich "
+                          "messages yet, it stays text.")
     return tr.gettext("The board is shown as text from now on.")
 
 

@@ -44,7 +44,7 @@ from kolkhoz_tg.timeutil import (
 )
 
 #: How a chat's games show their board (:meth:`PeopleService.set_board_style`).
-BOARD_STYLES = ("text", "picture")
+BOARD_STYLES = ("text", "picture", "rich")
 #: How many topics' names a chat keeps (:meth:`PeopleService.name_topic`).
 MAX_TOPIC_NAMES = 200
 
@@ -230,7 +230,8 @@ class PeopleService:
 
     def set_board_style(self, chat_id: int, style: str) -> list[GameInfo]:
         """How the chat's games show their board: ``text`` (a message edited in place) or
-        ``picture`` (a photo edited in place, the short text in its caption), in one
+        ``picture`` (a photo edited in place, the short text in its caption) or ``rich`` (a
+        rich message edited in place, Bot API 10.1), in one
         transaction. Returns the chat's open games (of every topic: their boards to show
         again). Raises :class:`BadRequest` (``bad_board_style``)."""
         if style not in BOARD_STYLES:

@@ -3,6 +3,8 @@ cards its readers may not see."""
 
 from __future__ import annotations
 
+import html
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,8 +18,19 @@ from kolkhoz_tg.present import full_rules
 from kolkhoz_tg.service import GameService
 from tests.faketg import FakeChat, FakeTelegram, FakeUser, StoredMessage
 
-TEXT_METHODS = ("sendMessage", "editMessageText", "editEphemeralMessageText")
+TEXT_METHODS = ("sendMessage", "editMessageText", "editEphemeralMessageText", "sendRichMessage")
 RULES_TEXTS = frozenset(part for lang in ("ru", "en") for part in full_rules(lang) or [])
+
+
+def call_text(params: dict[str, Any]) -> str:
+    """What a text call shows: its ``text``, and the html of a ``rich_message`` (Bot API
+    10.1: ``sendRichMessage``, ``editMessageText``) as its reader reads it."""
+    text = str(params.get("text", ""))
+    rich = params.get("rich_message")
+    if rich is not None:
+        value = json.loads(rich) if isinstance(rich, str) else rich
+        text += "\n" + html.unescape(str(value.get("html", "")))
+    return text
 
 
 def action_buttons(msg: StoredMessage | None) -> list[str]:
@@ -119,7 +132,7 @@ class LeakScanner:
         for call in calls:
             if call.method not in TEXT_METHODS or not call.ok:
                 continue
-            text = str(call.params.get("text", ""))
+            text = call_text(call.params)
             if text in RULES_TEXTS:
                 continue  # the players' rules: their worked examples name cards
             chat = call.params.get("chat_id")

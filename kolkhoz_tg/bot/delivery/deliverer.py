@@ -210,6 +210,8 @@ class Deliverer:
             steps = planning.plan(notes, scene, self.now(), self._username(), acting,
                                   ratings=rated)
             steps.steps = in_order(steps.steps, acting)
+            steps.steps = [self.steps.as_shown(s) if isinstance(s, Board) else s
+                           for s in steps.steps]  # (a rich board as this server shows it)
             deferred = group_part(steps)
             if deferred:
                 steps.steps = [s for s in steps.steps if s not in deferred]

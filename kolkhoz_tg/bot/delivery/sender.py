@@ -22,6 +22,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, Tele
 from telegram.ext import ExtBot
 
 from kolkhoz_tg import present
+from kolkhoz_tg.bot.delivery.rich import RichBoards
 from kolkhoz_tg.bot.retry import PREPAID
 from kolkhoz_tg.service import GameService
 
@@ -163,6 +164,16 @@ class Sender:
         def send(to: int, topic: int | None) -> Coroutine[Any, Any, Message]:
             return self.bot.send_photo(to, picture, caption=caption,
                                        reply_markup=markup(keyboard), message_thread_id=topic)
+
+        return await self._to_group(chat_id, topic_id, send)
+
+    async def send_group_rich(
+        self, chat_id: int, html: str, keyboard: present.Keyboard, rich: RichBoards,
+        topic_id: int | None = None,
+    ) -> int | None:
+        """Post a rich message (the board); raises :class:`NoRich` on an older server."""
+        def send(to: int, topic: int | None) -> Coroutine[Any, Any, Message]:
+            return rich.send(self.bot, to, topic, html, markup(keyboard))
 
         return await self._to_group(chat_id, topic_id, send)
 

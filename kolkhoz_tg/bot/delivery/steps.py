@@ -24,6 +24,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 
 from kolkhoz_tg import present
 from kolkhoz_tg.bot.delivery.claims import Claims
+from kolkhoz_tg.bot.delivery.rich import NoRich, RichBoards
 from kolkhoz_tg.bot.delivery.sender import (
     Passing,
     TopicGone,
@@ -79,6 +80,8 @@ class StepRunner:
         self.deliverer = deliverer
         self.sender = deliverer.sender
         self.shown = deliverer.shown
+        #: Whether this server has rich messages (the board in the rich style).
+        self.rich = RichBoards()
 
     async def carry_out(
         self, scene: Scene, steps: Plan, claims: Claims | None = None, *,
@@ -217,14 +220,17 @@ class StepRunner:
     async def _board(
         self, scene: Scene, step: Board, out: Outcome, *, prepaid: bool = False
     ) -> None:
+        step = self.as_shown(step)
         board_id = step.message_id
         if board_id and not step.resend and not step.photo and self.shown.same(
-                step.chat_id, board_id, step.text, step.keyboard):
+                step.chat_id, board_id, step.rich or step.text, step.keyboard):
             return  # it says that already: an edit would change nothing
         picture = await self._picture(scene) if step.photo else None
         new_id: int | None = None
         if board_id and not step.resend:
             new_id = await self._edit_board(scene, step, board_id, picture, prepaid)
+            if step.rich is not None and not self.rich.usable():
+                out.meta[BOARD_STYLE_KEY] = "text"  # (this server turned out to have none)
             if new_id is None and not out.meta.get(BOARD_KEY):
                 # The message is gone. If the board was sent anew meanwhile (/board, another
                 # delivery), that one is edited: a third board must never appear while the
@@ -249,18 +255,27 @@ class StepRunner:
     async def _send_board(self, step: Board, picture: bytes | None, out: Outcome) -> int | None:
         """Send the board as a new message (deleting the old one when sent anew on
         purpose); its id, None when the bot is not in the group."""
+        rich = step.rich if self.rich.usable() else None
         if picture is not None:
             new_id = await self.sender.send_group_photo(step.chat_id, picture, step.text,
                                                         step.keyboard, step.topic_id)
-        else:
+        elif rich is not None:
+            try:
+                new_id = await self.sender.send_group_rich(step.chat_id, rich, step.keyboard,
+                                                           self.rich, step.topic_id)
+            except NoRich:
+                rich = None  # an older server: the text board, as below
+        if picture is None and rich is None:
             new_id = await self.sender.send_group(step.chat_id, step.text, step.keyboard,
                                                   topic_id=step.topic_id)
         if new_id is None:
             return None
         out.meta[BOARD_KEY] = new_id
         out.meta[BOARD_STYLE_KEY] = "picture" if picture is not None else "text"
+        if rich is not None:
+            out.meta[BOARD_STYLE_KEY] = "rich"
         if picture is None:
-            self.shown.put(step.chat_id, new_id, step.text, step.keyboard)
+            self.shown.put(step.chat_id, new_id, rich or step.text, step.keyboard)
         if step.message_id and step.resend:
             with contextlib.suppress(TelegramError):
                 await self.sender.bot.delete_message(step.chat_id, step.message_id)
@@ -272,12 +287,15 @@ class StepRunner:
         """Edit the board message ``board_id``: its id when it now shows ``step``, None when
         the message is gone, -1 when the bot is no longer in the group."""
         pace = PREPAID if prepaid else None
+        shown = step.text
         try:
             if picture is not None:
                 await self.sender.guard(step.chat_id, self.sender.bot.edit_message_media(
                     InputMediaPhoto(picture, caption=step.text), chat_id=step.chat_id,
                     message_id=board_id, reply_markup=markup(step.keyboard),
                     rate_limit_args=pace))
+            elif step.rich is not None and await self._edit_rich(step, board_id, pace):
+                shown = step.rich
             else:
                 await self.sender.guard(step.chat_id, self.sender.bot.edit_message_text(
                     step.text, chat_id=step.chat_id, message_id=board_id,
@@ -296,8 +314,29 @@ class StepRunner:
             log.info("the bot is no longer in chat %s", step.chat_id)
             return -1
         if picture is None:
-            self.shown.put(step.chat_id, board_id, step.text, step.keyboard)
+            self.shown.put(step.chat_id, board_id, shown, step.keyboard)
         return board_id
+
+    async def _edit_rich(self, step: Board, board_id: int, pace: int | None) -> bool:
+        """Edit the board in place as a rich message; False when this server has none (the
+        caller edits the text board in instead)."""
+        assert step.rich is not None
+        if not self.rich.usable():
+            return False
+        try:
+            await self.sender.guard(step.chat_id, self.rich.edit(
+                self.sender.bot, step.chat_id, board_id, step.rich, markup(step.keyboard),
+                rate_limit_args=pace))
+        except NoRich:
+            return False
+        return True
+
+    def as_shown(self, step: Board) -> Board:
+        """``step`` as this server can show it: a rich board as text where there are no
+        rich messages (sent anew only if the text board would be)."""
+        if step.rich is not None and not self.rich.usable():
+            return dataclasses.replace(step, rich=None, resend=step.text_resend)
+        return step
 
     async def _current_board(self, game_id: int) -> int | None:
         """The game's board message as stored now (this process's newest, else the
@@ -413,8 +452,10 @@ class StepRunner:
 
     def unchanged(self, game_id: int, step: Board) -> bool:
         """Whether the board message already shows ``step`` (nothing to edit)."""
+        step = self.as_shown(step)
         if step.message_id is None or step.resend or step.photo:
             return False
         newest = self.deliverer.settler.stored(game_id).get(BOARD_KEY, step.message_id)
-        return self.shown.same(step.chat_id, int(newest), step.text, step.keyboard)
+        return self.shown.same(step.chat_id, int(newest), step.rich or step.text,
+                               step.keyboard)
 
