@@ -85,8 +85,9 @@ class DisabledButtons:
             except BadRequest as e:
                 if self.supported or not refused(e):
                     raise
-                log.warning("this Bot API server has no disabled buttons (older than 10.3): "
-                            "cards that may not be played are sent as ·9♥· buttons")
+                if self.supported is None:  # (two calls refused at once: one line)
+                    log.warning("this Bot API server has no disabled buttons (older than "
+                                "10.3): cards that may not be played are sent as ·9♥· buttons")
                 self.supported = False
                 data["reply_markup"] = keyboard.legacy
                 return await callback(*args, **kwargs)
