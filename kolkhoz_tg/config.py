@@ -25,6 +25,10 @@ class Settings(BaseSettings):
     database_url: str = DEFAULT_DATABASE_URL
     bot_token: SecretStr | None = None
     bot_api_url: str | None = None
+    #: The Bot API version of the server, when known (a self-hosted older one, e.g. "10.0"):
+    #: below 10.3 cards that may not be played go out as ·9♥· buttons without a first try
+    #: (unset: found out from the first refusal).
+    bot_api_version: str | None = Field(default=None, pattern=r"^\d+\.\d+$")
     locale: str = "ru"
     #: The default turn time limit of a new game (a chat or a game may set its own).
     turn_timeout: timedelta = timedelta(hours=24)

@@ -56,6 +56,7 @@ from kolkhoz_tg.bot.commands import (
 )
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call
 from kolkhoz_tg.bot.delivery import Deliverer, Relay, dead_here, relay_name, spawn_task
+from kolkhoz_tg.bot.disabled import supported_by
 from kolkhoz_tg.bot.history import cmd_log, cmd_stats
 from kolkhoz_tg.bot.inline import on_chosen_inline, on_inline_query
 from kolkhoz_tg.bot.lobby import cmd_abort, cmd_kick
@@ -253,6 +254,7 @@ def build_application(
     :mod:`kolkhoz_tg.bot.thinking`)."""
     settings = settings or service.settings
     limiter = RetryingLimiter(throttle=rate_limiter, delays=retry_delays)
+    limiter.buttons.supported = supported_by(settings.bot_api_version)
     builder = builder.rate_limiter(limiter)
     # Updates are handled concurrently: a tap in one chat never waits for the Bot API calls
     # of another chat's move. Games keep their order on their own (versions in the service,

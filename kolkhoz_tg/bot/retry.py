@@ -42,6 +42,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import AIORateLimiter, BaseRateLimiter
 
 from kolkhoz_tg import metrics
+from kolkhoz_tg.bot.disabled import DisabledButtons
 from kolkhoz_tg.bot.pace import BOARD, URGENT, GroupPace
 
 log = logging.getLogger(__name__)
@@ -164,6 +165,8 @@ class RetryingLimiter(BaseRateLimiter[int]):
         #: The callback queries an answer was sent for (or tried: it may have arrived),
         #: newest last, so that the error handler never answers one again.
         self._answered: OrderedDict[str, None] = OrderedDict()
+        #: Whether this server has disabled buttons; a keyboard goes in the form it reads.
+        self.buttons = DisabledButtons()
 
     def answered(self, query_id: str) -> bool:
         """Whether an answer to the callback query ``query_id`` was sent, or tried."""
@@ -189,6 +192,7 @@ class RetryingLimiter(BaseRateLimiter[int]):
         if endpoint == "answerCallbackQuery":
             self._note_answer(str(data.get("callback_query_id")))
         group = _group_of(endpoint, data) if self.pace is not None else None
+        callback = self.buttons.wrap(callback, data)
         if self.on_change is not None and endpoint.startswith(("edit", "delete")):
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 self.on_change(int(data["chat_id"]), int(data["message_id"]))

@@ -14,6 +14,7 @@ from engine.views import View
 from kolkhoz_tg.bot.callbacks import action_button, explain_button, view_button
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.board import winners_line
+from kolkhoz_tg.present.errors import reason_text
 from kolkhoz_tg.present.keyboard import Button, Keyboard, Message
 from kolkhoz_tg.present.premoves import auto_assign_rows, premove_lines, premove_rows
 from kolkhoz_tg.present.words import SUIT_SYMBOLS, card, cards, job_name, seat_name
@@ -94,6 +95,13 @@ def assign_button(tr: Translator, view: View, action: Action | str) -> str:
             effect += " ✅" + ("+" + "".join(card(tr, str(c)) for c in won) if won else "")
     named = f"{symbol} {job_name(tr, view.rules.theme.value, a.suit.letter)} {effect}"
     return named if len(named) <= BUTTON_WIDTH else f"{symbol} {effect}"
+
+
+def assign_style(view: View, action: Action) -> str | None:
+    """An assignment that completes its job is green (its label says ✅ as well)."""
+    assert action.card is not None and action.suit is not None
+    job = view.job(action.suit)
+    return "success" if not job.complete and job.completes(action.card) else None
 
 
 def jobs_line(tr: Translator, view: View) -> str:
@@ -247,9 +255,28 @@ def private(
                               "I will write when it is yours."))
     if not ended:
         lines += premove_lines(tr, sv)
+    keyboard = [] if ended else private_keyboard(tr, sv)
     if not ended:
         lines.append(hand_text(tr, view))
-    return Message("\n".join(lines), [] if ended else private_keyboard(tr, sv))
+        why = unplayable_line(tr, sv, keyboard)
+        if why is not None:
+            lines.append(why)
+    return Message("\n".join(lines), keyboard)
+
+
+def unplayable_line(tr: Translator, sv: SeatView, keyboard: Keyboard) -> str | None:
+    """The line right above the keyboard saying why its disabled cards may not be played
+    now: the engine's reasons (:attr:`SeatView.unplayable`), each once; None when no card
+    button is disabled."""
+    gid, ver = sv.game.id, sv.game.version
+    disabled = {b.data for row in keyboard for b in row if b.disabled}
+    reasons: list[str] = []
+    for text, reason in sv.unplayable.items():
+        if explain_button(gid, ver, text) in disabled and reason not in reasons:
+            reasons.append(reason)
+    if not reasons:
+        return None
+    return "🚫 " + " ".join(reason_text(tr, r, sv.view) for r in reasons)
 
 
 def pass_lines(tr: Translator, view: View, seat: int, names: list[str]) -> list[str]:
@@ -298,8 +325,8 @@ def stood_in(sv: SeatView) -> bool:
 
 
 def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
-    """Buttons for the player's decision. Cards that may not be played now are shown marked
-    and explain themselves when tapped."""
+    """Buttons for the player's decision. Cards that may not be played now are disabled
+    buttons (the reason is the message's last line: :func:`unplayable_line`)."""
     _ = tr.gettext
     view, gid, ver = sv.view, sv.game.id, sv.game.version
     typed = view
@@ -307,7 +334,8 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
     phase = view.phase
     rows: Keyboard = []
     if stood_in(sv):
-        rows.append([Button("▶ " + _("I am back"), view_button(gid, ver, "back"))])
+        rows.append([Button("▶ " + _("I am back"), view_button(gid, ver, "back"),
+                            style="primary")])
     hand = view.players[sv.seat].hand or ()
     if phase is Phase.TRUMP and sv.to_act:
         rows.append([Button(s.symbol, action_button(gid, ver, Action.trump(s).text))
@@ -331,7 +359,8 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
                             action_button(gid, ver, Action.swap_pass().text))])
     elif phase is Phase.ASSIGN and sv.to_act and typed.pending:
         options = [
-            Button(assign_button(tr, typed, a), action_button(gid, ver, a.text))
+            Button(assign_button(tr, typed, a), action_button(gid, ver, a.text),
+                   style=assign_style(typed, a))
             for a in typed.assignments(typed.pending[0])
         ]
         rows.extend(options[i : i + 2] for i in range(0, len(options), 2))
@@ -346,7 +375,9 @@ def private_keyboard(tr: Translator, sv: SeatView) -> Keyboard:
             if phase is Phase.PLAY and sv.to_act and action in legal:
                 buttons.append(Button(label, action_button(gid, ver, text)))
             else:
-                buttons.append(Button(f"·{label}·", explain_button(gid, ver, text)))
+                # Greyed, with the reason above the keyboard (Bot API 10.3); shown as
+                # ·label· and explaining itself when tapped on an older server.
+                buttons.append(Button(label, explain_button(gid, ver, text), disabled=True))
         rows.append(buttons)
     if sv.can_take_back:
         rows.append([Button("↩ " + _("Take back"), view_button(gid, ver, TAKEBACK))])

@@ -16,12 +16,20 @@ MAX_TEXT = 4096
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    """An inline button: callback data, or a URL, or an inline query in the current chat."""
+    """An inline button: callback data, or a URL, or an inline query in the current chat.
+
+    ``disabled``: shown greyed and doing nothing (Bot API 10.3), e.g. a card that may not be
+    played now; ``data`` is then what it does on an older server, where it is shown as
+    ``·text·`` (see :func:`kolkhoz_tg.bot.delivery.markup`). ``style``: its colour (Bot API
+    9.4: ``success`` green, ``primary`` blue, ``danger`` red), never the only cue.
+    """
 
     text: str
     data: str | None = None
     url: str | None = None
     inline_query: str | None = None
+    disabled: bool = False
+    style: str | None = None
 
 
 Keyboard = list[list[Button]]

@@ -52,6 +52,7 @@ from kolkhoz_tg.service.records import (
     SeatView,
 )
 from kolkhoz_tg.service.takeback import can_take_back
+from kolkhoz_tg.service.unplayable import unplayable
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.storage.models import (
     ActionRow,
@@ -554,7 +555,8 @@ class Kernel:
                                                can_take_back=can_take_back(row, views.game, seat,
                                                                            chat),
                                                premove=views.queue_log.premove(
-                                                   seats[seat], views.game, active))
+                                                   seats[seat], views.game, active),
+                                               unplayable=unplayable(views.game, seat, active))
         return Scene(
             game=info,
             board=BoardView(info, None if views is None else views.typed(None), row.deadline),

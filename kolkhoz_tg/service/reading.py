@@ -36,6 +36,7 @@ from kolkhoz_tg.service.records import (
     SeatView,
 )
 from kolkhoz_tg.service.takeback import can_take_back, effective_log
+from kolkhoz_tg.service.unplayable import unplayable
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,
@@ -176,6 +177,7 @@ class ReadingService:
                 deadline=row.deadline,
                 can_take_back=can_take_back(row, game, seat.seat, s.get(ChatRow, row.chat_id)),
                 premove=premove_of(seat, game, active),
+                unplayable=unplayable(game, seat.seat, active),
             )
 
     def board(self, game_id: int) -> BoardView:

@@ -279,6 +279,9 @@ class SeatView:
     can_take_back: bool = False
     #: What the player queued ahead (theirs alone to see).
     premove: Premove = Premove()
+    #: The hand's cards the player may not play now, by action text (``play:10H``), with
+    #: the engine's reason code (service/unplayable.py), for the disabled card buttons.
+    unplayable: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

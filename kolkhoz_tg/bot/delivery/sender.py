@@ -23,6 +23,7 @@ from telegram.ext import ExtBot
 
 from kolkhoz_tg import present
 from kolkhoz_tg.bot.delivery.rich import RichBoards
+from kolkhoz_tg.bot.disabled import Markup
 from kolkhoz_tg.bot.retry import PREPAID
 from kolkhoz_tg.service import GameService
 
@@ -30,23 +31,33 @@ log = logging.getLogger(__name__)
 
 
 def markup(keyboard: present.Keyboard) -> InlineKeyboardMarkup | None:
-    """Telegram markup for the neutral buttons of present (None for no buttons)."""
+    """Telegram markup for the neutral buttons of present (None for no buttons); with
+    disabled buttons a :class:`~kolkhoz_tg.bot.disabled.Markup`, which also holds the form
+    an older server reads."""
     if not keyboard:
         return None
-    rows = []
-    for row in keyboard:
-        buttons = []
-        for b in row:
-            if b.url is not None:
-                buttons.append(InlineKeyboardButton(b.text, url=b.url))
-            elif b.inline_query is not None:
-                buttons.append(
-                    InlineKeyboardButton(b.text, switch_inline_query_current_chat=b.inline_query)
-                )
-            else:
-                buttons.append(InlineKeyboardButton(b.text, callback_data=b.data))
-        rows.append(buttons)
-    return InlineKeyboardMarkup(rows)
+    rows = [[inline_button(b) for b in row] for row in keyboard]
+    if not any(b.disabled for row in keyboard for b in row):
+        return InlineKeyboardMarkup(rows)
+    legacy = [[inline_button(b, legacy=True) for b in row] for row in keyboard]
+    return Markup(rows, InlineKeyboardMarkup(legacy))
+
+
+def inline_button(b: present.Button, legacy: bool = False) -> InlineKeyboardButton:
+    """One button; a disabled one as Bot API 10.3 has it, or (``legacy``) as ``·text·``
+    doing what its ``data`` says. Its ``style`` (Bot API 9.4) goes along; an older server
+    ignores it."""
+    extra: dict[str, object] = {"style": b.style} if b.style else {}
+    if b.disabled and not legacy:
+        return InlineKeyboardButton(b.text, api_kwargs={"disabled": {}, **extra})
+    text = f"·{b.text}·" if b.disabled else b.text
+    api = extra or None
+    if b.url is not None:
+        return InlineKeyboardButton(text, url=b.url, api_kwargs=api)
+    if b.inline_query is not None:
+        return InlineKeyboardButton(text, switch_inline_query_current_chat=b.inline_query,
+                                    api_kwargs=api)
+    return InlineKeyboardButton(text, callback_data=b.data, api_kwargs=api)
 
 
 def is_not_modified(error: BadRequest) -> bool:
