@@ -142,3 +142,29 @@ async def test_a_tap_by_someone_without_a_seat(fake: FakeTelegram, service: Game
         assert answer is not None and answer.show_alert
         assert answer.text == "You are not playing in this game."
         assert fake.ephemeral.of(group.id, outsider.id) == []
+
+
+async def test_in_a_forum_the_hand_is_shown_in_the_games_topic(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    users = players(fake, "en", base=9800)
+    group = fake.create_group("Forum", users, forum=True, bot_admin=True)
+    topic = fake.create_topic(group, "Cards", by=users[0], announce=False)
+    app = make_app(fake, service)
+    async with fake.running(app):
+        d = app.bot_data[DEPS_KEY]
+        for u in users:
+            await u.start_bot()
+        info = service.create_game(group.id, users[0].id, topic_id=topic,
+                                   creator_name=users[0].first_name, seed=4)
+        for u in users[1:]:
+            service.join(info.id, u.id, u.first_name)
+        result = service.start(info.id, users[0].id)
+        await d.deliverer.refresh_board(info.id, resend=True, pin=True)
+        await d.deliverer.deliver(result.notifications, scene=result.scene)
+        board = fake.message(group, int(service.game_info(info.id).meta[BOARD_KEY]))
+        assert board.thread_id == topic
+        await users[1].tap(board, "🃏 My cards")
+        (hand,) = fake.ephemeral.of(group.id, users[1].id)
+        assert hand.extra.get("message_thread_id") == topic
+        assert hand.replaces == board.message_id
