@@ -256,19 +256,13 @@ def board_caption(
     return Message("\n".join(lines)[:MAX_CAPTION], full.keyboard)
 
 
-def board_message(
-    tr: Translator, bv: BoardView, now: datetime, bot_username: str,
-    recent: list[str] | None = None, *, zone: str | None = None,
-) -> Message:
-    """The group's living board (edited in place); ``recent`` lines tell the last moves;
-    with the group's time ``zone`` (:meth:`Scene.group_zone`) the deadline is on its clock
-    too."""
+def board_footer(
+    tr: Translator, game: GameInfo, view: View, recent: list[str] | None
+) -> list[str]:
+    """The board's last lines (every board style): the latest moves, the stand-ins, the
+    cards sent north, a pause or an end."""
     _ = tr.gettext
-    game, view = bv.game, bv.view
-    if view is None:
-        return lobby_message(tr, game)
-    deadline = bv.deadline if game.status == GameStatus.ACTIVE else None
-    lines = ["🌾 " + board_text(tr, game, view, now, deadline, zone=zone)]
+    lines = []
     if recent:
         lines.append("🕘 " + " ".join(recent))
     standins = [seat_name(tr, game, s.seat) for s in game.seats if s.standin]
@@ -282,6 +276,23 @@ def board_message(
         lines.append("⏸ " + _("The game is paused; the clock has stopped."))
     elif game.status == GameStatus.ABORTED:
         lines.append(_("The game was called off."))
+    return lines
+
+
+def board_message(
+    tr: Translator, bv: BoardView, now: datetime, bot_username: str,
+    recent: list[str] | None = None, *, zone: str | None = None,
+) -> Message:
+    """The group's living board (edited in place); ``recent`` lines tell the last moves;
+    with the group's time ``zone`` (:meth:`Scene.group_zone`) the deadline is on its clock
+    too."""
+    _ = tr.gettext
+    game, view = bv.game, bv.view
+    if view is None:
+        return lobby_message(tr, game)
+    deadline = bv.deadline if game.status == GameStatus.ACTIVE else None
+    lines = ["🌾 " + board_text(tr, game, view, now, deadline, zone=zone)]
+    lines += board_footer(tr, game, view, recent)
     keyboard: Keyboard = []
     if game.status == GameStatus.ACTIVE and not view.over and not game.practice:
         # (A practice board is in the private chat already, next to the player's cards.)

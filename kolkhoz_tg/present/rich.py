@@ -17,13 +17,14 @@ from engine.phase import Phase
 from engine.views import View
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.board import (
+    board_footer,
     result_of,
     trick_lines,
     turn_order,
     waiting_text,
     winners_line,
 )
-from kolkhoz_tg.present.words import SUIT_SYMBOLS, cards, job_name, seat_name, seat_names
+from kolkhoz_tg.present.words import SUIT_SYMBOLS, cards, job_name, seat_names
 from kolkhoz_tg.service.records import BoardView
 from kolkhoz_tg.storage.models import GameStatus
 
@@ -166,20 +167,4 @@ def _footer(
     tr: Translator, bv: BoardView, view: View, recent: list[str] | None
 ) -> list[str]:
     """The last moves, the stand-ins, the cards sent north, a pause: as the text board."""
-    _ = tr.gettext
-    game = bv.game
-    lines = []
-    if recent:
-        lines.append("🕘 " + " ".join(recent))
-    standins = [seat_name(tr, game, s.seat) for s in game.seats if s.standin]
-    if standins:
-        lines.append("🤖 " + tr.ngettext("A bot stands in for {names} until they are back.",
-                                        "Bots stand in for {names} until they are back.",
-                                        len(standins), names=", ".join(standins)))
-    if view.north:
-        lines.append("❄️ " + _("Sent north: {cards}", cards=cards(tr, view.north)))
-    if game.status == GameStatus.PAUSED:
-        lines.append("⏸ " + _("The game is paused; the clock has stopped."))
-    elif game.status == GameStatus.ABORTED:
-        lines.append(_("The game was called off."))
-    return [f"<p>{_e(line)}</p>" for line in lines]
+    return [f"<p>{_e(line)}</p>" for line in board_footer(tr, bv.game, view, recent)]
