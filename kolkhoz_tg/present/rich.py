@@ -103,7 +103,9 @@ def _jobs(tr: Translator, view: View, names: list[str]) -> str:
             reward = cards(tr, job.rewards)
         rows.append([f"{SUIT_SYMBOLS[j]} {job_name(tr, theme, j)}",
                      f"{job.hours}/{job.threshold}", reward])
-    return _table([_("Job"), _("Hours"), _("Reward")], rows)
+    # The column is named as the preset's theme names what it lists (jobs, or fields).
+    head = _("Field") if theme == "fields" else _("Job")
+    return _table([head, _("Hours"), _("Reward")], rows)
 
 
 def _players(tr: Translator, view: View, heads: list[str]) -> str:
@@ -155,8 +157,9 @@ def board_rich(
     if winners:
         parts.append(f"<p><b>{_e(winners)}</b></p>")
     if log:
-        summary = tr.ngettext("The year so far: {n} trick", "The year so far: {n} tricks",
-                              len(log))
+        # (Once the game is over, its last trick alone is kept.)
+        summary = _("Last trick") if view.over else tr.ngettext(
+            "The year so far: {n} trick", "The year so far: {n} tricks", len(log))
         body = "".join(f"<p>{_e(line)}</p>" for line in fit_log(log))
         parts.append(f"<details><summary>📜 {_e(summary)}</summary>{body}</details>")
     parts += _footer(tr, bv, view, recent)
