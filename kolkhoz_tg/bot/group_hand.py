@@ -49,9 +49,10 @@ async def cards_tap(tap: Tap) -> None:
     if step is None:
         await answer_quietly(query, taps.not_playing(tap.tr), show_alert=True)
         return
+    keyboard = present.group_keyboard(step.keyboard)
     ref = await d.deliverer.ephemeral.open(
         bot, chat_id=message.chat.id, topic_id=topic_of(message), user_id=tap.user_id,
-        query_id=query.id, placeholder="🃏 …", text=step.text, markup=markup(step.keyboard),
+        query_id=query.id, placeholder="🃏 …", text=step.text, markup=markup(keyboard),
         in_place=True)
     if ref is None:
         await answer_quietly(query, url=link)
@@ -59,7 +60,7 @@ async def cards_tap(tap: Tap) -> None:
     await answer_quietly(query)
     old = scene.game.meta.get(eph_key(tap.user_id))
     await call(d.service.set_meta, cb.game_id, eph_key(tap.user_id), ref.ephemeral_id)
-    d.deliverer.shown.put(ref.chat_id, -ref.ephemeral_id, step.text, step.keyboard)
+    d.deliverer.shown.put(ref.chat_id, -ref.ephemeral_id, step.text, keyboard)
     if old and int(old) != ref.ephemeral_id:
         await d.deliverer.ephemeral.delete(bot, EphemeralRef(ref.chat_id, tap.user_id,
                                                              int(old)))

@@ -103,7 +103,8 @@ def plan(
     refresh = _to_refresh(notes, group, scene, acting, list(turns), reminded, forced,
                           board_changed=bool(board_notes))
     # A move made from a player's queue: their message shows it made (and their hand).
-    refresh += [u for u, sv in scene.seats.items() if sv.premove.played and u not in refresh
+    refresh += [u for u, sv in scene.seats.items()
+                if (sv.premove.played or sv.premove.dropped) and u not in refresh
                 and u not in turns and scene.game.meta.get(pm_key(u))]
     for user_id in refresh:
         step = private_step(scene, user_id, now, bot_username, acting, new=False,
@@ -129,7 +130,7 @@ def _plan_group_hands(
                                                     new=False)
         if step is not None and sv is not None:
             out.steps.append(GroupHand(scene.game.chat_id, user_id, int(shown), step.text,
-                                       step.keyboard))
+                                       present.group_keyboard(step.keyboard)))
 
 
 def _plan_group(

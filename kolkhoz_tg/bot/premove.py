@@ -124,11 +124,14 @@ async def _cancel_all(c: Cmd) -> None:
             continue
         try:
             result = await call(c.d.service.premove, game.id, c.user.id, None)
+            # ⚡ too: nothing is decided for them any more.
+            auto = await call(c.d.service.set_auto_assign, game.id, c.user.id, False)
         except ServiceError:
             continue
-        if result.status is ActStatus.APPLIED:
+        if ActStatus.APPLIED in (result.status, auto.status):
             cancelled += 1
-            await _edit_game_message(c, game, result)
+            await _edit_game_message(c, game, auto if auto.status is ActStatus.APPLIED
+                                     else result)
     await c.reply(say.cancelled(c.tr, cancelled))
 
 

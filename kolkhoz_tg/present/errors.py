@@ -48,6 +48,7 @@ def reason_text(tr: Translator, reason: str | None, view: View | None = None) ->
         "takeback_late": _("Too late to take your card back: someone has played since."),
         "takeback_trick": _("Your card completed the trick: it cannot be taken back."),
         "takeback_once": _("You have taken back a card this turn already: this one stays."),
+        "takeback_undone": _("A card played before it was taken back."),
     }
     return texts.get(reason or "", _("That move is not allowed now."))
 

@@ -11,7 +11,7 @@ from engine import Action, ActionKind
 from engine.cards import SUITS
 from engine.phase import Phase
 from engine.views import View
-from kolkhoz_tg.bot.callbacks import action_button, explain_button, view_button
+from kolkhoz_tg.bot.callbacks import Callback, action_button, explain_button, view_button
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.board import winners_line
 from kolkhoz_tg.present.errors import reason_text
@@ -431,3 +431,24 @@ def visible_score(tr: Translator, game: GameInfo, view: View) -> str:
               hidden=tr.ngettext("{n} face-down card", "{n} face-down cards", hidden))
         )
     return "\n".join(lines)
+
+
+#: Buttons of the private game message that do not belong in the hand shown in the group:
+#: queueing (⏭, ⚡: ``q``), the board in private and the hand as a picture (sent to the
+#: private chat, which the players who play from the group may not have).
+NOT_IN_GROUP = frozenset({"board", "hand"})
+
+
+def group_keyboard(keyboard: Keyboard) -> Keyboard:
+    """The private game message's keyboard as the hand shown in the group offers it: the
+    moves, the reasons behind disabled cards, take-back, the last trick and hints."""
+    def kept(b: Button) -> bool:
+        try:
+            cb = Callback.decode(b.data) if b.data else None
+        except ValueError:
+            return True
+        return cb is None or not (cb.kind == "q" or (cb.kind == "v"
+                                                     and cb.payload in NOT_IN_GROUP))
+    rows = [[b for b in row if kept(b)] for row in keyboard]
+    return [row for row in rows if row]
+

@@ -243,7 +243,8 @@ class LobbyService:
             seats = self.kernel.seats_of(s, game_id)
             if any(r.user_id == user_id for r in seats.values()):
                 raise NotAllowed("already seated", "already_seated")
-            mine = [i for i, u, _n in _invited(row) if u == user_id]
+            # The seat a rematch keeps for them, if it is still free (else any free one).
+            mine = [i for i, u, _n in _invited(row) if u == user_id and i not in seats]
             index = mine[0] if mine else self._free_seat(row, seats, seat, self._kept(row))
             _answer(row, lambda i, u: u == user_id or i == index)
             s.add(SeatRow(game_id=game_id, seat=index, user_id=user_id, name=user.name,
@@ -284,7 +285,7 @@ class LobbyService:
             self.kernel.check_seen(row, version)
             seats = self.kernel.seats_of(s, game_id)
             self._check_member(row, seats, by_user)
-            index = self._free_seat(row, seats, seat)
+            index = self._free_seat(row, seats, seat, self._kept(row))
             bot = ai_seat(game_id, index, seats, self.kernel.clock.now())
             bot.level = level
             s.add(bot)

@@ -20,6 +20,7 @@ from kolkhoz_tg.service.common import (
 from kolkhoz_tg.service.errors import BadRequest, NotAllowed, NotFound, WrongState
 from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.own_moves import note_own_move
 from kolkhoz_tg.service.payloads import Paused, PlayerBack, Resumed, StandIn
 from kolkhoz_tg.service.records import (
     ActResult,
@@ -27,7 +28,6 @@ from kolkhoz_tg.service.records import (
     GameInfo,
     Scene,
 )
-from kolkhoz_tg.service.takeback import note_own_move
 from kolkhoz_tg.storage.models import (
     ActionRow,
     Actor,

@@ -19,6 +19,7 @@ from engine import Action, ActionKind, Game, InvalidAction
 from engine import events as ev
 from engine.ai import default_action
 from engine.phase import Phase
+from kolkhoz_tg.service.own_moves import note_own_move
 from kolkhoz_tg.service.records import Premove
 from kolkhoz_tg.storage.models import Actor, SeatRow
 
@@ -114,7 +115,9 @@ def play_queued(tx: GameTx, seat: int) -> bool:
     row = tx.seats[seat]
     game = tx.game
     if row.auto_assign and game.phase is Phase.ASSIGN:
-        tx.apply(seat, default_action(game, seat), Actor.PLAYER, row.user_id)
+        assignment = default_action(game, seat)
+        tx.apply(seat, assignment, Actor.PLAYER, row.user_id)
+        note_own_move(tx.row, tx.game, seat, assignment, len(tx.game.log))
         return True
     action = parse_queued(row.premove)
     if action is None:
@@ -130,6 +133,8 @@ def play_queued(tx: GameTx, seat: int) -> bool:
         tx.queue_log.dropped[seat] = (action.text, illegal.reason)
         return False
     tx.apply(seat, action, Actor.PLAYER, row.user_id)
+    # (The player's own card, as if tapped: a take-back may reach it, and no earlier one.)
+    note_own_move(tx.row, tx.game, seat, action, len(tx.game.log))
     tx.queue_log.played.setdefault(seat, []).append(action.text)
     return True
 

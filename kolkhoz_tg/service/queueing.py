@@ -16,6 +16,7 @@ from kolkhoz_tg.service.common import ACTIVE, Conflict
 from kolkhoz_tg.service.errors import NotFound
 from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.service.own_moves import note_own_move
 from kolkhoz_tg.service.premoves import decides_now, queue_refusal
 from kolkhoz_tg.service.records import ActResult, ActStatus
 from kolkhoz_tg.storage.models import Actor, ChatRow, GameRow, SeatRow, UserRow
@@ -107,6 +108,7 @@ class PremoveService:
                              reason=illegal.reason)
         seat.premove = None
         tx.apply(seat.seat, action, Actor.PLAYER, seat.user_id)
+        note_own_move(row, tx.game, seat.seat, action, len(tx.game.log))
         seat.timeouts = 0
         tx.run_automatic()
         self.kernel.finish_tx(tx, moved=True)

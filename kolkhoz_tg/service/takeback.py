@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session, select
 
-from engine import Action, ActionError, ActionKind, Game, InvalidAction, Phase, Rules
+from engine import ActionError, Game, InvalidAction, Rules
 from kolkhoz_tg.service.common import ACTIVE, Conflict, parse_seed
 from kolkhoz_tg.service.errors import NotFound
 from kolkhoz_tg.service.gametx import COUNT_KEY, GameTx, Views
+from kolkhoz_tg.service.own_moves import LAST_KEY
 from kolkhoz_tg.service.payloads import TookBack
 from kolkhoz_tg.service.records import PRACTICE_KEY, ActResult, ActStatus
 from kolkhoz_tg.storage.models import ActionRow, Actor, ChatRow, GameRow, SeatRow
@@ -43,13 +44,11 @@ if TYPE_CHECKING:
 TAKEBACK = "takeback"
 #: ``chats.settings`` key: False switches take-backs off in the chat (on by default).
 SETTING = "takeback"
-#: ``games.meta``: per seat (its number as text) ``[moves, closed, year]``: the seat's own
-#: card was the last move it made, the engine had ``moves`` moves after it, ``closed``: it
-#: completed the trick.
-LAST_KEY = "takeback:last"
 #: ``games.meta``: the last take-back, ``[seat, moves after it, version it was based on]``.
 DONE_KEY = "takeback:done"
 
+#: Why another seat's queued move was dropped: the card before it was taken back.
+UNDONE = "takeback_undone"
 #: Why a take-back is refused (codes for ``present.reason_text``).
 OFF, NOTHING, TOO_LATE, TRICK_CLOSED, ONCE = (
     "takeback_off", "takeback_nothing", "takeback_late", "takeback_trick", "takeback_once")
@@ -72,20 +71,6 @@ def effective_log(entries: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any
 def chat_allows(chat: ChatRow | None) -> bool:
     """The chat's setting: take-backs are on unless switched off."""
     return chat is None or chat.settings.get(SETTING) is not False
-
-
-def note_own_move(row: GameRow, game: Game, seat: int, action: Action, moves: int) -> None:
-    """After a player's own ``action`` (the engine had ``moves`` moves after it): remember a
-    card played, for a take-back (whether it completed the trick is known only now); any
-    other move of theirs makes their card before it final."""
-    last = {k: v for k, v in row.meta.get(LAST_KEY, {}).items() if k != str(seat)}
-    if action.kind is ActionKind.PLAY:
-        trick = game.trick if game.phase is Phase.PLAY and len(game.log) == moves else []
-        still_open = bool(trick) and trick[-1][0] == seat
-        last[str(seat)] = [moves, not still_open, game.year]
-    elif len(last) == len(row.meta.get(LAST_KEY, {})):
-        return
-    row.meta = {**row.meta, LAST_KEY: last}
 
 
 def refusal(meta: Mapping[str, Any], game: Game, seat: int, allowed: bool) -> str | None:
@@ -233,6 +218,12 @@ class TakeBackService:
                 at=tx.now))
         tx.game = before
         tx.views = Views(before)
+        # A move queued by another seat after the card came down was an answer to it: it
+        # goes with the card (its player is told why), so nothing is played blind.
+        for other in seats.values():
+            if other.seat != seat.seat and other.premove is not None:
+                tx.queue_log.dropped[other.seat] = (other.premove, UNDONE)
+                other.premove = None
         meta = {k: v for k, v in row.meta.items() if k != LAST_KEY}
         meta[COUNT_KEY] = int(row.meta.get(COUNT_KEY, 0)) + len(undone)
         meta[DONE_KEY] = [seat.seat, len(before.log), expected_version]

@@ -66,6 +66,10 @@ async def test_a_whole_game_from_the_hand_in_the_group(
                 await mover.tap(shown, my_cards)
                 (hand,) = fake.ephemeral.of(group.id, mover.id)  # the older one is gone
                 assert hand.replaces == shown.message_id  # shown in place of the board
+                # Only what works in the group: no queueing, no board or picture in private.
+                taps = [Callback.decode(d) for d in hand.callback_data]
+                assert not [t for t in taps if t.kind == "q"
+                            or (t.kind == "v" and t.payload in ("board", "hand"))], taps
                 buttons = action_buttons(hand)
                 assert buttons, hand.text
                 await mover.tap(hand, buttons[0])

@@ -152,3 +152,15 @@ def test_no_rematch_where_a_game_is_open_or_of_a_game_not_over(service: GameServ
     assert code(lambda: service.rematch(running.id, 1)) == "not_finished"
     service.abort(running.id, 1)
     assert service.rematch(old_id, 1).status == "lobby"
+
+
+def test_an_ai_player_never_takes_a_seat_kept_for_an_invited_player(
+    service: GameService,
+) -> None:
+    new = service.rematch(finished_game(service), 3)
+    assert {inv.user_id for inv in new.invitations} == {1, 2}  # their seats wait for them
+    assert code(lambda: service.add_ai_player(new.id, 3)) == "game_full"
+    # and each invited player still finds their seat
+    service.join(new.id, 1, "Anna")
+    info = service.join(new.id, 2, "Boris")
+    assert {s.user_id for s in info.seats if not s.is_ai} == {1, 2, 3}

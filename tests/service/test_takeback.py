@@ -200,3 +200,40 @@ def test_ratings_and_stats_do_not_count_a_move_taken_back(service: GameService) 
     moves = [sum(1 for e in log if e["seat"] == r) for r in range(4)]
     assert [r.moves for r in rated.seats] == moves
     assert sum(1 for e in service.action_log(game.id) if e["seat"] == seat) == moves[seat] + 2
+
+
+def test_a_take_back_drops_the_moves_queued_in_answer_to_the_card(service: GameService) -> None:
+    """A card queued by a later seat after the card came down goes with the card: its
+    player is told why, and nothing is played into a trick they never saw."""
+    game, _ = new_game(service, humans=4, seed=11)
+    for _trick in range(30):
+        user, seat = _to_lead(service, game.id)
+        _play(service, game.id, user)
+        board = service.board(game.id)
+        assert board.view is not None
+        if service.seat_view(game.id, user).can_take_back and len(board.view.trick) == 1:
+            break
+        while service.board(game.id).view.trick:  # type: ignore[union-attr]
+            assert step(service, game.id)
+    else:
+        raise AssertionError("no trick to take a lead back from")
+    nxt = board.view.to_act[0]
+    third_seat = next(s for s in (nxt + 1, nxt - 1) if s % 4 not in (seat, nxt)) % 4
+    third = next(s.user_id for s in board.game.seats if s.seat == third_seat)
+    assert third is not None
+    hand = service.seat_view(game.id, third).view.players[third_seat].hand
+    assert hand
+    queued = service.premove(game.id, third, f"play:{hand[0]}")
+    assert queued.ok and service.seat_view(game.id, third).premove.queued == f"play:{hand[0]}"
+    version = service.seat_view(game.id, user).game.version
+    assert service.take_back(game.id, user, version).status is ActStatus.APPLIED
+    assert service.seat_view(game.id, third).premove.queued is None
+
+
+def test_a_card_made_from_the_queue_can_be_taken_back(service: GameService) -> None:
+    """``/premove`` of the card to play now is a move like a tap: ↩ is offered for it."""
+    game, _ = new_game(service, seed=5)
+    user, _seat = _to_lead(service, game.id)
+    card = service.seat_view(game.id, user).legal[0]
+    assert service.premove(game.id, user, card).status is ActStatus.APPLIED
+    assert service.seat_view(game.id, user).can_take_back
