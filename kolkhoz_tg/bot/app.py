@@ -96,9 +96,8 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     ("abort", cmd_abort),
     ("kick", cmd_kick), ("lang", cmd_lang), ("settings", cmd_settings),
     ("stats", cmd_stats), ("log", cmd_log), ("practice", cmd_practice),
-    ("mygames", cmd_mygames),
+    ("mygames", cmd_mygames), ("notify", cmd_notify), ("premove", cmd_premove),
 ]
-COMMANDS.append(("notify", cmd_notify))
 
 GROUP_MENU = (
     "newgame", "board", "last", "score", "hand", "back", "away", "settings", "stats", "log",
@@ -283,7 +282,6 @@ def build_application(
     for name, handler in COMMANDS:
         app.add_handler(CommandHandler(name, handler, filters=new))
     app.add_handler(CommandHandler(list(TYPED), cmd_typed, filters=new))
-    app.add_handler(CommandHandler("premove", cmd_premove, filters=new))
     app.add_handler(InlineQueryHandler(on_inline_query))
     app.add_handler(ChosenInlineResultHandler(on_chosen_inline))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

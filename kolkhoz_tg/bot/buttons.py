@@ -58,11 +58,10 @@ from kolkhoz_tg.service.takeback import TAKEBACK
 log = logging.getLogger(__name__)
 #: The payload of the placeholder button on a message posted by an inline choice.
 WAIT = "wait"
-#: What a ``v`` button may show (``back``: the player takes their seat back from a bot;
-#: ``hand``: their cards as a picture, in private).
-VIEWS = frozenset({"board", "last", "back", "hand", "hint"})
-#: ``takeback``: the player takes back the card they have just played (:func:`_take_back_tap`).
-VIEWS = VIEWS | {TAKEBACK, CARDS}
+#: What a ``v`` button may show or do (``back``: the player takes their seat back from a
+#: bot; ``hand``: their cards as a picture, in private; ``takeback``: they take back the card
+#: they have just played; ``cards``: their hand shown in the group, to them alone).
+VIEWS = frozenset({"board", "last", "back", "hand", "hint", TAKEBACK, CARDS})
 
 # ---------------------------------------------------------------------- buttons
 

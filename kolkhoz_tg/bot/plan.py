@@ -69,8 +69,8 @@ GROUP_KINDS = frozenset({
     Kind.LOBBY, Kind.GAME_STARTED, Kind.BOARD, Kind.PLAYER_BACK, Kind.STAND_IN, Kind.PAUSED,
     Kind.RESUMED, Kind.ABORTED, Kind.GAME_OVER, Kind.YEAR_SUMMARY,
     Kind.TIME_EXTENDED,  # (the board and the players' messages show the new deadline)
+    Kind.TOOK_BACK,
 })
-GROUP_KINDS |= {Kind.TOOK_BACK}
 
 
 # ---------------------------------------------------------------------- planning
@@ -122,13 +122,13 @@ def _plan_group_hands(
     """A hand shown in the group to its player alone reads as their game message: it is
     edited with it, and whenever the game changes (so it never offers a stale move)."""
     planned = {s.user_id: s for s in out.steps if isinstance(s, Private)}
-    for user_id, sv in scene.seats.items():
+    for user_id in scene.seats:
         shown = scene.game.meta.get(eph_key(user_id))
         if not shown or (user_id not in planned and not board_changed):
             continue
         step = planned.get(user_id) or private_step(scene, user_id, now, bot_username,
                                                     new=False)
-        if step is not None and sv is not None:
+        if step is not None:
             out.steps.append(GroupHand(scene.game.chat_id, user_id, int(shown), step.text,
                                        present.group_keyboard(step.keyboard)))
 

@@ -135,6 +135,7 @@ class ReadingService:
         seat = info.seat_of(user_id)
         if seat is None:
             return None
+        # (Decoded here, not taken from the kernel's cache of the next move's state.)
         game = Game.from_json(row.state) if row.state is not None else None
         running = game is not None and row.status == ACTIVE
         waiting = tuple(game.to_act) if running and game is not None else ()
