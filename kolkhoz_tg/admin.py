@@ -43,7 +43,7 @@ from kolkhoz_tg.storage.database import (
     migrations_dir,
     normalize_url,
 )
-from kolkhoz_tg.storage.models import GameRow, GameStatus, SeatRow
+from kolkhoz_tg.storage.models import Actor, GameRow, GameStatus, SeatRow
 
 #: The top-level ``kolkhoz`` commands this module handles.
 COMMANDS = ("db", "games")
@@ -361,6 +361,19 @@ def public_action(action: str) -> str:
     return action
 
 
+def taken_back(log: list[dict[str, Any]]) -> set[int]:
+    """The positions in the log of the moves its take-back entries undid."""
+    standing: list[int] = []
+    undone: set[int] = set()
+    for i, entry in enumerate(log):
+        if entry["actor"] == Actor.TAKEBACK.value:
+            if standing:
+                undone.add(standing.pop())
+        else:
+            standing.append(i)
+    return undone
+
+
 def show_game(service: GameService, game_id: int) -> str:
     """Header, seats, the board and the log. Hidden cards only once the game is finished."""
     try:
@@ -401,8 +414,14 @@ def show_game(service: GameService, game_id: int) -> str:
     log = service.action_log(game_id)
     title = "Action log:" if finished else "Action log (swapped cards hidden while in play):"
     lines += ["", title if log else "Action log: empty"]
-    for entry in log:
+    # While in play, a card taken back is in its player's hand again: hidden like a swap.
+    undone = set() if finished else taken_back(log)
+    for i, entry in enumerate(log):
         action = entry["action"] if finished else public_action(entry["action"])
+        if entry["actor"] == Actor.TAKEBACK.value:
+            action = "takeback"
+        elif i in undone:
+            action = "play:(taken back)"
         lines.append(f"  {entry['seq']:>4}  seat {entry['seat']}  {action:<22} "
                      f"{entry['actor']:<8} v{entry['version']:<4} {_when(entry['at'])}")
     return "\n".join(lines) + "\n"

@@ -369,3 +369,31 @@ def test_games_rerate_rebuilds_the_ratings_from_the_games(
     code, out, _ = run_cli(capsys, "games", "rerate", "--database-url", sqlite_url)
     assert code == 0 and out == "Ratings recomputed from 1 finished game.\n"
     assert service.chat_ratings(-300) == before
+
+
+def test_show_running_game_hides_a_card_taken_back(
+    capsys: pytest.CaptureFixture[str], service: GameService, sqlite_url: str
+) -> None:
+    """A card taken back is in its player's hand again: the log does not name it while the
+    game goes on."""
+    game = service.create_game(-100, 1, creator_name="U1", seed=5)
+    for user in (2, 3, 4):
+        service.join(game.id, user, f"U{user}")
+    service.start(game.id, 1)
+    for _ in range(60):
+        board = service.board(game.id)
+        assert board.view is not None
+        user = next(s.user_id for s in board.game.seats if s.seat == board.view.to_act[0])
+        assert user is not None
+        sv = service.seat_view(game.id, user)
+        card = sv.legal[0]
+        service.act(game.id, user, card, sv.game.version)
+        if card.startswith("play:") and service.seat_view(game.id, user).can_take_back:
+            break
+    version = service.seat_view(game.id, user).game.version
+    assert service.take_back(game.id, user, version).ok
+    code, out, _ = run_cli(capsys, "games", "show", str(game.id), "--database-url", sqlite_url)
+    assert code == 0
+    log = out.partition("Action log")[2]
+    assert "play:(taken back)" in log and "takeback" in log
+    assert card not in log  # (it is back in the hand, and nothing later played it)
