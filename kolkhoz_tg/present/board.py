@@ -27,6 +27,28 @@ from kolkhoz_tg.service.records import BoardView, GameInfo, GameResult
 from kolkhoz_tg.storage.models import GameStatus
 
 
+def board_heading(tr: Translator, view: View, names: list[str]) -> tuple[str, list[str]]:
+    """The board's title (the year and its Planner, or the end of the plan) and the notes
+    beside it (the trump, or why there is none; a famine year), for every board style."""
+    _ = tr.gettext
+    over = view.phase is Phase.OVER
+    if over:
+        title = _("Kolkhoz · the five-year plan is over")
+    else:
+        title = _("Kolkhoz · year {year} of {years} · Planner: {name}", year=view.year,
+                  years=view.years, name=names[view.planner])
+    notes = []
+    if view.trump is not None and not over:
+        notes.append(_("trump {suit}", suit=SUIT_SYMBOLS[view.trump.letter]))
+    elif view.short and not over:
+        notes.append(_("no trump (supply disruption)"))
+    elif view.lean and not over:
+        notes.append(_("no trump (lean year)"))
+    if view.famine:
+        notes.append(_("famine year"))
+    return title, notes
+
+
 def board_text(
     tr: Translator,
     game: GameInfo | GameHeader,
@@ -50,20 +72,8 @@ def board_text(
         heads[viewer] = _("You")
     theme = view.rules.theme.value
     over = view.phase is Phase.OVER
-    if over:
-        head = [_("Kolkhoz · the five-year plan is over")]
-    else:
-        head = [_("Kolkhoz · year {year} of {years} · Planner: {name}", year=view.year,
-                  years=view.years, name=names[view.planner])]
-    if view.trump is not None and not over:
-        head.append(_("trump {suit}", suit=SUIT_SYMBOLS[view.trump.letter]))
-    elif view.short and not over:
-        head.append(_("no trump (supply disruption)"))
-    elif view.lean and not over:
-        head.append(_("no trump (lean year)"))
-    if view.famine:
-        head.append(_("famine year"))
-    lines = [" · ".join(head)]
+    title, notes = board_heading(tr, view, names)
+    lines = [" · ".join([title, *notes])]
     for job in view.jobs:
         j = job.suit.letter
         name = job_name(tr, theme, j)

@@ -18,6 +18,7 @@ from engine.views import View
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.board import (
     board_footer,
+    board_heading,
     result_of,
     trick_lines,
     turn_order,
@@ -66,23 +67,8 @@ def fit_log(lines: list[str], room: int = LOG_ROOM, most: int = LOG_LINES) -> li
 
 def _head(tr: Translator, bv: BoardView, view: View, names: list[str]) -> list[str]:
     """The heading and the line under it: the year, planner, trump."""
-    _ = tr.gettext
-    over = view.phase is Phase.OVER
-    if over:
-        title = _("Kolkhoz · the five-year plan is over")
-    else:
-        title = _("Kolkhoz · year {year} of {years} · Planner: {name}", year=view.year,
-                  years=view.years, name=names[view.planner])
+    title, notes = board_heading(tr, view, names)
     out = [f"<h3>🌾 {_e(title)}</h3>"]
-    notes = []
-    if view.trump is not None and not over:
-        notes.append(_("trump {suit}", suit=SUIT_SYMBOLS[view.trump.letter]))
-    elif view.short and not over:
-        notes.append(_("no trump (supply disruption)"))
-    elif view.lean and not over:
-        notes.append(_("no trump (lean year)"))
-    if view.famine:
-        notes.append(_("famine year"))
     if notes:
         out.append(f"<p>{_e(' · '.join(notes))}</p>")
     return out
