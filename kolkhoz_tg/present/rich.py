@@ -29,11 +29,9 @@ from kolkhoz_tg.present.words import SUIT_SYMBOLS, cards, job_name, seat_names
 from kolkhoz_tg.service.records import BoardView
 from kolkhoz_tg.storage.models import GameStatus
 
-#: Telegram's limits on a rich message (characters of text, blocks); the board keeps well
-#: inside them, whatever the log says.
-MAX_RICH_TEXT = 32768
-MAX_RICH_BLOCKS = 500
-#: The room the year's log may take (characters, lines): the rest of the board is small.
+#: The room the year's log may take (characters, lines): well inside Telegram's limits on a
+#: rich message (32,768 characters, 500 blocks) whatever the log says, the rest of the board
+#: being small.
 LOG_ROOM = 24000
 LOG_LINES = 300
 
