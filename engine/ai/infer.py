@@ -21,10 +21,13 @@ worlds, never a rule that forbids one.
 
 from __future__ import annotations
 
+import bisect
 import random
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.ai.heuristic import default_action
+from engine.ai.model import PolicyModel
 from engine.cards import SUIT_OF
 from engine.legality import compute_legal
 from engine.phase import Phase
@@ -39,10 +42,14 @@ _PLAY = Phase.PLAY
 class Inference:
     """This year's plays of the other seats, read from ``det``'s view once."""
 
-    def __init__(self, det: Determinizer[Any], noise: float = 0.5) -> None:
+    def __init__(self, det: Determinizer[Any], noise: float = 0.5,
+                 model: PolicyModel | None = None) -> None:
         base = det.base
         seat = det.seat
         self.noise = noise
+        #: The model of the others' play: with one, a play counts its probability under the
+        #: model (:meth:`PolicyModel.likelihood`) instead of the heuristic's 0/1 with noise.
+        self.model = model
         tricks: list[list[tuple[int, int | None]]] = [list(cards) for cards, _ in det.tricks]
         if base.trick:
             tricks.append(list(base.trick))
@@ -91,6 +98,7 @@ class Inference:
         g = world.copy()
         g.phase = _PLAY
         noise = self.noise
+        model = self.model
         hands = [list(h) for h in world.hands]
         w = 1.0
         for s, c, prefix, later, hours, completed, trump_played in self.events:
@@ -105,7 +113,9 @@ class Inference:
             k = len(legal)
             if k <= 1:
                 continue
-            if default_action(g, s).card_id == c:
+            if model is not None:
+                w *= model.likelihood(g, s, legal, c)
+            elif default_action(g, s).card_id == c:
                 w *= 1.0 - noise + noise / k
             else:
                 w *= noise / k
@@ -127,3 +137,96 @@ class Inference:
             if x < 0:
                 return world
         return worlds[-1]
+
+
+#: An inference worth telling: at least this likely in the weighed worlds ...
+TELL_CHANCE: Final = 0.75
+#: ... and at most this likely in the same worlds unweighed (what the cards seen alone say).
+TELL_PRIOR: Final = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Inferred:
+    """Something the plays suggest about another seat's hand: ``kind`` ``"void"`` (it holds
+    no card of suit ``value`` any more) or ``"holds"`` (it holds card ``value``), with its
+    chance in the weighed worlds and in the same worlds unweighed (``prior``)."""
+
+    seat: int
+    kind: str
+    value: int
+    chance: float
+    prior: float
+
+
+class WorldPool:
+    """``size`` worlds dealt by ``det`` once, each with its :meth:`Inference.weight`; the
+    search then draws its worlds from them with chances proportional to the weights
+    (importance resampling from one pool: each world is weighed once, however often it is
+    played). With nothing to explain, or every weight 0, every world is as likely."""
+
+    def __init__(self, det: Determinizer[Any], infer: Inference, rng: random.Random,
+                 size: int) -> None:
+        self.infer = infer
+        self.worlds = [det.sample(rng) for _ in range(size)]
+        weights = ([infer.weight(w) for w in self.worlds] if infer.events
+                   else [1.0] * size)
+        if sum(weights) <= 0.0:
+            weights = [1.0] * size
+        total = 0.0
+        self.cumulative: list[float] = []
+        for wt in weights:
+            total += wt
+            self.cumulative.append(total)
+        self.weights = weights
+
+    def draw(self, rng: random.Random) -> Any:
+        """A world of the pool, by weight (the caller copies it before playing on)."""
+        return self.worlds[min(bisect.bisect_right(self.cumulative,
+                                                   rng.random() * self.cumulative[-1]),
+                               len(self.worlds) - 1)]
+
+    @property
+    def effective(self) -> float:
+        """Kish's effective number of worlds: how many equally weighted worlds the pool is
+        worth (its size when inference reads nothing; near 1 when one world explains all)."""
+        total = sum(self.weights)
+        return total * total / sum([w * w for w in self.weights])
+
+    def inferred(self, seat: int, limit: int = 2) -> tuple[Inferred, ...]:
+        """What the weighing taught about the other seats' hands, most telling first: a
+        void or a card at least :data:`TELL_CHANCE` likely once weighed where the cards
+        seen alone made it at most :data:`TELL_PRIOR` likely (nothing if the plays taught
+        nothing). The worlds are dealt from ``seat``'s view, so this knows what it may."""
+        weights = self.weights
+        total = sum(weights)
+        size = len(self.worlds)
+        if not self.infer.events or total <= 0.0 or size < 2:
+            return ()
+        found: list[Inferred] = []
+        for other in range(self.worlds[0].n):
+            if other == seat:
+                continue
+            void_w = [0.0] * 4
+            void_n = [0] * 4
+            card_w: dict[int, float] = {}
+            card_n: dict[int, int] = {}
+            for world, wt in zip(self.worlds, weights, strict=True):
+                hand = world.hands[other]
+                suits = {c // 13 for c in hand}
+                for x in range(4):
+                    if x not in suits:
+                        void_w[x] += wt
+                        void_n[x] += 1
+                for c in hand:
+                    card_w[c] = card_w.get(c, 0.0) + wt
+                    card_n[c] = card_n.get(c, 0) + 1
+            for x in range(4):
+                chance, prior = void_w[x] / total, void_n[x] / size
+                if chance >= TELL_CHANCE and prior <= TELL_PRIOR:
+                    found.append(Inferred(other, "void", x, chance, prior))
+            for c, wt in card_w.items():
+                chance, prior = wt / total, card_n[c] / size
+                if chance >= TELL_CHANCE and prior <= TELL_PRIOR:
+                    found.append(Inferred(other, "holds", c, chance, prior))
+        found.sort(key=lambda f: (-(f.chance - f.prior), f.seat, f.kind, f.value))
+        return tuple(found[:limit])

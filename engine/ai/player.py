@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from engine.actions import Action
 from engine.ai.heuristic import Reason, decide, default_action, describe
+from engine.ai.infer import Inferred
 from engine.ai.search import PlayoutGame, SearchParams, ranked_search
 from engine.determinize import Determinizer
 from engine.legality import forced_among
@@ -93,6 +94,10 @@ class Advice:
     runner_up: Action | None = None
     runner_up_value: float | None = None
     worlds: int = 0
+    #: A level with inference: what the others' plays suggest about their hands, most
+    #: telling first (:meth:`engine.ai.infer.WorldPool.inferred`), from the worlds the move
+    #: was searched in.
+    inferred: tuple[Inferred, ...] = ()
 
 
 class AIPlayer:
@@ -169,7 +174,8 @@ class AIPlayer:
         action = legal[found.best]
         second = None if found.runner_up is None else legal[found.runner_up]
         return Advice(action, describe(world, seat, action), name, found.value, second,
-                      None if second is None else found.runner_up_value, found.worlds)
+                      None if second is None else found.runner_up_value, found.worlds,
+                      found.inferred)
 
 
 def advise(

@@ -55,7 +55,8 @@ from typing import Any, Final
 
 from engine.actions import Action
 from engine.ai.heuristic import default_action, refined_action
-from engine.ai.infer import Inference
+from engine.ai.infer import Inference, Inferred, WorldPool
+from engine.ai.model import learned_policy
 from engine.determinize import Determinizer
 from engine.phase import ASSIGN, OVER, PASS, PLAY, SWAP, TRUMP
 from engine.rules import Losers, Requisition, Reward
@@ -110,6 +111,8 @@ class SearchParams:
     horizon: int = 0  # years a playout goes on past the current one (0: to its end)
     infer_worlds: int = 0  # worlds dealt for each one kept by inference (engine.ai.infer; <2: none)
     infer_noise: float = 0.5  # inference: the share of an opponent's plays not the heuristic's
+    infer_pool: int = 0  # inference from one pool of this many weighed worlds (<2: none)
+    infer_model: bool = False  # inference weighs plays by the learned model (engine.ai.model)
     joint_assign: int = 0  # assigning a trick: search up to this many whole placements (0: none)
     refined: bool = False  # playouts play heuristic.refined_action instead of default_action
 
@@ -126,6 +129,8 @@ class SearchResult:
     runner_up: int | None = None
     runner_up_value: float = 0.0
     runner_up_worlds: int = 0
+    #: What inference from a pool of worlds taught about the others' hands (none without).
+    inferred: tuple[Inferred, ...] = ()
 
 
 def search(
@@ -174,7 +179,18 @@ def ranked_search(
     worlds = 0
     year = det.base.year
     last_year = year + params.horizon
-    infer = Inference(det, params.infer_noise) if params.infer_worlds > 1 else None
+    infer = None
+    pool = None
+    if params.infer_pool > 1:
+        model = learned_policy() if params.infer_model else None
+        pool = WorldPool(det, Inference(det, params.infer_noise, model), rng,
+                         params.infer_pool)
+        if by_moves:  # the pool's worlds dealt and weighed: a model's guess costs ~5 moves
+            spent = params.infer_pool * (_WORLD_COST + (5 if model else 2)
+                                         * len(pool.infer.events))
+    elif params.infer_worlds > 1:
+        model = learned_policy() if params.infer_model else None
+        infer = Inference(det, params.infer_noise, model)
     # What inference costs a world, in simulated moves: the worlds dealt, a heuristic
     # decision for every play it explains.
     infer_cost = (0 if infer is None
@@ -185,7 +201,9 @@ def ranked_search(
         used = 0
         # At least one world a round, so every candidate still running is tried.
         while not stop and (used == 0 or used < round_budget):
-            if infer is None:
+            if pool is not None:
+                world = pool.draw(rng)
+            elif infer is None:
                 world = det.sample(rng)
             else:
                 world = infer.sample(det, rng, params.infer_worlds)
@@ -234,11 +252,12 @@ def ranked_search(
     second = next((i for i in order if candidates[i][0] != first), None)
     mean = total[best] / count[best] if count[best] else 0.0
     choice = legal.index(first)
+    inferred = () if pool is None else pool.inferred(seat)
     if second is None:
-        return SearchResult(choice, mean, count[best])
+        return SearchResult(choice, mean, count[best], inferred=inferred)
     return SearchResult(choice, mean, count[best], legal.index(candidates[second][0]),
                         total[second] / count[second] if count[second] else 0.0,
-                        count[second])
+                        count[second], inferred)
 
 
 def placements(legal: list[Action], limit: int) -> list[tuple[Action, ...]] | None:
