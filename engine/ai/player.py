@@ -65,6 +65,9 @@ class Level:
     seconds: float  # nominal time per decision; the budget itself is counted in moves
 
 
+#: Worlds in the weighed pool of a search asked to infer (``AIPlayer(infer=True)``).
+INFER_POOL: Final = 64
+
 #: The AI levels, weakest first.
 LEVELS: Final = ("random", "normal", "strong", "hard")
 _LEVELS: Final = {
@@ -109,7 +112,10 @@ class AIPlayer:
     per decision (tests use small ones). ``seconds`` sets the time of a decision instead of
     the level's own: the budget of moves is scaled to it (calibrated on the reference machine)
     and the wall time is capped by it; a decision cut short by the cap depends on the
-    machine's speed, so levels have no cap unless asked for one.
+    machine's speed, so levels have no cap unless asked for one. ``infer`` makes a search
+    level that does not infer draw its worlds from a pool weighed by the learned model of
+    the players (:mod:`engine.ai.infer`), within the same budget, so that its
+    :class:`Advice` can say what the others' plays suggest (the practice game's hint).
     Raises :class:`ValueError` for an unknown level.
     """
 
@@ -120,6 +126,7 @@ class AIPlayer:
         *,
         seconds: float | None = None,
         iterations: int | None = None,
+        infer: bool = False,
     ) -> None:
         if level not in _LEVELS:
             raise ValueError(f"unknown AI level {level!r}; choose one of {', '.join(LEVELS)}")
@@ -134,6 +141,8 @@ class AIPlayer:
                 # The level's budget scaled to the time asked for; the deadline still holds.
                 moves = int(params.moves * seconds / self.level.seconds)
                 params = replace(params, moves=max(1, moves))
+            if infer and params.infer_pool < 2:
+                params = replace(params, infer_pool=INFER_POOL, infer_model=True)
         self.params = params
 
     def __repr__(self) -> str:
@@ -180,12 +189,13 @@ class AIPlayer:
 
 def advise(
     view: dict[str, Any], level: str = "strong", seed: int | str = 0, *,
-    seconds: float | None = None, iterations: int | None = None,
+    seconds: float | None = None, iterations: int | None = None, infer: bool = False,
 ) -> Advice:
     """What an AI player of ``level`` would play on the seat's ``view``, and why:
     ``AIPlayer(level, seed, ...).advise(view)``. Raises :class:`ValueError` as :class:`AIPlayer`
     and :meth:`AIPlayer.choose` do."""
-    return AIPlayer(level, seed, seconds=seconds, iterations=iterations).advise(view)
+    return AIPlayer(level, seed, seconds=seconds, iterations=iterations,
+                    infer=infer).advise(view)
 
 
 def _canonical(view: dict[str, Any]) -> dict[str, Any]:

@@ -254,6 +254,6 @@ async def hint_tap(
         log.exception("game %s: no hint could be worked out", game_id)
         await answer_quietly(query, say.not_possible(tr), show_alert=True)
         return
-    await answer_quietly(query, hint_line(tr, advice, turn.view)[:200], show_alert=True)
+    await answer_quietly(query, hint_line(tr, advice, turn.view, turn.game), show_alert=True)
 
 

@@ -269,18 +269,21 @@ class Thinker:
         self, level: str, seed: str, view: dict[str, Any], seconds: float
     ) -> dict[str, Any]:
         """What a bot of ``level`` would play on ``view`` and why
-        (:func:`kolkhoz_tg.aiplay.advise`), worked out in a worker like a bot's move, in at
-        most ``seconds`` (or the fixed playouts of tests)."""
+        (:func:`kolkhoz_tg.aiplay.advise`, with what it inferred from the others' plays),
+        worked out in a worker like a bot's move, in at most ``seconds`` (or the fixed
+        playouts of tests)."""
         assert level in LEVELS
         if self._executor is None:
             self._executor = self._make_executor()
         loop = asyncio.get_running_loop()
+        # A hint weighs its worlds by the others' plays, to say what it inferred.
         if self.iterations is not None:
             return await loop.run_in_executor(self._executor, advise, level, seed, view, None,
-                                              self.iterations)
+                                              self.iterations, True)
         # Never longer than the level's own decision (nor, timed, a bigger budget).
         timed = min(seconds, LEVEL_SECONDS[level]) if level in LEVEL_SECONDS else None
-        return await loop.run_in_executor(self._executor, advise, level, seed, view, timed)
+        return await loop.run_in_executor(self._executor, advise, level, seed, view, timed,
+                                          None, True)
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

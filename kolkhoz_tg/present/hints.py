@@ -24,7 +24,8 @@ from engine.rules import Reward
 from engine.views import JobView, View
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.events import card_action
-from kolkhoz_tg.present.words import card, job_name
+from kolkhoz_tg.present.words import SUIT_SYMBOLS, card, job_name, seat_name
+from kolkhoz_tg.service.records import GameInfo
 
 #: The longest text a Telegram alert shows (characters): a hint must fit in it.
 HINT_LIMIT: Final = 200
@@ -146,8 +147,24 @@ def chances_words(tr: Translator, advice: dict[str, Any], view: View | None = No
              other=_percent(tr, theirs), move=move)
 
 
+def inferred_words(tr: Translator, advice: dict[str, Any], game: GameInfo | None) -> str:
+    """What the hint's search inferred from the others' plays, the most telling thing
+    (``Boris probably has no ♦ left``, ``Bot 2 probably holds K♠``); empty when it inferred
+    nothing worth telling, or without the game to name the player."""
+    found = advice.get("inferred") or []
+    if not found or game is None:
+        return ""
+    first = found[0]
+    name = seat_name(tr, game, first["seat"])
+    if "void" in first:
+        return tr.gettext("{name} probably has no {suit} left", name=name,
+                          suit=SUIT_SYMBOLS[first["void"]])
+    return tr.gettext("{name} probably holds {card}", name=name, card=card(tr, first["holds"]))
+
+
 def hint_line(
-    tr: Translator, advice: dict[str, Any], view: View | dict[str, Any] | None = None
+    tr: Translator, advice: dict[str, Any], view: View | dict[str, Any] | None = None,
+    game: GameInfo | None = None,
 ) -> str:
     """``💡 10♥: takes the trick for now — chance to win: 62%, against 48% for J♥`` (what
     :func:`kolkhoz_tg.aiplay.advise` returned, in one line of at most :data:`HINT_LIMIT`
@@ -161,21 +178,28 @@ def hint_line(
     if typed is not None and advice["reason"] in _EFFECT_REASONS:
         effect = assign_effect(tr, typed, action)
     chances = chances_words(tr, advice, typed)
+    inferred = inferred_words(tr, advice, game)
+    if inferred:
+        # What was inferred says more than the figures: it goes first when both do not fit.
+        tail = [f"{chances} · {inferred}" if chances else inferred, inferred, chances]
+    else:
+        tail = [chances]
 
-    def line(parts: list[str], move: Callable[[], str]) -> str:
+    def line(parts: list[str], move: Callable[[], str], end: str) -> str:
         why = "; ".join(parts) if parts else reason_words(tr, advice["reason"])
         text = "💡 " + _("{move}: {why}", move=move(), why=why)
-        return text + " — " + chances if chances else text
+        return text + " — " + end if end else text
 
     # The richest line that fits an alert: the extras of the effect go first, then the
     # job's name (never the reason or the figures).
     named = [lambda: move_words(tr, action, typed), lambda: move_words(tr, action)]
-    for move in named:
-        for keep in range(len(effect), 0, -1) if effect else [0]:
-            text = line(effect[:keep], move)
-            if len(text) <= HINT_LIMIT:
-                return text
-    return line(effect[:1], named[-1])[:HINT_LIMIT]
+    for end in tail:
+        for move in named:
+            for keep in range(len(effect), 0, -1) if effect else [0]:
+                text = line(effect[:keep], move, end)
+                if len(text) <= HINT_LIMIT:
+                    return text
+    return line(effect[:1], named[-1], tail[-1])[:HINT_LIMIT]
 
 
 def _percent(tr: Translator, points: int) -> str:

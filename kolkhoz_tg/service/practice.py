@@ -59,6 +59,8 @@ class HintTurn:
     level: str
     view: dict[str, Any]
     seed: str
+    #: The game, for the other seats' names (what the hint inferred names its player).
+    game: GameInfo
 
 
 class PracticeService:
@@ -168,7 +170,8 @@ class PracticeService:
             assert row.id is not None
             return HintTurn(row.id, row.version, seat_row.seat, level,
                             game.view(seat_row.seat),
-                            "hint:" + decision_seed(row.id, len(game.log), seat_row.seat))
+                            "hint:" + decision_seed(row.id, len(game.log), seat_row.seat),
+                            self.kernel.game_info(s, row))
 
 
 def open_practice(s: Session, user_id: int) -> GameRow | None:

@@ -231,3 +231,64 @@ def test_real_advice_on_real_views_reads_the_state() -> None:
                 seen += 1
         game.apply(seat, default_action(game, seat))
     assert seen
+
+
+# ---------------------------------------------------------------------- what was inferred
+def _table(*names: tuple[str, bool]) -> Any:
+    """A game header with these seats (name, is an AI player): enough to name a seat."""
+    from types import SimpleNamespace
+
+    from kolkhoz_tg.service.records import SeatInfo
+
+    return SimpleNamespace(seats=[SeatInfo(s, None if ai else 100 + s, name, ai, False, 0, 0)
+                                  for s, (name, ai) in enumerate(names)])
+
+
+def test_a_hint_says_what_the_search_inferred_naming_the_player() -> None:
+    game = _table(("Anna", False), ("Boris", False), ("Bot 2", True))
+    void = {**_advice("play:10H", "take", 0.62, "play:JH", 0.48),
+            "inferred": [{"seat": 1, "void": "D", "chance": 0.9}]}
+    assert hint_line(EN, void, game=game) == (
+        "💡 10♥: takes the trick for now — chance to win: 62%, against 48% for J♥ · "
+        "Boris probably has no ♦ left")
+    assert hint_line(RU, void, game=game).endswith("Boris: скорее всего, ♦ больше нет")
+    holds = {**_advice("play:10H", "take"), "inferred": [{"seat": 2, "holds": "QS", "chance": 0.8}]}
+    assert hint_line(EN, holds, game=game).endswith("— Bot 2 probably holds Q♠")
+    assert hint_line(RU, holds, game=game).endswith("— Бот 2: скорее всего, на руках Д♠")
+    # Nothing inferred, or no game to name the player: the line as before.
+    assert hint_line(EN, {**void, "inferred": []}, game=game) == hint_line(EN, void)
+    assert "Boris" not in hint_line(EN, void)
+
+
+def test_what_was_inferred_goes_before_the_figures_when_both_do_not_fit() -> None:
+    view, legal = _assign_view()
+    action = next(a for a in legal if a.startswith("assign"))
+    game = _table(("Anna", False), ("Boris", False), ("Vera Konstantinovna Ivanova", False),
+                  ("Bot 3", True))
+    advice = {**_advice(action, "assign", 0.31, legal[-1], 0.62),
+              "inferred": [{"seat": 2, "void": "S", "chance": 0.95}]}
+    for tr in (EN, RU):
+        text = hint_line(tr, advice, view, game)
+        assert len(text) <= HINT_LIMIT
+        assert "Vera Konstantinovna Ivanova" in text
+
+
+def test_a_hint_with_inference_tells_only_of_other_seats_and_is_repeatable() -> None:
+    """advise(infer=True) on real views: what it infers is about other seats, likely once
+    weighed, and the same view and seed give the same advice; without it, nothing."""
+    told = 0
+    for seed in range(4):
+        game = Game.new(preset("classic"), 4, seed=seed)
+        while not game.is_over and told < 3:
+            seat = game.to_act[0]
+            view = game.view(seat)
+            if game.phase.value == "play" and len(game.trick) == 2 and game.forced_action(
+                    seat) is None:
+                advice = advise("strong", "t", view, iterations=8, infer=True)
+                assert advice == advise("strong", "t", view, iterations=8, infer=True)
+                assert advise("strong", "t", view, iterations=8)["inferred"] == []
+                for fact in advice["inferred"]:
+                    assert fact["seat"] != seat and fact["chance"] >= 0.75
+                told += bool(advice["inferred"])
+            game.apply(seat, default_action(game, seat))
+    assert told >= 1
