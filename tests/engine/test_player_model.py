@@ -5,6 +5,7 @@ weighed from what the seat saw and nothing else."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import random
@@ -13,7 +14,7 @@ import statistics
 import pytest
 
 from engine import PRESETS, Game, Phase, preset
-from engine.ai import default_action
+from engine.ai import AIPlayer, default_action
 from engine.ai.infer import Inference, WorldPool
 from engine.ai.model import (
     ASSIGN_FEATURES,
@@ -154,3 +155,38 @@ def test_with_nothing_to_explain_the_pool_weighs_every_world_alike() -> None:
     pool = WorldPool(det, Inference(det, model=learned_policy()), random.Random(0), 10)
     assert pool.weights == [1.0] * 10 and pool.effective == pytest.approx(10.0)
     assert default_action(pool.draw(random.Random(1)), seat) in g.legal_actions(seat)
+
+
+HOUSE_RULES = [{"hero": True}, {"pass_cards": True}, {"pass_cards": True, "hero": True},
+               {"drunkard": "replaces"}, {"drunkard": "cancels"}, {"medals_score": True}]
+
+
+@pytest.mark.parametrize("house", HOUSE_RULES,
+                         ids=lambda h: "-".join(f"{k}={v}" for k, v in h.items()))
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_inference_plays_every_house_rule_to_the_end_on_views_alone(
+    name: str, house: dict[str, object]
+) -> None:
+    """A search that infers with the model (tiny budget), and the model itself, in every seat
+    of every preset with each house rule of revision 4: legal moves from the view alone, and
+    what is inferred is about other seats."""
+    rules = dataclasses.replace(preset(name), **house)  # type: ignore[arg-type]
+    players = 3 + len(house) % 3
+    g = Game.new(rules, players, seed=len(name))
+    ais = [AIPlayer("strong", seed=s, iterations=2, infer=True) for s in range(players)]
+    for ai in ais:  # a small pool: the rules are what is checked here
+        assert ai.params is not None and ai.params.infer_model
+        ai.params = dataclasses.replace(ai.params, infer_pool=6)
+    model = learned_policy()
+    while not g.is_over:
+        seat = g.to_act[0]
+        view = g.view(seat)
+        if seat == 0:
+            action = model.action(g, seat)
+        else:
+            advice = ais[seat].advise(view)
+            assert all(f.seat != seat for f in advice.inferred)
+            action = advice.action
+        assert action in g.legal_actions(seat)
+        g.apply(seat, action)
+    assert g.winners()
