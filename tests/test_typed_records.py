@@ -35,6 +35,8 @@ KEY_LEDGER: dict[tuple[str, str], str] = {
         "an AI player's advice: aiplay.advise's JSON answer, not a record",
     ("kolkhoz_tg/present/hints.py", "hint_line"):
         "an AI player's advice: aiplay.advise's JSON answer, not a record",
+    ("kolkhoz_tg/present/hints.py", "inferred_words"):
+        "an AI player's advice: aiplay.advise's JSON answer, not a record",
     ("kolkhoz_tg/present/hints.py", "line"):
         "hint_line's inner function, reading the same advice",
 }

@@ -208,7 +208,7 @@ def _choose_swap(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Re
     return best, Reason.SWAP_HIDE
 
 
-def _trick_stakes(game: Game, extra: list[int]) -> int:
+def trick_stakes(game: Game, extra: list[int]) -> int:
     """Reward points a Brigadier would collect if the trick's cards (plus ``extra``) completed
     the jobs they can most easily reach; a rough measure of whether winning is worth it."""
     hours_of = game.hours_of
@@ -233,10 +233,10 @@ def _wins(game: Game, card: int) -> bool:
     trick = game.trick
     if not trick:
         return True
-    return _beats(card, _trick_best(game), game.trump, _SUIT[trick[0][1]])
+    return _beats(card, trick_best(game), game.trump, _SUIT[trick[0][1]])
 
 
-def _trick_best(game: Game) -> int:
+def trick_best(game: Game) -> int:
     """The card winning the current (non-empty) trick so far."""
     trump = game.trump
     led = _SUIT[game.trick[0][1]]
@@ -283,9 +283,9 @@ def _choose_play(
         reason = Reason.LEAD_LOW
     else:
         # _wins for each card, the trick's best card found once.
-        best, trump, led = _trick_best(game), game.trump, _SUIT[game.trick[0][1]]
+        best, trump, led = trick_best(game), game.trump, _SUIT[game.trick[0][1]]
         winners = [c for c in cards if _beats(c, best, trump, led)]
-        stakes = _trick_stakes(game, [])
+        stakes = trick_stakes(game, [])
         if winners and stakes >= 3 and len(game.trick) == game.n - 1:
             choice = min(winners, key=low)  # last to play: take a valuable trick cheaply
             reason = Reason.WIN_CHEAP
@@ -304,13 +304,13 @@ def _choose_play(
         # The card kept goes face-down into the plot: keep the one worth more after the
         # year's requisition, not simply the higher one.
         other = next(c for c in cards if c != choice)
-        if _keep_value(game, seat, other) < _keep_value(game, seat, choice):
+        if keep_value(game, seat, other) < keep_value(game, seat, choice):
             choice = other
             reason = Reason.KEEP_FOR_PLOT
     return Action.play(choice), reason
 
 
-def _keep_value(game: Game, seat: int, c: int) -> float:
+def keep_value(game: Game, seat: int, c: int) -> float:
     """Expected points of ``c`` in the plot after this year's requisition (a rough guess)."""
     return _POINTS[c] * (1.0 - _loss_risk(game, seat, c))
 

@@ -11,8 +11,8 @@ The weights (``policy.json`` beside this module) are learned from the search's o
 by ``benchmarks/train_policy.py``, one command that plays the games, fits the weights and
 prints how well they predict held-out decisions; nothing is downloaded. Two features are
 whether the move is :func:`~engine.ai.heuristic.default_action`'s and
-:func:`~engine.ai.heuristic.refined_action`'s, so the model learns where the search departs
-from the heuristics, not the game from nothing.
+:func:`~engine.ai.heuristic.refined_action`'s, so the model learns where the search leaves
+the heuristics, not the game from nothing.
 
 Used by :mod:`engine.ai.infer` as the model of the other players (how likely a play is if a
 dealt world were the real one) and as a player of its own (:meth:`PolicyModel.action`).
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Final
 
 from engine.actions import Action
-from engine.ai.heuristic import _keep_value, _trick_best, _trick_stakes, decide
+from engine.ai.heuristic import decide, keep_value, trick_best, trick_stakes
 from engine.cards import HOURS, JACK, QUEEN, card_id
 from engine.phase import Phase
 from engine.rules import Requisition, Reward
@@ -110,12 +110,12 @@ def play_features(game: Game, seat: int, legal: Sequence[Action]) -> list[list[f
     trick = game.trick
     keep: dict[int, float] = {}
     if len(hand) == 2 and len(cards) == 2:
-        keep = {c: _keep_value(game, seat, c) for c in cards}
+        keep = {c: keep_value(game, seat, c) for c in cards}
     winners: set[int] = set()
     follow = bool(trick)
     led = -1
     if follow:
-        best = _trick_best(game)
+        best = trick_best(game)
         led = _SUIT[trick[0][1]]
         for c in cards:
             s = _SUIT[c]
@@ -130,7 +130,7 @@ def play_features(game: Game, seat: int, legal: Sequence[Action]) -> list[list[f
     high_win = max(winners, key=lambda c: _low(trump, c)) if winners else -1
     losers = [c for c in cards if c not in winners]
     high_lose = max(losers, key=lambda c: _low(trump, c)) if follow and losers else -1
-    base_stakes = _trick_stakes(game, []) if follow and winners else 0
+    base_stakes = trick_stakes(game, []) if follow and winners else 0
     out = []
     for c in cards:
         s = _SUIT[c]
@@ -144,7 +144,7 @@ def play_features(game: Game, seat: int, legal: Sequence[Action]) -> list[list[f
             keep_delta = 0.0
         stakes = 0.0
         if wins:
-            stakes = (base_stakes + _trick_stakes(game, [c])) / 20
+            stakes = (base_stakes + trick_stakes(game, [c])) / 20
         out.append([
             float(c == heur), float(c == ref), p, float(s == trump),
             float(c == lowest), float(c == highest), length[s] / size,
