@@ -35,8 +35,12 @@ seat.
 Settings the levels leave off, for experiments (docs/ai-lab.md): playouts past the current year
 (:attr:`SearchParams.horizon`), worlds weighted by how well they explain others' plays this
 year (:attr:`SearchParams.infer_worlds`, :mod:`engine.ai.infer`), a trick's whole placement as
-one candidate (:attr:`SearchParams.joint_assign`), and playouts of
-:func:`engine.ai.heuristic.refined_action` (:attr:`SearchParams.refined`).
+one candidate (:attr:`SearchParams.joint_assign`), playouts of
+:func:`engine.ai.heuristic.refined_action` (:attr:`SearchParams.refined`) or of the learned
+model of the players (:attr:`SearchParams.playout_model`, :mod:`engine.ai.model`; a move of it
+costs about five of the heuristic's, and the budget still counts it as one), and worlds drawn
+from one pool weighed by the model (:attr:`SearchParams.infer_pool`,
+:attr:`SearchParams.infer_model`).
 
 The budget is counted in simulated moves, not seconds, so a decision is a function of the view
 and the generator alone (reproducible, and the same on a slow machine); an optional deadline
@@ -115,6 +119,7 @@ class SearchParams:
     infer_model: bool = False  # inference weighs plays by the learned model (engine.ai.model)
     joint_assign: int = 0  # assigning a trick: search up to this many whole placements (0: none)
     refined: bool = False  # playouts play heuristic.refined_action instead of default_action
+    playout_model: bool = False  # playouts play the learned model's likeliest move instead
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +171,9 @@ def ranked_search(
     if params.joint_assign and det.base.phase is ASSIGN:
         joint = placements(legal, params.joint_assign)
     candidates = joint if joint is not None else [(a,) for a in legal]
-    policy = refined_action if params.refined else default_action
+    policy: Callable[[Game, int], Action] = (
+        learned_policy().action if params.playout_model
+        else refined_action if params.refined else default_action)
     n = len(candidates)
     alive = list(range(n))
     total = [0.0] * n

@@ -190,3 +190,20 @@ def test_inference_plays_every_house_rule_to_the_end_on_views_alone(
         assert action in g.legal_actions(seat)
         g.apply(seat, action)
     assert g.winners()
+
+
+def test_a_search_can_play_its_worlds_out_with_the_model() -> None:
+    """SearchParams.playout_model: every seat of a playout plays the model's likeliest move;
+    the choice is legal and the same for two games the seat cannot tell apart."""
+    params = SearchParams(playouts=6, playout_model=True)
+    checked = 0
+    for g, seat in decision_states("zone", 3, seed=2, every=13):
+        view = g.view(seat)
+        other = Game.determinize(copy.deepcopy(view), random.Random(checked))
+        first = ranked_search(Determinizer(PlayoutGame, view), g.legal_actions(seat),
+                              random.Random(9), params)
+        second = ranked_search(Determinizer(PlayoutGame, other.view(seat)),
+                               other.legal_actions(seat), random.Random(9), params)
+        assert first == second and 0 <= first.best < len(g.legal_actions(seat))
+        checked += 1
+    assert checked >= 3
