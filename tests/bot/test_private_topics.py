@@ -175,3 +175,41 @@ async def test_a_group_out_of_reach_is_told_in_the_games_topic(
         told = from_bot(fake, anna)[-1]
         assert 'I was removed from "Friday cards"' in (told.text or "")
         assert told.thread_id == topic
+
+
+async def test_one_players_refusal_leaves_the_others_their_topics(
+    fake: FakeTelegram, service: GameService, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A topic refused in one player's chat sends that player's games to the plain chat and
+    no more tries for them; other players keep getting topics. Only when the chats of
+    REFUSALS_TO_STOP players refused does the bot stop trying for everyone."""
+    fake.private_topics = True
+    users = [fake.user(8400 + i, name, language_code="en")
+             for i, name in enumerate(("Anna", "Boris", "Vera", "Gleb", "Dasha"))]
+    app = make_app(fake, service)
+    with caplog.at_level(logging.INFO, "kolkhoz_tg.bot.delivery.private_topics"):
+        async with fake.running(app):
+            for user in users:
+                await user.start_bot()
+            fake.fail("createForumTopic", 400, description="Bad Request: TOPIC_NOT_ALLOWED")
+            anna_games = await three_games(fake, service, app, users[0])
+            assert all(m.thread_id is None for m in from_bot(fake, users[0])[1:])
+            assert len(fake.calls("createForumTopic")) == 1  # not tried again for her
+            group = fake.create_group("Boris's", [users[1]], supergroup=True)
+            service.ensure_chat(group.id, "Boris's")
+            boris_game = await start_with_bots(app, service, [users[1]], group, bots=3, seed=3)
+            assert service.game_info(boris_game).meta[pm_topic_key(users[1].id)] > 0
+            assert all(pm_topic_key(users[0].id) not in service.game_info(g).meta
+                       for g in anna_games)
+            # Two more players' chats refuse: three in all, and nobody is tried after that.
+            fake.fail("createForumTopic", 400, description="Bad Request: TOPIC_NOT_ALLOWED",
+                      times=2)
+            for user in users[2:]:
+                group = fake.create_group(f"{user.first_name}'s", [user], supergroup=True)
+                service.ensure_chat(group.id, group.title)
+                await start_with_bots(app, service, [user], group, bots=3, seed=4)
+    tried = fake.calls("createForumTopic")
+    assert len(tried) == 4 and [c.ok for c in tried] == [False, True, False, False]
+    assert all(m.thread_id is None for m in from_bot(fake, users[4]))
+    assert [r.exc_info for r in caplog.records] == [None, None, None]
+    assert "no topics in private chats here" in caplog.records[-1].getMessage()

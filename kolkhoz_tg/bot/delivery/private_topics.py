@@ -7,8 +7,10 @@ The topic is made when the game first writes to the player in private once seate
 every game that has a group gets one while topic mode is on, the one-game player's too,
 so that a game's messages never move elsewhere when a second game starts. Its id is kept
 in the game's meta (``pmt:<user>``). The fallbacks keep today's single private chat:
-topic mode off (getMe's ``has_topics_enabled`` false or absent); a server that makes no
-topic in a private chat (older than 9.4: one log line, and no more tries in this process);
+topic mode off (getMe's ``has_topics_enabled`` false or absent); a private chat where the
+server makes no topic (one log line, and no more tries for that player in this process;
+once :data:`REFUSALS_TO_STOP` players' chats refused, a server older than 9.4 is assumed
+and no more tries at all);
 a topic the player deleted (the message goes to the plain chat, and so does the rest of
 that game: the topic is not made again against the player's wish, ``pmt:<user>`` 0).
 Practice games, whose board is in the private chat already, a new lobby's notice to a
@@ -31,6 +33,11 @@ if TYPE_CHECKING:
     from kolkhoz_tg.bot.delivery.deliverer import Deliverer
 
 log = logging.getLogger(__name__)
+
+#: Players whose private chat refused a topic before this process stops trying for all:
+#: one refusal may be that player's own (their client, their settings), several are the
+#: server's.
+REFUSALS_TO_STOP = 3
 
 
 def thread_of(message: object) -> int | None:
@@ -55,12 +62,15 @@ class PrivateTopics:
 
     def __init__(self, deliverer: Deliverer) -> None:
         self.deliverer = deliverer
-        #: The server made no topic in a private chat: not tried again in this process.
+        #: Players whose private chat took no topic: not tried again for them here.
+        self.refused_users: set[int] = set()
+        #: :data:`REFUSALS_TO_STOP` chats took no topic: not tried again in this process.
         self.refused = False
 
-    def enabled(self) -> bool:
-        """Whether the bot has topic mode on in private chats (getMe, read at start)."""
-        if self.refused:
+    def enabled(self, user_id: int | None = None) -> bool:
+        """Whether the bot has topic mode on in private chats (getMe, read at start) and,
+        given ``user_id``, that player's chat has not refused a topic."""
+        if self.refused or user_id in self.refused_users:
             return False
         try:
             me = self.deliverer.sender.bot.bot
@@ -83,7 +93,7 @@ class PrivateTopics:
         game = scene.game
         if game.practice or game.chat_id > 0 or user_id not in scene.seats:
             return None  # (a new lobby's notice to a subscriber: no game of theirs yet)
-        if not self.enabled():
+        if not self.enabled(user_id):
             return None
         known = self.stored(scene, user_id, meta)
         if known is not None:
@@ -98,9 +108,14 @@ class PrivateTopics:
         except BadRequest as e:
             if "chat not found" in e.message.lower():
                 return None
-            log.info("no topics in private chats here (%s): games write to the plain "
-                     "private chat", e.message)
-            self.refused = True
+            self.refused_users.add(user_id)
+            if len(self.refused_users) < REFUSALS_TO_STOP:
+                log.info("user %s: no topic in their private chat (%s): their games write "
+                         "to the plain private chat", user_id, e.message)
+            else:
+                log.info("no topics in private chats here (%s): games write to the plain "
+                         "private chat", e.message)
+                self.refused = True
             return None
         meta[pm_topic_key(user_id)] = made.message_thread_id
         return int(made.message_thread_id)
