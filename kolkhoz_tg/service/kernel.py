@@ -50,6 +50,7 @@ from kolkhoz_tg.service.records import (
     GameResult,
     Scene,
     SeatView,
+    meta_as_of,
 )
 from kolkhoz_tg.service.takeback import can_take_back
 from kolkhoz_tg.service.unplayable import unplayable
@@ -527,7 +528,7 @@ class Kernel:
             created_at=row.created_at,
             started_at=row.started_at,
             finished_at=row.finished_at,
-            meta=dict(row.meta),
+            meta=meta_as_of(row.meta, self.clock.now()),
             result=None if row.result is None else GameResult.from_json(row.result),
             topic_id=row.topic_id,
         )

@@ -375,7 +375,7 @@ class LobbyService:
                 rules = Rules.from_dict(row.rules)
             if players is not None:
                 seats = self.kernel.seats_of(s, game_id)
-                kept = [i for i, _u, _n in _invited(row)]  # a rematch's, still to answer
+                kept = self._kept(row)  # a rematch's, still to answer in time
                 if any(index >= players for index in [*seats, *kept]):
                     raise NotAllowed("a seat that would go is taken", "seat_taken")
                 row.players = players

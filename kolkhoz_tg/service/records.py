@@ -110,6 +110,18 @@ REMATCH_KEY = "rematch"
 REMATCHED_KEY = "rematched"
 
 
+def meta_as_of(meta: JsonObject, now: datetime) -> JsonObject:
+    """A copy of a game's meta as its readers should see it at ``now``: a rematch lobby's
+    invitations are dropped once the time for answers ran out (the seats are free then; a
+    late answer still takes its old seat, which the lobby reads from the stored meta)."""
+    data = meta.get(REMATCH_KEY)
+    until = data.get("until") if isinstance(data, dict) else None
+    if isinstance(data, dict) and data.get("invited") and (
+            not isinstance(until, str) or datetime.fromisoformat(until) <= now):
+        return {**meta, REMATCH_KEY: {**data, "invited": []}}
+    return dict(meta)
+
+
 @dataclass(frozen=True, slots=True)
 class Invitation:
     """A seat of a rematch lobby kept for a player of the game before until they answer."""

@@ -164,3 +164,29 @@ def test_an_ai_player_never_takes_a_seat_kept_for_an_invited_player(
     service.join(new.id, 1, "Anna")
     info = service.join(new.id, 2, "Boris")
     assert {s.user_id for s in info.seats if not s.is_ai} == {1, 2, 3}
+
+
+def test_once_the_time_for_answers_ran_out_the_kept_seats_read_as_free(
+    service: GameService, clock: FakeClock
+) -> None:
+    """Review finding L2 of #32: after the time for answers, the lobby shows no seat kept
+    (no ⏳, no waiting line, a notice may go out) and the creator may make the table
+    smaller over a silent player's seat; a late answer still finds its old seat."""
+    game = service.create_game(CHAT, 1, creator_name="Anna", seed=5, turn_timeout="2h",
+                               options={"years": 1})
+    service.join(game.id, 2, "Boris")
+    service.add_ai_player(game.id, 1, level="normal")
+    service.join(game.id, 3, "Vera")  # the last seat
+    service.start(game.id, 1)
+    play_out(service, game.id)
+    new = service.rematch(game.id, 1)
+    assert {i.seat for i in new.invitations} == {1, 3}
+    assert code(lambda: service.configure_lobby(new.id, 1, players=3)) == "seat_taken"
+    clock.advance(timedelta(hours=2, seconds=1))
+    info = service.game_info(new.id)
+    assert info.invitations == () and info.free_seats == [1, 3]
+    # Boris answers late and gets his old seat back all the same.
+    service.join(new.id, 2, "Boris")
+    assert service.game_info(new.id).seat_of(2) == 1
+    # Vera never answered: the table may shrink over her seat.
+    assert service.configure_lobby(new.id, 1, players=3).players == 3
