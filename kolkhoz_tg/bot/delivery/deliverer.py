@@ -210,6 +210,7 @@ class Deliverer:
             steps = planning.plan(notes, scene, self.now(), self._username(), acting,
                                   ratings=rated)
             steps.steps = in_order(steps.steps, acting)
+            steps.sending = {n.id: n.sending for n in notes if n.sending}
             steps.steps = [self.steps.as_shown(s) if isinstance(s, Board) else s
                            for s in steps.steps]  # (a rich board as this server shows it)
             deferred = group_part(steps)
