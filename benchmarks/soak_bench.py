@@ -90,6 +90,10 @@ class Soak:
     taps: int = 0
     #: Per start: seconds from the process's start to its first getUpdates.
     up: list[float] = field(default_factory=list)
+    #: Per restart: seconds from the first getUpdates to each owed notification's delivery.
+    after_up: list[float] = field(default_factory=list)
+    #: Players to move with no message with move buttons, at the end.
+    stuck: list[str] = field(default_factory=list)
 
 
 def instrument(fake: FakeTelegram, soak: Soak, hold: float) -> None:
@@ -149,8 +153,10 @@ def make_games(service: GameService, fake: FakeTelegram, games: int, base: int) 
 
 
 async def tapper(humans: list[FakeUser], soak: Soak, rng: random.Random) -> None:
-    """Tap the players' newest move buttons, one tap every 0.2-0.5 s (each message once)."""
-    tapped: set[tuple[int, int, str]] = set()
+    """Tap the players' newest move buttons, one tap every 0.2-0.5 s: each message once,
+    or again when it has not changed for 3 s (a tap the killed bot had fetched and never
+    answered is lost, as a player's would be: they tap again)."""
+    tapped: dict[tuple[int, int, str], float] = {}
     while True:
         await asyncio.sleep(rng.uniform(0.2, 0.5))
         for user in rng.sample(humans, len(humans)):
@@ -164,9 +170,9 @@ async def tapper(humans: list[FakeUser], soak: Soak, rng: random.Random) -> None
             if msg is None or not buttons:
                 continue
             key = (user.id, msg.message_id, msg.text or "")
-            if key in tapped:
+            if time.monotonic() - tapped.get(key, -10.0) < 3.0:
                 continue
-            tapped.add(key)
+            tapped[key] = time.monotonic()
             await user.tap(msg, buttons[0], wait=False)
             soak.taps += 1
             break
@@ -193,6 +199,24 @@ def delivered(service: GameService, ids: list[int]) -> dict[int, datetime]:
         int(r.id): r.delivered_at if r.delivered_at.tzinfo else r.delivered_at.replace(tzinfo=UTC)
         for r in rows
     }
+
+
+def stuck(service: GameService, humans: list[FakeUser]) -> list[str]:
+    """Players whose move it is in a running game and who have no message with move
+    buttons (the turn did not reach them)."""
+    out = []
+    for user in humans:
+        for game in service.games_of_user(user.id):
+            if game.status != "active" or not service.seat_view(game.id, user.id).to_act:
+                continue
+            if not any(
+                b.data and b.data.startswith("a:")
+                for m in user.private_messages()
+                for row in m.buttons
+                for b in row
+            ):
+                out.append(f"user {user.id} in game {game.id}")
+    return out
 
 
 class Bot:
@@ -222,13 +246,18 @@ class Bot:
 
 async def wait_owed(service: GameService, ids: dict[int, str], since: datetime, soak: Soak) -> None:
     """Wait until every notification in ``ids`` is delivered (at most OWED_WAIT s);
-    note the delays from ``since``."""
+    note the delays from ``since`` (the restart) and from the bot's first getUpdates."""
     ends = time.monotonic() + OWED_WAIT
     done: dict[int, datetime] = {}
+    polls = soak.polls
+    up: datetime | None = None
     while len(done) < len(ids) and time.monotonic() < ends:
         await asyncio.sleep(0.05)
+        if up is None and soak.polls != polls:
+            up = datetime.now(UTC)
         done.update(await asyncio.to_thread(delivered, service, list(set(ids) - set(done))))
     delays = [(at - since).total_seconds() for at in done.values()]
+    soak.after_up += [max(0.0, (at - (up or since)).total_seconds()) for at in done.values()]
     soak.delays.append(delays)
     for n in set(ids) - set(done):
         soak.late.append(f"notification {n} ({ids[n]}) not delivered in {OWED_WAIT:g} s")
@@ -295,8 +324,9 @@ async def soak_run(url: str, label: str, kills: int, seed: int, games: int, hold
                     f"{max(soak.delays[-1], default=0):.2f} s of the restart",
                     flush=True,
                 )
+            await asyncio.sleep(5.0)  # what the last taps brought goes out
             taps.cancel()
-            await asyncio.sleep(3.0)  # what the last taps brought goes out
+            soak.stuck = await asyncio.to_thread(stuck, service, humans)
             bot.kill(signal.SIGTERM)
     finally:
         service.db.dispose()
@@ -328,6 +358,12 @@ def report(label: str, soak: Soak) -> None:
             f"delivery: median {statistics.median(flat):.2f} s, max {max(flat):.2f} s   "
             f"target: every one ≤ {TARGET:g} s"
         )
+    if soak.after_up:
+        print(
+            f"  … counted from the bot's first getUpdates: median "
+            f"{statistics.median(soak.after_up):.2f} s, max {max(soak.after_up):.2f} s"
+        )
+    print(f"  players to move left without move buttons: {len(soak.stuck)}")
     if soak.up:
         print(
             f"  start to the first getUpdates: median {statistics.median(soak.up):.2f} s, "
