@@ -88,6 +88,7 @@ class Soak:
     delays: list[list[float]] = field(default_factory=list)
     late: list[str] = field(default_factory=list)
     taps: int = 0
+    games: int = 0
     #: Per start: seconds from the process's start to its first getUpdates.
     up: list[float] = field(default_factory=list)
     #: Per restart: seconds from the first getUpdates to each owed notification's delivery.
@@ -135,21 +136,41 @@ def instrument(fake: FakeTelegram, soak: Soak, hold: float) -> None:
     handlers["getupdates"] = poll
 
 
-def make_games(service: GameService, fake: FakeTelegram, games: int, base: int) -> list[FakeUser]:
-    """``games`` running games of two players and two ``normal`` computer players."""
-    humans: list[FakeUser] = []
+def make_games(
+    service: GameService, fake: FakeTelegram, games: int, base: int
+) -> dict[int, list[FakeUser]]:
+    """``games`` groups of two players, each with a running game (and two ``normal``
+    computer players): the players by group."""
+    groups: dict[int, list[FakeUser]] = {}
     for g in range(games):
         pair = [fake.user(base + 10 * g + i, f"P{g}{i}", language_code="en") for i in (1, 2)]
         for u in pair:
             u.started = True
-        group = fake.create_group(f"Soak {g}", pair)
-        info = service.create_game(group.id, pair[0].id, creator_name=pair[0].first_name, seed=g)
+        groups[fake.create_group(f"Soak {g}", pair).id] = pair
+    new_games(service, groups)
+    return groups
+
+
+def new_games(service: GameService, groups: dict[int, list[FakeUser]]) -> int:
+    """A new game in each group whose game is over; how many."""
+    made = 0
+    for chat, pair in groups.items():
+        if service.games_in_chat(chat):
+            continue
+        info = service.create_game(chat, pair[0].id, creator_name=pair[0].first_name)
         service.join(info.id, pair[1].id, pair[1].first_name)
         for _ in range(2):
             service.add_ai_player(info.id, pair[0].id, level="normal")
         service.start(info.id, pair[0].id)
-        humans += pair
-    return humans
+        made += 1
+    return made
+
+
+async def refill(service: GameService, groups: dict[int, list[FakeUser]], soak: Soak) -> None:
+    """Keep a game running in every group (the soak never runs out of moves)."""
+    while True:
+        await asyncio.sleep(1.0)
+        soak.games += await asyncio.to_thread(new_games, service, groups)
 
 
 async def tapper(humans: list[FakeUser], soak: Soak, rng: random.Random) -> None:
@@ -292,7 +313,9 @@ async def soak_run(url: str, label: str, kills: int, seed: int, games: int, hold
     fake = FakeTelegram()
     instrument(fake, soak, hold)
     service = GameService(Database(url), settings=make_settings(database_url=url))
-    humans = make_games(service, fake, games, base=50_000)
+    groups = make_games(service, fake, games, base=50_000)
+    humans = [u for pair in groups.values() for u in pair]
+    soak.games = games
     log = Path(tempfile.gettempdir()) / f"soak-{label}-{os.getpid()}.log"
     try:
         async with FakeBotApiServer(fake) as server:
@@ -308,6 +331,7 @@ async def soak_run(url: str, label: str, kills: int, seed: int, games: int, hold
             )
             bot = Bot(env, log)
             taps = asyncio.create_task(tapper(humans, soak, rng))
+            refills = asyncio.create_task(refill(service, groups, soak))
             polls, begun = soak.polls, time.monotonic()
             started = bot.start()
             for i in range(kills):
@@ -326,6 +350,7 @@ async def soak_run(url: str, label: str, kills: int, seed: int, games: int, hold
                 )
             await asyncio.sleep(5.0)  # what the last taps brought goes out
             taps.cancel()
+            refills.cancel()
             soak.stuck = await asyncio.to_thread(stuck, service, humans)
             bot.kill(signal.SIGTERM)
     finally:
@@ -344,7 +369,8 @@ def report(label: str, soak: Soak) -> None:
     flat = [d for per in soak.delays for d in per]
     print(
         f"\n{label}: {len(soak.delays)} kills ({soak.kills_mid_send} with a send in flight, "
-        f"{soak.kills_arrived} of them after it had reached the fake), {soak.taps} taps, "
+        f"{soak.kills_arrived} of them after it had reached the fake), {soak.games} games, "
+        f"{soak.taps} taps, "
         f"{len(soak.sent)} new messages"
     )
     print(
