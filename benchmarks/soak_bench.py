@@ -89,12 +89,14 @@ class Soak:
     late: list[str] = field(default_factory=list)
     taps: int = 0
     games: int = 0
+    #: How often a player asked for their cards with /hand (no game message reached them).
+    asked: int = 0
     #: Per start: seconds from the process's start to its first getUpdates.
     up: list[float] = field(default_factory=list)
     #: Per restart: seconds from the first getUpdates to each owed notification's delivery.
     after_up: list[float] = field(default_factory=list)
     #: Players to move with no message with move buttons, at the end.
-    stuck: list[str] = field(default_factory=list)
+    stuck: list[tuple[FakeUser, int]] = field(default_factory=list)
 
 
 def instrument(fake: FakeTelegram, soak: Soak, hold: float) -> None:
@@ -199,6 +201,27 @@ async def tapper(humans: list[FakeUser], soak: Soak, rng: random.Random) -> None
             break
 
 
+async def asker(service: GameService, groups: dict[int, list[FakeUser]], soak: Soak) -> None:
+    """A player whose move it is (the group's board says so) and who has no message with
+    move buttons for 3 s asks for their cards with /hand in the group, as a player would
+    (a first game message whose send may have arrived is not sent again: it may not have)."""
+    waiting: dict[int, float] = {}
+    humans = [u for pair in groups.values() for u in pair]
+    while True:
+        await asyncio.sleep(1.0)
+        blocked = await asyncio.to_thread(stuck, service, humans)
+        now = time.monotonic()
+        for user, _game in blocked:
+            since = waiting.setdefault(user.id, now)
+            if now - since >= 3.0:
+                chat = next(c for c, pair in groups.items() if user in pair)
+                await user.send(chat, "/hand", wait=False)
+                soak.asked += 1
+                waiting[user.id] = now + 7.0  # (once more after 10 s)
+        for gone in set(waiting) - {u.id for u, _g in blocked}:
+            del waiting[gone]
+
+
 def owed(service: GameService) -> dict[int, str]:
     t = NotificationRow.__table__  # type: ignore[attr-defined]
     with service.db.read() as s:
@@ -222,9 +245,9 @@ def delivered(service: GameService, ids: list[int]) -> dict[int, datetime]:
     }
 
 
-def stuck(service: GameService, humans: list[FakeUser]) -> list[str]:
+def stuck(service: GameService, humans: list[FakeUser]) -> list[tuple[FakeUser, int]]:
     """Players whose move it is in a running game and who have no message with move
-    buttons (the turn did not reach them)."""
+    buttons (the turn did not reach them), with the game."""
     out = []
     for user in humans:
         for game in service.games_of_user(user.id):
@@ -236,7 +259,7 @@ def stuck(service: GameService, humans: list[FakeUser]) -> list[str]:
                 for row in m.buttons
                 for b in row
             ):
-                out.append(f"user {user.id} in game {game.id}")
+                out.append((user, game.id))
     return out
 
 
@@ -332,6 +355,7 @@ async def soak_run(url: str, label: str, kills: int, seed: int, games: int, hold
             bot = Bot(env, log)
             taps = asyncio.create_task(tapper(humans, soak, rng))
             refills = asyncio.create_task(refill(service, groups, soak))
+            asks = asyncio.create_task(asker(service, groups, soak))
             polls, begun = soak.polls, time.monotonic()
             started = bot.start()
             for i in range(kills):
@@ -351,6 +375,7 @@ async def soak_run(url: str, label: str, kills: int, seed: int, games: int, hold
             await asyncio.sleep(5.0)  # what the last taps brought goes out
             taps.cancel()
             refills.cancel()
+            asks.cancel()
             soak.stuck = await asyncio.to_thread(stuck, service, humans)
             bot.kill(signal.SIGTERM)
     finally:
@@ -389,7 +414,11 @@ def report(label: str, soak: Soak) -> None:
             f"  … counted from the bot's first getUpdates: median "
             f"{statistics.median(soak.after_up):.2f} s, max {max(soak.after_up):.2f} s"
         )
-    print(f"  players to move left without move buttons: {len(soak.stuck)}")
+    print(
+        f"  a player asked for their cards with /hand (no game message reached them): "
+        f"{soak.asked} times; players to move left without move buttons at the end: "
+        f"{len(soak.stuck)}"
+    )
     if soak.up:
         print(
             f"  start to the first getUpdates: median {statistics.median(soak.up):.2f} s, "
