@@ -377,7 +377,13 @@ async def soak_run(url: str, label: str, kills: int, seed: int, games: int, hold
             refills.cancel()
             asks.cancel()
             soak.stuck = await asyncio.to_thread(stuck, service, humans)
-            bot.kill(signal.SIGTERM)
+            proc = bot.proc
+            assert proc is not None
+            proc.send_signal(signal.SIGTERM)  # (it says goodbye to the fake: not blocked)
+            try:
+                await asyncio.to_thread(proc.wait, 30)
+            except subprocess.TimeoutExpired:
+                bot.kill()
     finally:
         service.db.dispose()
         await fake.close()
