@@ -168,6 +168,13 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             d.relay.tick, interval=d.settings.relay_interval.total_seconds(), first=0,
             name=RELAY_JOB, job_kwargs={"max_instances": 2, "coalesce": True},
         )
+        # A job added before the job queue runs (post_init comes before app.start()) first
+        # runs one interval later, not at once: what a dead process owed goes out now.
+        first = d.relay.tick()
+        if app.running:
+            app.create_task(first)
+        else:
+            spawn_task(first)
         # Timed absences (/away 3d) end by a job: put those jobs back after a restart.
         await restore_away_ends(app)
     # Games left waiting for a search bot (a restart, a lost wake-up) think again.

@@ -156,3 +156,6 @@ class Plan:
     game_id: int
     steps: list[Step] = field(default_factory=list)
     free: list[int] = field(default_factory=list)
+    #: The sends of the notifications that may have reached Telegram already (bits of
+    #: :mod:`kolkhoz_tg.bot.once`), by notification.
+    sending: dict[int, int] = field(default_factory=dict)

@@ -148,6 +148,7 @@ def notification_record(n: NotificationRow) -> Notification:
         version=n.version,
         payload=decode(Kind(n.kind), n.data),
         created_at=n.created_at,
+        sending=n.sending or 0,
     )
 
 

@@ -179,6 +179,7 @@ class GameService:
         self.claim_notifications = self.outbox.claim_notifications
         self.hold_notifications = self.outbox.hold_notifications
         self.settle_notifications = self.outbox.settle_notifications
+        self.mark_sending = self.outbox.mark_sending
         self.claim_holders = self.outbox.claim_holders
         self.release_claims = self.outbox.release_claims
         self.scene = self.outbox.scene

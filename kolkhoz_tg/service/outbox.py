@@ -122,6 +122,24 @@ class OutboxService:
 
         return _again_if_aborted(hold, "holding notifications")
 
+    def mark_sending(self, ids: Iterable[int], bit: int) -> None:
+        """Record, right before a message that must not go out twice is sent, that this
+        send of the notifications ``ids`` may reach Telegram from now on (``bit`` says which
+        send: see :mod:`kolkhoz_tg.bot.once`). A process that takes them over after a crash,
+        or finds the reply lost, settles them without sending them again; a send that
+        provably failed is cleared again when it is settled (``unsent``)."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return
+        t = NotificationRow.__table__  # type: ignore[attr-defined]
+
+        def mark() -> None:
+            with self.kernel.write() as s:
+                s.execute(sa.update(t).where(t.c.id.in_(wanted), t.c.delivered_at.is_(None))
+                          .values(sending=t.c.sending.op("|")(bit)))
+
+        _again_if_aborted(mark, "marking a send")
+
     def settle_notifications(
         self,
         delivered: Iterable[int] = (),
@@ -132,30 +150,35 @@ class OutboxService:
         no_pm: Iterable[int] = (),
         owner: str | None = None,
         release: Iterable[int] = (),
+        unsent: Mapping[int, int] | None = None,
     ) -> None:
         """After a delivery attempt, in one transaction: mark ``delivered``; put ``retry``
         back with a back-off (at least until ``not_before``, e.g. a flood wait), dropping
         those that kept failing for :data:`GIVE_UP_AFTER`; store the front end's ``meta``
         values per game (a None value removes the key); remember the users the bot can no
-        longer write to (``no_pm``); give back ``release`` (not tried: due again at once).
+        longer write to (``no_pm``); give back ``release`` (not tried: due again at once);
+        clear the sends ``unsent`` names (id: bits of :meth:`mark_sending`) that provably
+        never reached Telegram.
 
         With ``owner``, ``retry`` and ``release`` apply only to what ``owner`` still holds:
         a relay that lost a claim (it was too slow) must not free or delay a message another
         relay is sending now."""
         done, again, mute, free = list(delivered), list(retry), list(no_pm), list(release)
-        if not (done or again or meta or mute or free):
+        cleared = dict(unsent or {})
+        if not (done or again or meta or mute or free or cleared):
             return
         # What was sent must be recorded, or a relay sends it again once the claims lapse:
         # a transaction PostgreSQL aborted (a deadlock with a batched sweep, a
         # serialization failure) is simply made again.
         _again_if_aborted(
-            lambda: self._settle(done, again, not_before, meta, mute, owner, free),
+            lambda: self._settle(done, again, not_before, meta, mute, owner, free, cleared),
             "settling the outbox")
 
     def _settle(
         self, done: list[int], again: list[int], not_before: datetime | None,
         meta: Mapping[int, Mapping[str, Any]] | None, mute: list[int],
         owner: str | None = None, free: list[int] | None = None,
+        cleared: dict[int, int] | None = None,
     ) -> None:
         t = NotificationRow.__table__  # type: ignore[attr-defined]
         now = self.kernel.clock.now()
@@ -168,6 +191,10 @@ class OutboxService:
                 if row is not None and values:
                     merged = {**row.meta, **values}
                     row.meta = {k: v for k, v in merged.items() if v is not None}
+            for bits in set((cleared or {}).values()):
+                ids = [n for n, b in (cleared or {}).items() if b == bits]
+                s.execute(sa.update(t).where(t.c.id.in_(ids), t.c.delivered_at.is_(None))
+                          .values(sending=t.c.sending.op("&")(~bits)))
             if done:
                 s.execute(
                     sa.update(t).where(t.c.id.in_(done), t.c.delivered_at.is_(None))

@@ -66,6 +66,9 @@ class Notification:
     version: int
     payload: Payload
     created_at: datetime
+    #: The sends of it that may have reached Telegram already (see
+    #: :meth:`~kolkhoz_tg.service.outbox.OutboxService.mark_sending`); 0: none began.
+    sending: int = 0
 
     @property
     def for_group(self) -> bool:

@@ -241,6 +241,10 @@ class NotificationRow(SQLModel, table=True):
     #: lapse and another relay takes the message over).
     claimed_by: str | None = Field(default=None, max_length=64)
     claimed_until: datetime | None = _utc_column()
+    #: The sends that may have reached Telegram (bits of ``kolkhoz_tg.bot.once``): set
+    #: right before a message that must not go out twice is sent, so a process that takes
+    #: the notification over after a crash, or a lost reply, never sends it again blind.
+    sending: int = 0
 
 
 class RatingRow(SQLModel, table=True):

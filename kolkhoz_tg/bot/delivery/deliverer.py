@@ -61,6 +61,8 @@ T = TypeVar("T")
 #: Set on a game paused because the bot was removed from its group; the game goes on by
 #: itself when the bot is added back (a pause or resume by hand clears it).
 ABSENT_KEY = "paused:bot_removed"
+#: How many games of one batch of notifications are delivered at the same time.
+GAMES_AT_ONCE = 8
 #: Background tasks started without an application (kept from the garbage collector).
 _TASKS: set[asyncio.Task[None]] = set()
 
@@ -158,24 +160,45 @@ class Deliverer:
                 by_game[note.game_id].append(note)
         if orphans:
             await self.settler.settle_ids(None, orphans)
-        for game_id, group in by_game.items():
+        # The games of a batch go out side by side (a backlog after a restart is not
+        # delivered one game after another), a few at a time.
+        gate = asyncio.Semaphore(GAMES_AT_ONCE)
+
+        async def one(game_id: int, group: list[Notification]) -> None:
             fits = scene if scene is not None and scene.game.id == game_id else None
             if fits is None and scenes is not None:
                 fits = scenes.get(game_id)
-            try:
-                await self.deliver_game(game_id, group, acting, fits)
-            except Busy:
-                raise
-            except Exception:
-                # A bug that this game's messages meet every time (one that cannot be
-                # drawn, say) must hold neither the other games of the batch nor the
-                # outbox for ever: they go back with the growing back-off, and are given up
-                # once they have failed long enough (outbox.GIVE_UP_AFTER).
-                log.exception("game %s: its messages could not be delivered", game_id)
-                with contextlib.suppress(Exception):
-                    await self.settler.settle_with(game_id, partial(
-                        self.service.settle_notifications, retry=[n.id for n in group],
-                        owner=self.owner))
+            async with gate:
+                await self._deliver_one(game_id, group, acting, fits)
+
+        if len(by_game) == 1:
+            [(game_id, group)] = by_game.items()
+            await one(game_id, group)
+            return
+        done = await asyncio.gather(*(one(g, group) for g, group in by_game.items()),
+                                    return_exceptions=True)
+        for failure in done:
+            if isinstance(failure, BaseException):
+                raise failure  # (Busy: the relay tries again; nothing else is raised)
+
+    async def _deliver_one(
+        self, game_id: int, group: list[Notification], acting: Acting | None,
+        scene: Scene | None,
+    ) -> None:
+        try:
+            await self.deliver_game(game_id, group, acting, scene)
+        except Busy:
+            raise
+        except Exception:
+            # A bug that this game's messages meet every time (one that cannot be drawn,
+            # say) must hold neither the other games of the batch nor the outbox for ever:
+            # they go back with the growing back-off, and are given up once they have
+            # failed long enough (outbox.GIVE_UP_AFTER).
+            log.exception("game %s: its messages could not be delivered", game_id)
+            with contextlib.suppress(Exception):
+                await self.settler.settle_with(game_id, partial(
+                    self.service.settle_notifications, retry=[n.id for n in group],
+                    owner=self.owner))
 
     async def deliver_game(
         self, game_id: int, notes: list[Notification], acting: Acting | None = None,
@@ -210,6 +233,7 @@ class Deliverer:
             steps = planning.plan(notes, scene, self.now(), self._username(), acting,
                                   ratings=rated)
             steps.steps = in_order(steps.steps, acting)
+            steps.sending = {n.id: n.sending for n in notes if n.sending}
             steps.steps = [self.steps.as_shown(s) if isinstance(s, Board) else s
                            for s in steps.steps]  # (a rich board as this server shows it)
             deferred = group_part(steps)

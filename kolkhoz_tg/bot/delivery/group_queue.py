@@ -188,8 +188,9 @@ class GroupQueues:
                 claims = Claims(d.service, d.owner, notes)
                 claims.until = d.now() + d.service.outbox_lease
             urgent = {n.id for n in notes if n.kind in URGENT_BOARDS}
-            outcome = await d.steps.carry_out(queue.scene, Plan(game_id, steps), claims,
-                                              paced=True, urgent=urgent, paid=paid)
+            sending = {n.id: n.sending for n in notes if n.sending}
+            outcome = await d.steps.carry_out(queue.scene, Plan(game_id, steps, sending=sending),
+                                              claims, paced=True, urgent=urgent, paid=paid)
             await d.settler.settle(game_id, outcome)
             await d.topic_loss.after(game_id, outcome, notes)
 

@@ -18,13 +18,20 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message
-from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import ExtBot
 
 from kolkhoz_tg import present
 from kolkhoz_tg.bot.delivery.rich import RichBoards
 from kolkhoz_tg.bot.disabled import Markup
-from kolkhoz_tg.bot.retry import PREPAID
+from kolkhoz_tg.bot.retry import PREPAID, never_arrived
 from kolkhoz_tg.service import GameService
 
 log = logging.getLogger(__name__)
@@ -95,6 +102,12 @@ class Passing(Exception):
         self.until = until
 
 
+class MaybeSent(Passing):
+    """A new message's send failed in a way that says nothing of whether Telegram carried
+    it out (a read timeout, a connection that broke once the request went out, a 500 or a
+    504): it is settled, never sent again blind (see :mod:`kolkhoz_tg.bot.once`)."""
+
+
 class ShownCache:
     """What this process last made a message say (text and buttons), so that an edit that
     would change nothing is skipped. Bounded: the oldest entries go first."""
@@ -134,10 +147,11 @@ class Sender:
         self.service = service
         self.shown = shown
 
-    async def guard(self, chat_id: int | None, call: Any) -> Any:
+    async def guard(self, chat_id: int | None, call: Any, *, sends: bool = False) -> Any:
         """Await a Bot API call; passing trouble (flood control beyond the rate limiter's
         retries, the network, a 5xx after the transport's retries) becomes :class:`Passing`
-        so the step's notifications wait for the relay."""
+        so the step's notifications wait for the relay; for a call that ``sends`` a new
+        message, trouble after which it may have arrived becomes :class:`MaybeSent`."""
         try:
             return await call
         except RetryAfter as e:
@@ -147,6 +161,11 @@ class Sender:
             raise Passing(chat_id, until) from e
         except (Forbidden, BadRequest, ChatMigrated):
             raise
+        except NetworkError as e:  # (TimedOut too)
+            if sends and not never_arrived(e):
+                raise MaybeSent(chat_id) from e
+            log.warning("Telegram call for chat %s failed, will retry: %s", chat_id, e)
+            raise Passing(chat_id) from e
         except TelegramError as e:
             log.warning("Telegram call for chat %s failed, will retry: %s", chat_id, e)
             raise Passing(chat_id) from e
@@ -196,11 +215,11 @@ class Sender:
         the supergroup a group became, None when the bot is no longer in the chat,
         :class:`TopicGone` when the topic was deleted."""
         try:
-            msg = await self.guard(chat_id, send(chat_id, topic_id))
+            msg = await self.guard(chat_id, send(chat_id, topic_id), sends=True)
         except ChatMigrated as e:
             # (A basic group has no topics: its supergroup has none yet either.)
             await asyncio.to_thread(self.service.migrate_chat, chat_id, e.new_chat_id)
-            msg = await self.guard(e.new_chat_id, send(e.new_chat_id, None))
+            msg = await self.guard(e.new_chat_id, send(e.new_chat_id, None), sends=True)
         except Forbidden:
             log.info("the bot is no longer in chat %s", chat_id)
             return None
@@ -219,7 +238,8 @@ class Sender:
         chat; :class:`TopicGone` when the user deleted that topic."""
         try:
             msg = await self.guard(user_id, self.bot.send_message(
-                user_id, text, reply_markup=markup(keyboard), message_thread_id=topic_id))
+                user_id, text, reply_markup=markup(keyboard), message_thread_id=topic_id),
+                sends=True)
         except Forbidden:
             no_pm.add(user_id)
             return None

@@ -53,6 +53,11 @@ class Outcome:
     #: :meth:`~kolkhoz_tg.bot.delivery.topic_loss.TopicLoss.after`), their notifications
     #: settled then.
     moved: list[GroupPost] = field(default_factory=list)
+    #: The sends that may have reached Telegram, per notification (bits of
+    #: :mod:`kolkhoz_tg.bot.once`): as the outbox had them, and as marked since.
+    sending: dict[int, int] = field(default_factory=dict)
+    #: Sends marked that provably never reached Telegram: their bits are cleared.
+    unsent: dict[int, int] = field(default_factory=dict)
 
 
 class Settler:
@@ -80,7 +85,7 @@ class Settler:
         await self.settle_with(game_id, partial(
             self.deliverer.service.settle_notifications, out.delivered, retry=out.retry,
             not_before=out.not_before, meta=meta, no_pm=out.no_pm, owner=self.deliverer.owner,
-            release=out.release))
+            release=out.release, unsent=out.unsent))
 
     async def settle_ids(self, game_id: int | None, delivered: list[int]) -> None:
         settle = self.deliverer.service.settle_notifications

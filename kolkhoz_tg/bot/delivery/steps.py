@@ -23,9 +23,11 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from kolkhoz_tg import present
+from kolkhoz_tg.bot import once
 from kolkhoz_tg.bot.delivery.claims import Claims
 from kolkhoz_tg.bot.delivery.rich import NoRich, RichBoards
 from kolkhoz_tg.bot.delivery.sender import (
+    MaybeSent,
     Passing,
     TopicGone,
     is_not_modified,
@@ -53,7 +55,7 @@ from kolkhoz_tg.bot.steps import (
     pm_key,
 )
 from kolkhoz_tg.i18n import translator
-from kolkhoz_tg.service import Scene, ServiceError
+from kolkhoz_tg.service import Busy, Scene, ServiceError
 
 if TYPE_CHECKING:
     from kolkhoz_tg.bot.delivery.deliverer import Deliverer
@@ -91,7 +93,7 @@ class StepRunner:
         """Carry the steps out in order (``paced``: each message to the group waits for a
         slot of its budget first, a board at its lower urgency unless it shows one of the
         ``urgent`` notifications; ``paid``: the first step's slot is taken already)."""
-        out = Outcome(delivered=list(steps.free))
+        out = Outcome(delivered=list(steps.free), sending=dict(steps.sending))
         game = scene.game
         if game.topic_id is not None and game.meta.get(TOPIC_LOST_KEY) == game.topic_id:
             # Known to be gone, and "General" was taken (see TopicLoss.topic_lost): nothing is tried
@@ -163,46 +165,94 @@ class StepRunner:
         self, scene: Scene, step: Step, out: Outcome, *, prepaid: bool
     ) -> bool:
         """Carry one step out and note what it did in ``out``; False when it met a passing
-        failure (its notifications, and the game's next steps, wait for the relay)."""
+        failure (its notifications, and the game's next steps, wait for the relay). A step
+        whose new message may have reached Telegram already (before a restart, or its reply
+        was lost just now) is settled without sending it again (:mod:`kolkhoz_tg.bot.once`)."""
+        settle = once.began(step, out.sending)
+        if settle:
+            self._settling(scene, step, "before")
+        while True:
+            try:
+                await self.run_step(scene, step, out, prepaid=prepaid, settle=settle)
+            except MaybeSent:
+                if settle:  # (nothing is sent when settling: not reached)
+                    raise
+                self._settling(scene, step, "now")
+                settle, prepaid = True, False
+                continue
+            except TopicGone as e:
+                log.info("game %s: the forum topic %s of chat %s is gone", scene.game.id,
+                         e.topic_id, e.chat_id)
+                out.topic_gone = (e.chat_id, e.topic_id)
+                self.unsent(step, out)  # (refused: the record goes where the game goes)
+                if isinstance(step, GroupPost) and step.record:
+                    out.moved.append(step)
+                    return True
+            except Passing as e:
+                out.retry.extend(step.notes)
+                if not settle:
+                    self.unsent(step, out)  # it never reached Telegram: sent again later
+                if e.until is not None:
+                    out.not_before = max(out.not_before or e.until, e.until)
+                    if e.chat_id is not None:
+                        self.deliverer.chat_wait[e.chat_id] = e.until
+                return False
+            except TelegramError:
+                # A lasting refusal we did not foresee (a bug in a message, most likely):
+                # logged, and not retried for ever.
+                log.exception("game %s: a message could not be delivered", scene.game.id)
+            out.delivered.extend(step.notes)
+            return True
+
+    @staticmethod
+    def _settling(scene: Scene, step: Step, when: str) -> None:
+        log.info("game %s: %s for notifications %s may have reached Telegram %s (a reply "
+                 "lost, or the process stopped mid-send): settled without sending it again",
+                 scene.game.id, type(step).__name__, list(step.notes),
+                 "already" if when == "before" else "just now")
+
+    async def mark(self, notes: tuple[int, ...], bit: int, out: Outcome) -> None:
+        """Record in the outbox, right before a new message of ``notes`` is sent, that it
+        may reach Telegram from now on (see :mod:`kolkhoz_tg.bot.once`)."""
+        ids = [n for n in notes if not out.sending.get(n, 0) & bit]
+        if not ids or not bit:
+            return
         try:
-            await self.run_step(scene, step, out, prepaid=prepaid)
-        except TopicGone as e:
-            log.info("game %s: the forum topic %s of chat %s is gone", scene.game.id,
-                     e.topic_id, e.chat_id)
-            out.topic_gone = (e.chat_id, e.topic_id)
-            if isinstance(step, GroupPost) and step.record:
-                out.moved.append(step)
-                return True
-        except Passing as e:
-            out.retry.extend(step.notes)
-            if e.until is not None:
-                out.not_before = max(out.not_before or e.until, e.until)
-                if e.chat_id is not None:
-                    self.deliverer.chat_wait[e.chat_id] = e.until
-            return False
-        except TelegramError:
-            # A lasting refusal we did not foresee (a bug in a message, most likely):
-            # logged, and not retried for ever.
-            log.exception("game %s: a message could not be delivered", scene.game.id)
-        out.delivered.extend(step.notes)
-        return True
+            await self.deliverer.call(self.deliverer.service.mark_sending, ids, bit)
+        except Busy as e:  # (SQLite's write lock held elsewhere: nothing sent, sent later)
+            raise Passing(None) from e
+        for n in ids:
+            out.sending[n] = out.sending.get(n, 0) | bit
+
+    @staticmethod
+    def unsent(step: Step, out: Outcome) -> None:
+        """The step's new message provably did not reach Telegram: its mark is cleared when
+        the attempt is settled, so that it is sent again."""
+        bit = once.policy(step).bit
+        for n in step.notes:
+            if out.sending.get(n, 0) & bit:
+                out.unsent[n] = out.unsent.get(n, 0) | bit
+                out.sending[n] &= ~bit
 
     async def run_step(
-        self, scene: Scene, step: Step, out: Outcome, *, prepaid: bool = False
+        self, scene: Scene, step: Step, out: Outcome, *, prepaid: bool = False,
+        settle: bool = False,
     ) -> None:
+        """Carry one step out; ``settle``: without sending any new message (one may have
+        arrived already)."""
         if isinstance(step, Board):
-            await self._board(scene, step, out, prepaid=prepaid)
+            await self._board(scene, step, out, prepaid=prepaid, settle=settle)
         elif isinstance(step, GroupPost):
-            await self._post(step, out, prepaid=prepaid)
+            await self._post(step, out, prepaid=prepaid, settle=settle)
         elif isinstance(step, Private):
-            await self._private(scene, step, out)
+            await self._private(scene, step, out, settle=settle)
         elif isinstance(step, CloseTopic):
             with contextlib.suppress(TelegramError):
                 await self.sender.bot.close_forum_topic(step.chat_id, step.topic_id)
         elif isinstance(step, GroupHand):
             await self._group_hand(step, out)
         else:
-            await self._private_note(scene, step, out)
+            await self._private_note(scene, step, out, settle=settle)
 
     async def _group_hand(self, step: GroupHand, out: Outcome) -> None:
         """Edit the hand the player sees in the group; one that is gone (Telegram keeps
@@ -218,7 +268,8 @@ class StepRunner:
 
 
     async def _board(
-        self, scene: Scene, step: Board, out: Outcome, *, prepaid: bool = False
+        self, scene: Scene, step: Board, out: Outcome, *, prepaid: bool = False,
+        settle: bool = False,
     ) -> None:
         step = self.as_shown(step)
         board_id = step.message_id
@@ -244,6 +295,9 @@ class StepRunner:
             elif new_id == -1:
                 return  # the bot is not in the group any more
         if new_id is None:
+            if settle:
+                return  # (a board sent anew may be there already: the next one is edited)
+            await self.mark(step.notes, once.policy(step).bit, out)
             new_id = await self._send_board(step, picture, out)
             if new_id is None:
                 return
@@ -365,16 +419,27 @@ class StepRunner:
         return await loop.run_in_executor(
             PICTURES, partial(cached_board_png, tr, board.game, board.view, plots=plots))
 
-    async def _post(self, step: GroupPost, out: Outcome, *, prepaid: bool = False) -> None:
+    async def _post(
+        self, step: GroupPost, out: Outcome, *, prepaid: bool = False, settle: bool = False,
+        of: Step | None = None,
+    ) -> None:
+        """Post ``step`` in the group (``of``: the private step it is the mention of, whose
+        notifications it shows); ``settle``: it may be there already, it is not sent."""
         if out.topic_gone is not None and step.topic_id == out.topic_gone[1]:
             return  # (a mention of a private step, after the topic turned out to be gone)
-        sent = await self.sender.send_group(step.chat_id, step.text, step.keyboard,
-                                      ParseMode.HTML if step.html else None,
-                                      topic_id=step.topic_id, prepaid=prepaid)
+        sent: int | None = 0
+        if not settle:
+            shows = of or step
+            await self.mark(shows.notes, once.policy(shows).bit, out)
+            sent = await self.sender.send_group(step.chat_id, step.text, step.keyboard,
+                                                ParseMode.HTML if step.html else None,
+                                                topic_id=step.topic_id, prepaid=prepaid)
         if sent is not None and step.once is not None:
             out.meta[step.once[0]] = step.once[1]
 
-    async def _private(self, scene: Scene, step: Private, out: Outcome) -> None:
+    async def _private(
+        self, scene: Scene, step: Private, out: Outcome, *, settle: bool = False
+    ) -> None:
         user = step.user_id
         if step.edit is not None and self.shown.same(
                 user, step.edit, step.text, step.keyboard):
@@ -401,12 +466,15 @@ class StepRunner:
             except Forbidden:
                 out.no_pm.add(user)
                 if step.mention is not None:
-                    await self._post(step.mention, out)
+                    await self._post(step.mention, out, settle=settle, of=step)
                 return
-        sent = await self.send_own(scene, user, step.text, step.keyboard, out)
+        if settle:
+            await self._settle_private(step, out)
+            return
+        sent = await self.send_own(scene, user, step.text, step.keyboard, out, step)
         if sent is None:
             if step.mention is not None:
-                await self._post(step.mention, out)
+                await self._post(step.mention, out, of=step)
             return
         self.shown.put(user, sent, step.text, step.keyboard)
         out.meta[pm_key(user)] = sent
@@ -422,20 +490,51 @@ class StepRunner:
                 await self.sender.bot.edit_message_reply_markup(user, step.strips,
                                                                 reply_markup=None)
 
-    async def _private_note(self, scene: Scene, step: PrivateNote, out: Outcome) -> None:
-        sent = await self.send_own(scene, step.user_id, step.text, step.keyboard, out)
+    async def _settle_private(self, step: Private, out: Outcome) -> None:
+        """The player's new game message may have arrived (its id is unknown): the message
+        the game has stored for them (the one it replaces, or the record it strips) is
+        edited to read as the new one, so they have a current message either way (and no
+        second notification)."""
+        user, target = step.user_id, step.replaces or step.strips
+        if target is None or target == step.edit:
+            return  # (none, or gone: the board and /mygames show the turn)
+        try:
+            await self.sender.guard(user, self.sender.bot.edit_message_text(
+                step.text, chat_id=user, message_id=target, reply_markup=markup(step.keyboard)))
+        except BadRequest as e:
+            if not is_not_modified(e):
+                if not message_gone(e):
+                    raise
+                return
+        except Forbidden:
+            out.no_pm.add(user)
+            return
+        self.shown.put(user, target, step.text, step.keyboard)
+        out.meta[pm_key(user)] = target
+        out.meta[live_key(user)] = step.live
+        out.shown.add(user)
+
+    async def _private_note(
+        self, scene: Scene, step: PrivateNote, out: Outcome, *, settle: bool = False
+    ) -> None:
+        if settle:
+            return  # (it may have arrived: at most once)
+        sent = await self.send_own(scene, step.user_id, step.text, step.keyboard, out, step)
         if sent is None and step.mention is not None:
-            await self._post(step.mention, out)
+            await self._post(step.mention, out, of=step)
 
 
     async def send_own(
-        self, scene: Scene, user_id: int, text: str, keyboard: present.Keyboard, out: Outcome
+        self, scene: Scene, user_id: int, text: str, keyboard: present.Keyboard, out: Outcome,
+        step: Private | PrivateNote,
     ) -> int | None:
-        """A new private message of the game: into its topic in the player's private chat
-        where there is one (:mod:`~kolkhoz_tg.bot.delivery.private_topics`), else (and
-        once the player deleted that topic) into the plain chat."""
+        """A new private message of the game (showing ``step``'s notifications, marked as
+        maybe sent first): into its topic in the player's private chat where there is one
+        (:mod:`~kolkhoz_tg.bot.delivery.private_topics`), else (and once the player deleted
+        that topic) into the plain chat."""
         topics = self.deliverer.private_topics
         topic = await topics.topic(scene, user_id, out.meta)
+        await self.mark(step.notes, once.policy(step).bit, out)
         try:
             return await self.sender.send_private(user_id, text, keyboard, out.no_pm, topic)
         except TopicGone:

@@ -16,8 +16,9 @@ from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
 from kolkhoz_tg import present
+from kolkhoz_tg.bot import once
 from kolkhoz_tg.bot.delivery.claims import Claims
-from kolkhoz_tg.bot.delivery.sender import Passing, TopicGone
+from kolkhoz_tg.bot.delivery.sender import MaybeSent, Passing, TopicGone
 from kolkhoz_tg.bot.delivery.settle import Outcome
 from kolkhoz_tg.bot.steps import TOPIC_LOST_KEY, TOPIC_OWN_KEY, GroupPost
 from kolkhoz_tg.i18n import Translator
@@ -106,10 +107,15 @@ class TopicLoss:
             out = Outcome()
             for post in posts:
                 try:
+                    await d.steps.mark(post.notes, once.policy(post).bit, out)
                     await d.sender.send_group(info.chat_id, (head + post.text)[:present.MAX_TEXT],
                                               post.keyboard,
                                               ParseMode.HTML if post.html else None)
+                except MaybeSent:
+                    log.info("game %s: a record posted in General may have arrived: not "
+                             "posted again", game_id)
                 except Passing as e:
+                    d.steps.unsent(post, out)
                     out.retry.extend(post.notes)
                     out.not_before = e.until
                     continue
