@@ -322,3 +322,24 @@ def decision_states(
         g.apply(seat, legal[rng.randrange(len(legal))]
                 if random_share and rng.random() < random_share else default_action(g, seat))
         step += 1
+
+
+def twin_searches(
+    g: Game, seat: int, params: Any, seed: int, twin_seed: int = 0
+) -> tuple[Any, Any, Game]:
+    """The search with ``params`` on ``seat``'s view of ``g`` and on a second game dealt from
+    that view (a game the seat cannot tell apart), with the same generator ``seed``: the two
+    results and the twin. A search that learns only what the seat may know gives the same."""
+    import copy
+
+    from engine.ai.search import PlayoutGame, ranked_search
+    from engine.determinize import Determinizer
+
+    view = g.view(seat)
+    other = Game.determinize(copy.deepcopy(view), random.Random(twin_seed))
+    assert other.view(seat) == view
+    first = ranked_search(Determinizer(PlayoutGame, view), g.legal_actions(seat),
+                          random.Random(seed), params)
+    second = ranked_search(Determinizer(PlayoutGame, other.view(seat)),
+                           other.legal_actions(seat), random.Random(seed), params)
+    return first, second, other

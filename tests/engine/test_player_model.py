@@ -27,7 +27,7 @@ from engine.ai.model import (
 )
 from engine.ai.search import PlayoutGame, SearchParams, ranked_search
 from engine.determinize import Determinizer
-from tests.engine.scripted import decision_states
+from tests.engine.scripted import decision_states, twin_searches
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -126,12 +126,7 @@ def test_a_search_with_the_model_learns_nothing_the_seat_cannot_see() -> None:
     params = SearchParams(playouts=12, infer_pool=8, infer_model=True)
     checked = 0
     for g, seat in decision_states("classic", 4, seed=4, every=9):
-        view = g.view(seat)
-        other = Game.determinize(copy.deepcopy(view), random.Random(checked))
-        first = ranked_search(Determinizer(PlayoutGame, view), g.legal_actions(seat),
-                              random.Random(2), params)
-        second = ranked_search(Determinizer(PlayoutGame, other.view(seat)),
-                               other.legal_actions(seat), random.Random(2), params)
+        first, second, _ = twin_searches(g, seat, params, 2, checked)
         assert first == second
         checked += 1
     assert checked >= 5
@@ -198,12 +193,7 @@ def test_a_search_can_play_its_worlds_out_with_the_model() -> None:
     params = SearchParams(playouts=6, playout_model=True)
     checked = 0
     for g, seat in decision_states("zone", 3, seed=2, every=13):
-        view = g.view(seat)
-        other = Game.determinize(copy.deepcopy(view), random.Random(checked))
-        first = ranked_search(Determinizer(PlayoutGame, view), g.legal_actions(seat),
-                              random.Random(9), params)
-        second = ranked_search(Determinizer(PlayoutGame, other.view(seat)),
-                               other.legal_actions(seat), random.Random(9), params)
+        first, second, _ = twin_searches(g, seat, params, 9, checked)
         assert first == second and 0 <= first.best < len(g.legal_actions(seat))
         checked += 1
     assert checked >= 3

@@ -18,7 +18,7 @@ from engine.ai.heuristic import refined_action
 from engine.ai.infer import Inference
 from engine.ai.search import PlayoutGame, SearchParams, _playout, placements, ranked_search
 from engine.determinize import Determinizer
-from tests.engine.scripted import deal, decision_states, play
+from tests.engine.scripted import deal, decision_states, play, twin_searches
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -100,14 +100,8 @@ def test_inference_and_horizon_learn_nothing_the_seat_cannot_see(name: str) -> N
     params = SearchParams(playouts=10, horizon=1, infer_worlds=3)
     checked = 0
     for g, seat in decision_states(name, 4, seed=11, every=11):
-        view = g.view(seat)
-        other = Game.determinize(copy.deepcopy(view), random.Random(checked))
-        assert other.view(seat) == view
+        first, second, other = twin_searches(g, seat, params, 6, checked)
         checked += any(other.hands[s] != g.hands[s] for s in range(4) if s != seat)
-        first = ranked_search(Determinizer(PlayoutGame, g.view(seat)), g.legal_actions(seat),
-                              random.Random(6), params)
-        second = ranked_search(Determinizer(PlayoutGame, other.view(seat)),
-                               other.legal_actions(seat), random.Random(6), params)
         assert first == second
     assert checked >= 3
 
