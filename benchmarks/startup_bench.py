@@ -213,13 +213,13 @@ async def main(counts: list[int], postgres: str | None, downtime: int = 0) -> No
                         _drop_schema(postgres or "", url)
     await fake.close()
     print()
-    print(f"{'':28} {'start-up':>10} {'×bare':>6} {'memory':>8} {'goal (MB)':>10}")
-    print(f"{'bare PTB bot':28} {bare[0]:>9.2f}s {1:>6.1f} {bare[1] / 1024:>7.0f}M")
+    print(f"{'':40} {'start-up':>10} {'×bare':>6} {'memory':>8} {'goal (MB)':>10}")
+    print(f"{'bare PTB bot':40} {bare[0]:>9.2f}s {1:>6.1f} {bare[1] / 1024:>7.0f}M")
     for name, seconds, kb in rows:
         n = int(name.split()[0])
         goal = (1.5 * bare[1] + 2 * n) / 1024
         print(
-            f"{name:28} {seconds:>9.2f}s {seconds / bare[0]:>6.1f} {kb / 1024:>7.0f}M "
+            f"{name:40} {seconds:>9.2f}s {seconds / bare[0]:>6.1f} {kb / 1024:>7.0f}M "
             f"{goal:>9.0f}M   goal: ≤ 2 s, memory ≤ 1.5 × bare + 2 kB a game"
         )
 
