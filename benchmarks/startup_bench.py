@@ -7,8 +7,11 @@ Bot API over HTTP and measures the time from the process's start to its first
 run: a bare python-telegram-bot application that only polls. Goals (issue: run it like a
 service): start-up ≤ 2 s whatever the number of games; memory ≤ 1.5 × the bare bot + 2 kB
 a game. ``--postgres URL`` runs the same on PostgreSQL (a schema of its own, dropped after).
+``--downtime MINUTES`` also starts the bot again on the same data as if it had been down that
+long since its previous run (it then gives every running game its time back).
 
-Run: ``python benchmarks/startup_bench.py [--games 0 1000 10000] [--postgres URL]``
+Run: ``python benchmarks/startup_bench.py [--games 0 1000 10000] [--postgres URL]
+[--downtime 10]``
 (making 10,000 games takes a few minutes the first time; the files are kept in
 ``benchmarks/results/startup-games-N.sqlite3``).
 """
@@ -18,10 +21,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -72,18 +77,23 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
-async def measure(command: list[str], env: dict[str, str], fake: FakeTelegram,
-                  cwd: Path) -> tuple[float, int]:
+async def measure(
+    command: list[str], env: dict[str, str], fake: FakeTelegram, cwd: Path
+) -> tuple[float, int]:
     """Seconds to the first getUpdates, and the RSS (kB) a second later."""
     polls = len(ARRIVALS)
     started = time.perf_counter()
-    proc = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         while len(ARRIVALS) == polls:
             if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode()[-2000:]  # type: ignore[union-attr]
-                                   if proc.stderr else "the bot exited")
+                raise RuntimeError(
+                    proc.stderr.read().decode()[-2000:]  # type: ignore[union-attr]
+                    if proc.stderr
+                    else "the bot exited"
+                )
             if time.perf_counter() - started > 300:
                 raise RuntimeError("no getUpdates in 300 s")
             await asyncio.sleep(0.01)
@@ -115,50 +125,107 @@ def note_arrivals(fake: FakeTelegram) -> None:
     handlers["getupdates"] = noted
 
 
-async def main(counts: list[int], postgres: str | None) -> None:
+def beat_back(url: str, minutes: int) -> None:
+    """Set the bot's last beat ``minutes`` before now, as if it had been down since."""
+    import sqlalchemy as sa
+
+    from kolkhoz_tg.service.faults import BOT_BEAT
+    from kolkhoz_tg.storage.models import ClockBeatRow
+
+    db = Database(url)
+    try:
+        with db.engine.begin() as conn:
+            t = ClockBeatRow.__table__  # type: ignore[attr-defined]
+            at = datetime.now(UTC) - timedelta(minutes=minutes)
+            conn.execute(sa.update(t).where(t.c.name == BOT_BEAT).values(at=at))
+    finally:
+        db.dispose()
+
+
+def _drop_schema(base: str, url: str) -> None:
+    import sqlalchemy as sa
+
+    from kolkhoz_tg.storage.database import normalize_url
+
+    schema = url.rsplit("%3D", 1)[1]
+    engine = sa.create_engine(normalize_url(base))
+    with engine.begin() as conn:
+        conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+    engine.dispose()
+
+
+async def main(counts: list[int], postgres: str | None, downtime: int = 0) -> None:
     RESULTS.mkdir(exist_ok=True)
     fake = FakeTelegram()
     note_arrivals(fake)
     rows: list[tuple[str, float, int]] = []
     async with FakeBotApiServer(fake) as server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("KOLKHOZ_")}
-        env.update(KOLKHOZ_BOT_TOKEN=fake.token, KOLKHOZ_BOT_API_URL=server.base_url,
-                   KOLKHOZ_LOCALE="en", KOLKHOZ_BOT_WORKERS="1", PYTHONPATH=str(ROOT))
+        env.update(
+            KOLKHOZ_BOT_TOKEN=fake.token,
+            KOLKHOZ_BOT_API_URL=server.base_url,
+            KOLKHOZ_LOCALE="en",
+            KOLKHOZ_BOT_WORKERS="1",
+            PYTHONPATH=str(ROOT),
+        )
         with tempfile.TemporaryDirectory() as tmp:
             bare = await measure([sys.executable, "-c", BARE], env, fake, Path(tmp))
-            print(f"bare PTB bot: {bare[0]:.2f} s to the first getUpdates, "
-                  f"{bare[1] / 1024:.0f} MB", flush=True)
+            print(
+                f"bare PTB bot: {bare[0]:.2f} s to the first getUpdates, {bare[1] / 1024:.0f} MB",
+                flush=True,
+            )
             for n in counts:
                 for db in ("sqlite", "postgres") if postgres else ("sqlite",):
                     if db == "sqlite":
                         path = RESULTS / f"startup-games-{n}.sqlite3"
-                        url = f"sqlite:///{path}"
                         if not path.exists():
                             print(f"  making {n} games in {path.name} ...", flush=True)
-                            make_games(url, n)
+                            make_games(f"sqlite:///{path}", n)
+                        # The bot runs on a copy: a bot that ran on the file leaves its beat,
+                        # and the next start minutes later would find it "down" and give every
+                        # game its time back (another benchmark than a plain start).
+                        run_copy = Path(tmp) / path.name
+                        shutil.copyfile(path, run_copy)
+                        url = f"sqlite:///{run_copy}"
                     else:
                         url = _pg_schema(postgres or "", n)
                         print(f"  making {n} games on PostgreSQL ...", flush=True)
                         make_games(url, n)
                     run_env = dict(env, KOLKHOZ_DATABASE_URL=url)
                     seconds, kb = await measure(
-                        [sys.executable, "-m", "kolkhoz_tg.cli", "bot"], run_env, fake,
-                        Path(tmp))
+                        [sys.executable, "-m", "kolkhoz_tg.cli", "bot"], run_env, fake, Path(tmp)
+                    )
                     rows.append((f"{n} games ({db})", seconds, kb))
                     print(f"  {rows[-1][0]}: {seconds:.2f} s, {kb / 1024:.0f} MB", flush=True)
+                    if downtime:
+                        # The same data again, the bot's last beat ``downtime`` minutes ago:
+                        # a restart after an outage (every game gets that time back).
+                        beat_back(url, downtime)
+                        seconds, kb = await measure(
+                            [sys.executable, "-m", "kolkhoz_tg.cli", "bot"],
+                            run_env,
+                            fake,
+                            Path(tmp),
+                        )
+                        rows.append((f"{n} games ({db}), {downtime} min down", seconds, kb))
+                        print(f"  {rows[-1][0]}: {seconds:.2f} s, {kb / 1024:.0f} MB", flush=True)
+                    if db == "postgres":
+                        _drop_schema(postgres or "", url)
     await fake.close()
     print()
-    print(f"{'':28} {'start-up':>10} {'×bare':>6} {'memory':>8} {'goal (MB)':>10}")
-    print(f"{'bare PTB bot':28} {bare[0]:>9.2f}s {1:>6.1f} {bare[1] / 1024:>7.0f}M")
+    print(f"{'':40} {'start-up':>10} {'×bare':>6} {'memory':>8} {'goal (MB)':>10}")
+    print(f"{'bare PTB bot':40} {bare[0]:>9.2f}s {1:>6.1f} {bare[1] / 1024:>7.0f}M")
     for name, seconds, kb in rows:
         n = int(name.split()[0])
         goal = (1.5 * bare[1] + 2 * n) / 1024
-        print(f"{name:28} {seconds:>9.2f}s {seconds / bare[0]:>6.1f} {kb / 1024:>7.0f}M "
-              f"{goal:>9.0f}M   goal: ≤ 2 s, memory ≤ 1.5 × bare + 2 kB a game")
+        print(
+            f"{name:40} {seconds:>9.2f}s {seconds / bare[0]:>6.1f} {kb / 1024:>7.0f}M "
+            f"{goal:>9.0f}M   goal: ≤ 2 s, memory ≤ 1.5 × bare + 2 kB a game"
+        )
 
 
 def _pg_schema(base: str, n: int) -> str:
-    """A fresh schema on the PostgreSQL at ``base`` (dropped by hand: DROP SCHEMA ...)."""
+    """A fresh schema on the PostgreSQL at ``base`` (dropped once measured)."""
     import sqlalchemy as sa
 
     from kolkhoz_tg.storage.database import normalize_url
@@ -176,5 +243,12 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, nargs="+", default=[0, 1000])
     parser.add_argument("--postgres", default=None, help="also on this PostgreSQL URL")
+    parser.add_argument(
+        "--downtime",
+        type=int,
+        default=0,
+        metavar="MINUTES",
+        help="also start each again as after MINUTES of outage",
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.games, args.postgres))
+    asyncio.run(main(args.games, args.postgres, args.downtime))

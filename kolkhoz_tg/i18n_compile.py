@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-
 LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
 
 
@@ -20,6 +17,10 @@ def compile_catalogs(locales_dir: Path = LOCALES_DIR) -> list[Path]:
         mo_path = po_path.with_suffix(".mo")
         if mo_path.exists() and mo_path.stat().st_mtime >= po_path.stat().st_mtime:
             continue
+        # Babel's catalog code only when a catalog is (re)compiled: not at every start.
+        from babel.messages.mofile import write_mo
+        from babel.messages.pofile import read_po
+
         with po_path.open("rb") as f:
             catalog = read_po(f, locale=po_path.parent.parent.name)
         with mo_path.open("wb") as f:

@@ -27,8 +27,14 @@ def loaded_after(code: str) -> list[str]:
         + "except SystemExit:\n    pass\n"
         f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     result: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -44,9 +50,11 @@ def test_play_help_loads_no_telegram_and_no_database() -> None:
 
 def test_a_bots_only_terminal_game_loads_no_telegram(tmp_path: Path) -> None:
     db = tmp_path / "play.sqlite3"
-    code = ("from kolkhoz_tg.cli import main\n"
-            f"assert main(['play', '--humans', '0', '--lang', 'en', '--seed', '1', "
-            f"'--db', {str(db)!r}]) == 0")
+    code = (
+        "from kolkhoz_tg.cli import main\n"
+        f"assert main(['play', '--humans', '0', '--lang', 'en', '--seed', '1', "
+        f"'--db', {str(db)!r}]) == 0"
+    )
     loaded = loaded_after(code)
     assert "sqlalchemy" in loaded  # the game is played on the service, as the bot's are
     assert not set(loaded) & set(TELEGRAM)
@@ -70,3 +78,25 @@ def test_an_unknown_command_names_every_command(capsys: pytest.CaptureFixture[st
     err = capsys.readouterr().err
     for command in ("play", "bot", *admin.COMMANDS):
         assert command in err
+
+
+def test_the_bots_modules_leave_rating_and_catalog_code_for_later() -> None:
+    """What a polling bot does not use at start stays out of its memory until it is used:
+    openskill (a game is rated when it ends) and Babel's catalog reader and writer (only
+    when a ``.po`` file is newer than its ``.mo``)."""
+    script = (
+        "import sys\n"
+        "import kolkhoz_tg.cli, kolkhoz_tg.bot.main, kolkhoz_tg.i18n\n"
+        "kolkhoz_tg.i18n.translator('en').gettext('Hello')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'openskill'"
+        " or m.startswith('babel.messages')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -28,7 +28,9 @@ log = logging.getLogger(__name__)
 
 
 async def _check_token(token: str, base_url: str) -> None:
-    async with Bot(token, base_url=base_url) as bot:
+    # One HTTP client for the one call, not PTB's two (each holds TLS state: ~1 MB).
+    request = HTTPXRequest(connection_pool_size=1)
+    async with Bot(token, base_url=base_url, request=request, get_updates_request=request) as bot:
         log.info("connected as @%s", bot.username)
 
 
@@ -59,15 +61,20 @@ def local_health_url(listen: str, port: int) -> str:
     return f"http://{host}:{port}{HEALTH_PATH}"
 
 
-def make_heartbeat(settings: Settings, service: GameService, mode: str,
-                   **kwargs: Any) -> Heartbeat | None:
+def make_heartbeat(
+    settings: Settings, service: GameService, mode: str, **kwargs: Any
+) -> Heartbeat | None:
     """The heartbeat for ``kolkhoz health`` (None when ``KOLKHOZ_HEALTH_FILE`` is unset)."""
     if not settings.health_file:
         return None
-    health_url = (local_health_url(settings.webhook_listen, settings.webhook_port)
-                  if mode == "webhook" else None)
-    return Heartbeat(settings.health_file, mode, partial(ping_database, service),
-                     health_url=health_url, **kwargs)
+    health_url = (
+        local_health_url(settings.webhook_listen, settings.webhook_port)
+        if mode == "webhook"
+        else None
+    )
+    return Heartbeat(
+        settings.health_file, mode, partial(ping_database, service), health_url=health_url, **kwargs
+    )
 
 
 def bot_builder(
@@ -78,8 +85,7 @@ def bot_builder(
     builder = ApplicationBuilder().token(token).base_url(base_url)
     if heartbeat is not None:
         inner = HTTPXRequest(connection_pool_size=1)  # what PTB would use for getUpdates
-        builder = builder.get_updates_request(
-            BeatingRequest(inner, heartbeat.telegram_answered))
+        builder = builder.get_updates_request(BeatingRequest(inner, heartbeat.telegram_answered))
     return builder
 
 
@@ -113,13 +119,22 @@ def run(settings: Settings | None = None, webhook_url: str | None = None) -> int
         heartbeat.install(app)
     try:
         if webhook_url:
-            secret = (settings.webhook_secret.get_secret_value() if settings.webhook_secret
-                      else default_secret(token))
-            asyncio.run(serve(
-                app, service, webhook_url=webhook_url, secret=secret,
-                listen=settings.webhook_listen, port=settings.webhook_port,
-                on_update=heartbeat.telegram_answered if heartbeat is not None else None,
-            ))
+            secret = (
+                settings.webhook_secret.get_secret_value()
+                if settings.webhook_secret
+                else default_secret(token)
+            )
+            asyncio.run(
+                serve(
+                    app,
+                    service,
+                    webhook_url=webhook_url,
+                    secret=secret,
+                    listen=settings.webhook_listen,
+                    port=settings.webhook_port,
+                    on_update=heartbeat.telegram_answered if heartbeat is not None else None,
+                )
+            )
         else:
             app.run_polling(allowed_updates=Update.ALL_TYPES)
     except InvalidToken:

@@ -27,16 +27,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from openskill.models import PlackettLuce
+if TYPE_CHECKING:
+    from openskill.models import PlackettLuce
 
 #: The scope of the table over all chats; a chat's scope is ``chat:<id>``.
 GLOBAL = "global"
 
 
+def _model() -> PlackettLuce:
+    """openskill's model, imported when a game is first rated: a bot that only starts does
+    not load openskill (and the statistics module it brings)."""
+    from openskill.models import PlackettLuce
+
+    return PlackettLuce()
+
+
 def fresh() -> tuple[float, float]:
     """A newcomer's (mu, sigma)."""
-    r = PlackettLuce().rating()
+    r = _model().rating()
     return r.mu, r.sigma
 
 
@@ -118,7 +128,7 @@ def places(scores: list[int]) -> list[int]:
 def compute(games: Iterable[FinishedGame], start: Ratings | None = None) -> Ratings:
     """Every scope's ratings after ``games`` (in the order they finished), from ``start``
     (changed in place) or from nothing."""
-    model = PlackettLuce()
+    model = _model()
     out = Ratings() if start is None else start
     for game in games:
         out.games += 1
