@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import PRESETS, Game
 from kolkhoz_tg.config import Settings
 from kolkhoz_tg.service import GameService
-from kolkhoz_tg.storage.database import Database, normalize_url
+from kolkhoz_tg.storage.database import Database, normalize_url, scratch_schema
 from kolkhoz_tg.storage.models import GameRow, SeatRow
 from kolkhoz_tg.timeutil import FakeClock
 
@@ -364,18 +364,8 @@ def main() -> None:
     if args.sqlite_only or not _postgres_reachable(url):
         print("postgres: skipped (give --postgres URL or set KOLKHOZ_TEST_POSTGRES_URL)")
         return
-    schema = f"bench_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(normalize_url(url))
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    sep = "&" if "?" in url else "?"
-    pg_url = f"{normalize_url(url)}{sep}options=-csearch_path%3D{schema}"
-    try:
+    with scratch_schema(url, f"bench_{uuid.uuid4().hex[:10]}") as pg_url:
         pg_mean = run("postgres", pg_url, args.acts, args.live, args.games, args.batch)
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
     print(f"act() mean, PostgreSQL / SQLite, one after the other: "
           f"{pg_mean / sqlite_mean:.2f}")
     paired(url, args.acts, args.live)
@@ -383,23 +373,13 @@ def main() -> None:
 
 def paired(url: str, acts: int, live: int) -> None:
     """act() on a SQLite file and on PostgreSQL in turn; prints both and the ratio."""
-    schema = f"bench_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(normalize_url(url))
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    sep = "&" if "?" in url else "?"
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            lite = _service(f"sqlite:///{Path(tmp) / 'paired.sqlite3'}", FakeClock())
-            pg = _service(f"{normalize_url(url)}{sep}options=-csearch_path%3D{schema}",
-                          FakeClock())
-            on_lite, on_pg = paired_act(lite, pg, acts, live)
-            lite.db.dispose()
-            pg.db.dispose()
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
+    with scratch_schema(url, f"bench_{uuid.uuid4().hex[:10]}") as pg_url, \
+            tempfile.TemporaryDirectory() as tmp:
+        lite = _service(f"sqlite:///{Path(tmp) / 'paired.sqlite3'}", FakeClock())
+        pg = _service(pg_url, FakeClock())
+        on_lite, on_pg = paired_act(lite, pg, acts, live)
+        lite.db.dispose()
+        pg.db.dispose()
     print(f"act() in turn on both, {acts} calls each on {live} live games: "
           f"SQLite p50 {_pct(on_lite, 0.5):.2f} ms, mean {statistics.fmean(on_lite):.2f} ms; "
           f"PostgreSQL p50 {_pct(on_pg, 0.5):.2f} ms, mean {statistics.fmean(on_pg):.2f} ms; "

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import inspect
 import os
 import random
@@ -63,7 +64,7 @@ sys.path.insert(0, str(ROOT))
 import sqlalchemy as sa  # noqa: E402
 
 from kolkhoz_tg.service import GameService  # noqa: E402
-from kolkhoz_tg.storage.database import Database, normalize_url  # noqa: E402
+from kolkhoz_tg.storage.database import Database, scratch_schema  # noqa: E402
 from kolkhoz_tg.storage.models import NotificationRow  # noqa: E402
 from tests.conftest import make_settings  # noqa: E402
 from tests.faketg import FakeBotApiServer, FakeTelegram, FakeUser  # noqa: E402
@@ -436,37 +437,16 @@ def report(label: str, soak: Soak) -> None:
         print(f"  doubled ×{n} in {chat}: {text[:70]!r}")
 
 
-def pg_schema(base: str) -> tuple[str, str]:
-    """A fresh schema on the PostgreSQL at ``base``: (its URL, its name)."""
-    schema = f"soak_{os.getpid()}_{int(time.time())}"
-    engine = sa.create_engine(normalize_url(base))
-    with engine.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    engine.dispose()
-    sep = "&" if "?" in base else "?"
-    return f"{normalize_url(base)}{sep}options=-csearch_path%3D{schema}", schema
-
-
-def drop_schema(base: str, schema: str) -> None:
-    engine = sa.create_engine(normalize_url(base))
-    with engine.begin() as conn:
-        conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-    engine.dispose()
-
-
 def main() -> None:
     print(f"code: {ROOT}")
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         if ARGS.postgres:
-            url, schema = pg_schema(ARGS.postgres)
+            schema = f"soak_{os.getpid()}_{int(time.time())}"
+            url = stack.enter_context(scratch_schema(ARGS.postgres, schema))
             label = "PostgreSQL"
         else:
-            url, schema, label = f"sqlite:///{Path(tmp) / 'soak.sqlite3'}", "", "SQLite"
-        try:
-            soak = asyncio.run(soak_run(url, label, ARGS.kills, ARGS.seed, ARGS.games, ARGS.hold))
-        finally:
-            if schema:
-                drop_schema(ARGS.postgres, schema)
+            url, label = f"sqlite:///{Path(tmp) / 'soak.sqlite3'}", "SQLite"
+        soak = asyncio.run(soak_run(url, label, ARGS.kills, ARGS.seed, ARGS.games, ARGS.hold))
     report(label, soak)
 
 

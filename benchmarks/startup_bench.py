@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import shutil
 import subprocess
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kolkhoz_tg.service import GameService  # noqa: E402
-from kolkhoz_tg.storage.database import Database  # noqa: E402
+from kolkhoz_tg.storage.database import Database, scratch_schema  # noqa: E402
 from tests.conftest import make_settings  # noqa: E402
 from tests.faketg import FakeBotApiServer, FakeTelegram  # noqa: E402
 
@@ -142,18 +143,6 @@ def beat_back(url: str, minutes: int) -> None:
         db.dispose()
 
 
-def _drop_schema(base: str, url: str) -> None:
-    import sqlalchemy as sa
-
-    from kolkhoz_tg.storage.database import normalize_url
-
-    schema = url.rsplit("%3D", 1)[1]
-    engine = sa.create_engine(normalize_url(base))
-    with engine.begin() as conn:
-        conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-    engine.dispose()
-
-
 async def main(counts: list[int], postgres: str | None, downtime: int = 0) -> None:
     RESULTS.mkdir(exist_ok=True)
     fake = FakeTelegram()
@@ -176,6 +165,7 @@ async def main(counts: list[int], postgres: str | None, downtime: int = 0) -> No
             )
             for n in counts:
                 for db in ("sqlite", "postgres") if postgres else ("sqlite",):
+                    schema = contextlib.ExitStack()  # the PostgreSQL schema, dropped at the end
                     if db == "sqlite":
                         path = RESULTS / f"startup-games-{n}.sqlite3"
                         if not path.exists():
@@ -188,7 +178,8 @@ async def main(counts: list[int], postgres: str | None, downtime: int = 0) -> No
                         shutil.copyfile(path, run_copy)
                         url = f"sqlite:///{run_copy}"
                     else:
-                        url = _pg_schema(postgres or "", n)
+                        url = schema.enter_context(
+                            scratch_schema(postgres or "", f"startup_{n}_{int(time.time())}"))
                         print(f"  making {n} games on PostgreSQL ...", flush=True)
                         make_games(url, n)
                     run_env = dict(env, KOLKHOZ_DATABASE_URL=url)
@@ -209,8 +200,7 @@ async def main(counts: list[int], postgres: str | None, downtime: int = 0) -> No
                         )
                         rows.append((f"{n} games ({db}), {downtime} min down", seconds, kb))
                         print(f"  {rows[-1][0]}: {seconds:.2f} s, {kb / 1024:.0f} MB", flush=True)
-                    if db == "postgres":
-                        _drop_schema(postgres or "", url)
+                    schema.close()
     await fake.close()
     print()
     print(f"{'':40} {'start-up':>10} {'×bare':>6} {'memory':>8} {'goal (MB)':>10}")
@@ -222,21 +212,6 @@ async def main(counts: list[int], postgres: str | None, downtime: int = 0) -> No
             f"{name:40} {seconds:>9.2f}s {seconds / bare[0]:>6.1f} {kb / 1024:>7.0f}M "
             f"{goal:>9.0f}M   goal: ≤ 2 s, memory ≤ 1.5 × bare + 2 kB a game"
         )
-
-
-def _pg_schema(base: str, n: int) -> str:
-    """A fresh schema on the PostgreSQL at ``base`` (dropped once measured)."""
-    import sqlalchemy as sa
-
-    from kolkhoz_tg.storage.database import normalize_url
-
-    schema = f"startup_{n}_{int(time.time())}"
-    engine = sa.create_engine(normalize_url(base))
-    with engine.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    engine.dispose()
-    sep = "&" if "?" in base else "?"
-    return f"{normalize_url(base)}{sep}options=-csearch_path%3D{schema}"
 
 
 if __name__ == "__main__":

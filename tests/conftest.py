@@ -6,6 +6,7 @@ reachable); each gets a schema of its own, dropped afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import uuid
@@ -68,20 +69,14 @@ def pg_url() -> Iterator[str]:
         pytest.skip(f"PostgreSQL tests need {POSTGRES_ENV} (e.g. postgresql+psycopg://...)")
     import sqlalchemy as sa
 
-    from kolkhoz_tg.storage.database import normalize_url
+    from kolkhoz_tg.storage.database import scratch_schema
 
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(normalize_url(base))
-    try:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    except sa.exc.OperationalError as e:  # pragma: no cover - depends on the machine
-        pytest.skip(f"PostgreSQL at {POSTGRES_ENV} is not reachable: {e}")
-    sep = "&" if "?" in base else "?"
-    yield f"{normalize_url(base)}{sep}options=-csearch_path%3D{schema}"
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-    admin.dispose()
+    with contextlib.ExitStack() as stack:
+        try:
+            url = stack.enter_context(scratch_schema(base, f"t_{uuid.uuid4().hex[:12]}"))
+        except sa.exc.OperationalError as e:  # pragma: no cover - depends on the machine
+            pytest.skip(f"PostgreSQL at {POSTGRES_ENV} is not reachable: {e}")
+        yield url
 
 
 @pytest.fixture

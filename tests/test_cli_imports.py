@@ -20,13 +20,17 @@ TELEGRAM = ("telegram", "apscheduler", "tornado", "httpx")
 def loaded_after(code: str) -> list[str]:
     """The heavy top-level packages in ``sys.modules`` once ``code`` has run in a fresh
     interpreter (a ``SystemExit`` from ``--help`` is fine)."""
-    script = (
+    return last_line_of(
         "import json, sys\n"
         "try:\n"
         + "".join(f"    {line}\n" for line in code.splitlines())
         + "except SystemExit:\n    pass\n"
         f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))\n"
     )
+
+
+def last_line_of(script: str) -> list[str]:
+    """The JSON list ``script`` prints last, run in a fresh interpreter."""
     done = subprocess.run(
         [sys.executable, "-c", script],
         cwd=ROOT,
@@ -84,19 +88,10 @@ def test_the_bots_modules_leave_rating_and_catalog_code_for_later() -> None:
     """What a polling bot does not use at start stays out of its memory until it is used:
     openskill (a game is rated when it ends) and Babel's catalog reader and writer (only
     when a ``.po`` file is newer than its ``.mo``)."""
-    script = (
-        "import sys\n"
+    assert last_line_of(
+        "import json, sys\n"
         "import kolkhoz_tg.cli, kolkhoz_tg.bot.main, kolkhoz_tg.i18n\n"
         "kolkhoz_tg.i18n.translator('en').gettext('Hello')\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'openskill'"
-        " or m.startswith('babel.messages')))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'openskill'"
+        " or m.startswith('babel.messages'))))\n"
+    ) == []

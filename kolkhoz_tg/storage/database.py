@@ -54,6 +54,29 @@ def normalize_url(url: str) -> str:
     return url
 
 
+def schema_url(url: str, schema: str) -> str:
+    """``url`` (PostgreSQL) with its connections' search path set to ``schema``."""
+    sep = "&" if "?" in url else "?"
+    return f"{normalize_url(url)}{sep}options=-csearch_path%3D{schema}"
+
+
+@contextmanager
+def scratch_schema(url: str, schema: str) -> Iterator[str]:
+    """A new schema ``schema`` on the PostgreSQL at ``url`` for a test or a benchmark:
+    yields :func:`schema_url` for it and drops it, with everything in it, at the end."""
+    admin = sa.create_engine(normalize_url(url))
+    try:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+        try:
+            yield schema_url(url, schema)
+        finally:
+            with admin.begin() as conn:
+                conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+    finally:
+        admin.dispose()
+
+
 #: How long a SQLite write waits for another process's write lock before it gives up (the
 #: service then says ``busy`` and the bot retries in the background): short, because a
 #: handler waiting here holds a player's tap.
