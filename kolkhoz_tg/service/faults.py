@@ -35,7 +35,7 @@ from kolkhoz_tg.service.gametx import GameTx
 from kolkhoz_tg.service.kernel import Kernel
 from kolkhoz_tg.service.payloads import TimeExtended, YourTurn, decode
 from kolkhoz_tg.service.records import PRACTICE_KEY, Kind, Scene, SweepResult
-from kolkhoz_tg.storage.models import ClockBeatRow, GameRow, NotificationRow
+from kolkhoz_tg.storage.models import ClockBeatRow, GameRow, NotificationRow, SeatRow
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,11 @@ BEAT_EVERY = timedelta(minutes=1)
 DOWN_AFTER = 2 * BEAT_EVERY
 #: The name the Telegram bot notes its beats under.
 BOT_BEAT = "bot"
+#: Games a start gives their downtime back to in one transaction.
+CATCH_UP_CHUNK = 200
+#: In a game's meta: until when its downtime was made good (ISO), so that a start cut
+#: short midway, or a replica starting beside it, gives no game its time twice.
+DOWNTIME_KEY = "downtime_to"
 
 
 def extend_to(tx: GameTx, until: datetime) -> timedelta:
@@ -156,12 +161,16 @@ class FaultService:
         self.kernel.after_commit(tx)
         return self._result(tx, scene)
 
-    def _tell(self, tx: GameTx, names: list[str]) -> Scene | None:
-        """The group's note naming ``names`` (if any), stored; the scene to show it with."""
+    def _tell(self, tx: GameTx, names: list[str], scene: bool = True) -> Scene | None:
+        """The group's note naming ``names`` (if any), stored (with ``scene``; without, the
+        caller stores several games' notes at once); the scene to show it with (none
+        without ``scene``: the front end reads it when it delivers the note)."""
         if not names:
             return None
         tx.notify(TimeExtended(tuple(dict.fromkeys(names)), tx.row.deadline),
                   version=tx.base_version)
+        if not scene:
+            return None
         self.kernel.store_notes(tx.session, tx.notes)
         return self.kernel.scene(tx.session, tx.row, tx.views, tx.seats)
 
@@ -197,42 +206,83 @@ class FaultService:
         """At a start: when the last beat of ``name`` is older than :data:`DOWN_AFTER`, the
         time since then is added to every running game's deadline and reminders, and each
         group told whom it waits for (a player whose turn the outbox still owes is told of
-        when it goes out). Notes the beat. Returns the notes and their scenes."""
+        when it goes out). Notes the beat. Returns the notes and their scenes.
+
+        The games are done :data:`CATCH_UP_CHUNK` at a time, each chunk in a transaction of
+        its own, so that memory does not grow with the number of games; each game keeps
+        until when its time was made good (:data:`DOWNTIME_KEY`), and the beat is noted
+        only at the end. A start cut short midway (killed, out of memory) leaves the games
+        it did as they are: the next start gives them only the time since, and the rest all
+        of it; a replica starting beside this one does the same (a game is locked while it
+        is done, on PostgreSQL)."""
+        with self.kernel.db.read() as s:
+            beat = s.get(ClockBeatRow, name)
+            last = None if beat is None else beat.at
+            now = self.kernel.clock.now()
+            ids: list[int] = []
+            if last is not None and now - last > DOWN_AFTER:
+                ids = [int(i) for i in s.exec(select(GameRow.id).where(
+                    GameRow.status == ACTIVE,
+                    GameRow.deadline.is_not(None),  # type: ignore[union-attr]
+                ).order_by(GameRow.id)).all()]  # type: ignore[arg-type]
+        if last is None or now - last <= DOWN_AFTER:
+            with self.kernel.write() as s:
+                self._beat(s, name)
+            return SweepResult(0, 0)
+        log.info("the bot was down for %s: %d running games get that time back", now - last,
+                 len(ids))
+        keep_scenes = len(ids) <= CATCH_UP_CHUNK  # a big catch-up: the front end reads them
+        parts = [self._catch_up(ids[first:first + CATCH_UP_CHUNK], last, now, keep_scenes)
+                 for first in range(0, len(ids), CATCH_UP_CHUNK)]
+        with self.kernel.write() as s:
+            self._beat(s, name)
+        return SweepResult(sum(p.checked for p in parts), sum(p.processed for p in parts),
+                           [n for p in parts for n in p.notifications],
+                           {g: sc for p in parts for g, sc in p.scenes.items()})
+
+    def _catch_up(self, ids: list[int], last: datetime, now: datetime,
+                  keep_scenes: bool) -> SweepResult:
+        """:meth:`after_downtime` for the games ``ids``, in one transaction."""
         notes: list[NotificationRow] = []
         scenes: dict[int, Scene] = {}
         txs: list[GameTx] = []
         delivering = self.kernel.outbox_owner is not None
         with self.kernel.write() as s:
-            last = self._beat(s, name)
-            now = self.kernel.clock.now()
-            if last is None or now - last <= DOWN_AFTER:
-                return SweepResult(0, 0)
-            down = now - last
             stmt = select(GameRow).where(
+                GameRow.id.in_(ids),  # type: ignore[union-attr]
                 GameRow.status == ACTIVE,
                 GameRow.deadline.is_not(None),  # type: ignore[union-attr]
             ).order_by(GameRow.id)  # type: ignore[arg-type]
             if self.kernel.db.is_postgres:
                 stmt = stmt.with_for_update()
             rows = list(s.exec(stmt).all())
-            log.info("the bot was down for %s: %d running games get that time back", down,
-                     len(rows))
+            seats: dict[int, dict[int, SeatRow]] = {row.id or 0: {} for row in rows}
+            for seat_row in s.exec(select(SeatRow).where(
+                    SeatRow.game_id.in_(list(seats)))).all():  # type: ignore[attr-defined]
+                seats[seat_row.game_id][seat_row.seat] = seat_row
             for row in rows:
-                tx = self.kernel.open_tx(s, row)
+                done = row.meta.get(DOWNTIME_KEY)
+                since = max(last, datetime.fromisoformat(done)) if isinstance(done, str) else last
+                if now - since <= DOWN_AFTER:
+                    continue  # made good already (an earlier start cut short, a replica)
+                tx = self.kernel.open_tx(s, row, seats[row.id or 0])
                 assert row.deadline is not None
-                extend_to(tx, row.deadline + down)
+                extend_to(tx, row.deadline + (now - since))
+                row.meta = {**row.meta, DOWNTIME_KEY: now.isoformat()}
                 owed = {n.user_id for n in unreached(tx, delivering)}
                 names = [tx.seats[seat].name for user, seat in waiting_humans(tx).items()
                          if user not in owed]
-                scene = self._tell(tx, names)
+                scene = self._tell(tx, names, keep_scenes)
                 if scene is not None:
                     scenes[row.id or 0] = scene
                 notes.extend(tx.notes)
                 txs.append(tx)
+            if not keep_scenes:
+                self.kernel.store_notes(s, notes)  # the chunk's notes in one go
             records = [notification_record(n) for n in notes]
         for tx in txs:
             self.kernel.after_commit(tx)
-        return SweepResult(len(txs), len(scenes), records, scenes)
+        return SweepResult(len(txs), len({n.game_id for n in notes}), records, scenes)
 
 
 __all__ = ["BEAT_EVERY", "BOT_BEAT", "DOWN_AFTER", "FAULT_GRACE", "FaultService",

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from kolkhoz_tg.service import GameService, Kind
+import pytest
+
+from kolkhoz_tg.service import GameService, Kind, faults
 from kolkhoz_tg.service.payloads import TimeExtended
 from kolkhoz_tg.timeutil import FakeClock
 from tests.service.helpers import new_game
@@ -117,3 +119,45 @@ def test_downtime_is_added_to_every_running_deadline_and_its_reminders(
     assert not service.clock_beat(start=True).notifications
     assert service.game_info(running.id).deadline == before + timedelta(minutes=30)
 
+
+
+@pytest.mark.parametrize("db", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_start_cut_short_midway_gives_no_game_its_downtime_twice(
+    db: str, clock: FakeClock, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """The games get their time back a chunk at a time (memory stays flat with 10,000
+    games); a start killed after the first chunk leaves that game as it is: at the next
+    start it gets only the time since, the other game all of it, and a start right after a
+    complete one (a replica beside it, or the beat not yet noted) changes nothing."""
+    service: GameService = request.getfixturevalue("service" if db == "sqlite" else "pg_service")
+    first, _ = new_game(service, chat_id=-1)
+    second, _ = new_game(service, chat_id=-2)
+    service.clock_beat(start=True)
+    deadline = {g.id: service.game_info(g.id).deadline for g in (first, second)}
+    monkeypatch.setattr(faults, "CATCH_UP_CHUNK", 1)
+    done = faults.FaultService._catch_up
+    calls = []
+
+    def killed_after_one(self: faults.FaultService, *args: object) -> object:
+        calls.append(args[0])
+        if len(calls) == 2:
+            raise MemoryError("killed")
+        return done(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(faults.FaultService, "_catch_up", killed_after_one)
+    clock.advance(timedelta(minutes=30))
+    with pytest.raises(MemoryError):
+        service.clock_beat(start=True)
+    assert service.game_info(first.id).deadline == deadline[first.id] + timedelta(minutes=30)
+    assert service.game_info(second.id).deadline == deadline[second.id]
+    monkeypatch.setattr(faults.FaultService, "_catch_up", done)
+    clock.advance(timedelta(minutes=10))  # down again before the next start
+    told = service.clock_beat(start=True)
+    assert service.game_info(first.id).deadline == deadline[first.id] + timedelta(minutes=40)
+    assert service.game_info(second.id).deadline == deadline[second.id] + timedelta(minutes=40)
+    assert sorted(n.game_id for n in told.notifications) == sorted([first.id, second.id])
+    assert told.scenes == {}  # more games than a chunk: the front end reads the scenes
+    # The same start again at once (as a replica starting beside it would): nothing more.
+    monkeypatch.setattr(faults.FaultService, "_beat", lambda self, s, name: None)
+    assert not service.faults.after_downtime().notifications
+    assert service.game_info(second.id).deadline == deadline[second.id] + timedelta(minutes=40)
