@@ -221,10 +221,10 @@ class FaultService:
             now = self.kernel.clock.now()
             ids: list[int] = []
             if last is not None and now - last > DOWN_AFTER:
-                ids = [int(i) for i in s.exec(select(GameRow.id).where(
+                ids = [i for i in s.exec(select(GameRow.id).where(
                     GameRow.status == ACTIVE,
                     GameRow.deadline.is_not(None),  # type: ignore[union-attr]
-                ).order_by(GameRow.id)).all()]  # type: ignore[arg-type]
+                ).order_by(GameRow.id)).all() if i is not None]  # type: ignore[arg-type]
         if last is None or now - last <= DOWN_AFTER:
             with self.kernel.write() as s:
                 self._beat(s, name)
