@@ -38,8 +38,8 @@ year (:attr:`SearchParams.infer_worlds`, :mod:`engine.ai.infer`), a trick's whol
 one candidate (:attr:`SearchParams.joint_assign`), playouts of
 :func:`engine.ai.heuristic.refined_action` (:attr:`SearchParams.refined`) or of the learned
 model of the players (:attr:`SearchParams.playout_model`, :mod:`engine.ai.model`; a move of it
-costs about five of the heuristic's, and the budget still counts it as one), and worlds drawn
-from one pool weighed by the model (:attr:`SearchParams.infer_pool`,
+costs about five of the heuristic's, and the budget still counts it as one), and the worlds
+of one pool weighed by the model (:attr:`SearchParams.infer_pool`,
 :attr:`SearchParams.infer_model`).
 
 The budget is counted in simulated moves, not seconds, so a decision is a function of the view
