@@ -25,7 +25,7 @@ from engine.ai.model import (
     features,
     learned_policy,
 )
-from engine.ai.search import PlayoutGame, SearchParams, ranked_search
+from engine.ai.search import PlayoutGame, SearchParams
 from engine.determinize import Determinizer
 from tests.engine.scripted import decision_states, twin_searches
 
@@ -130,17 +130,6 @@ def test_a_search_with_the_model_learns_nothing_the_seat_cannot_see() -> None:
         assert first == second
         checked += 1
     assert checked >= 5
-
-
-def test_the_pool_is_charged_to_the_budget_of_moves() -> None:
-    g, seat = next(s for s in decision_states("classic", 4, seed=1, every=1)
-                   if len(Inference(Determinizer(PlayoutGame, s[0].view(s[1]))).events) >= 6)
-    det = Determinizer(PlayoutGame, g.view(seat))
-    legal = g.legal_actions(seat)
-    plain = ranked_search(det, legal, random.Random(0), SearchParams(moves=3000))
-    pooled = ranked_search(det, legal, random.Random(0),
-                           SearchParams(moves=3000, infer_pool=40, infer_model=True))
-    assert pooled.worlds < plain.worlds
 
 
 def test_with_nothing_to_explain_the_pool_weighs_every_world_alike() -> None:

@@ -8,7 +8,6 @@ import copy
 import math
 import random
 import statistics
-from dataclasses import replace
 
 import pytest
 
@@ -106,15 +105,19 @@ def test_inference_and_horizon_learn_nothing_the_seat_cannot_see(name: str) -> N
     assert checked >= 3
 
 
-def test_inference_is_charged_to_the_budget_of_moves() -> None:
-    """A budget in moves buys fewer worlds when each one is picked from several."""
+@pytest.mark.parametrize("inferring", [
+    SearchParams(moves=3000, infer_worlds=4),
+    SearchParams(moves=3000, infer_pool=40, infer_model=True),
+], ids=["picked-from-several", "weighed-pool"])
+def test_inference_is_charged_to_the_budget_of_moves(inferring: SearchParams) -> None:
+    """A budget in moves buys fewer worlds when each one is picked from several, or drawn
+    from a pool dealt and weighed first."""
     g, seat = next(s for s in decision_states("classic", 4, seed=1, every=1)
                    if len(Inference(Determinizer(PlayoutGame, s[0].view(s[1]))).events) >= 6)
     det = Determinizer(PlayoutGame, g.view(seat))
     legal = g.legal_actions(seat)
     plain = ranked_search(det, legal, random.Random(0), SearchParams(moves=3000))
-    inferred = ranked_search(det, legal, random.Random(0),
-                             replace(SearchParams(moves=3000), infer_worlds=4))
+    inferred = ranked_search(det, legal, random.Random(0), inferring)
     assert inferred.worlds < plain.worlds
 
 
