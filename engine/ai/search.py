@@ -188,15 +188,14 @@ def ranked_search(
     last_year = year + params.horizon
     infer = None
     pool = None
+    model = learned_policy() if params.infer_model else None
     if params.infer_pool > 1:
-        model = learned_policy() if params.infer_model else None
         pool = WorldPool(det, Inference(det, params.infer_noise, model), rng,
                          params.infer_pool)
         if by_moves:  # the pool's worlds dealt and weighed: a model's guess costs ~5 moves
             spent = params.infer_pool * (_WORLD_COST + (5 if model else 2)
                                          * len(pool.infer.events))
     elif params.infer_worlds > 1:
-        model = learned_policy() if params.infer_model else None
         infer = Inference(det, params.infer_noise, model)
     # What inference costs a world, in simulated moves: the worlds dealt, a heuristic
     # decision for every play it explains.
