@@ -66,7 +66,7 @@ from kolkhoz_tg.bot.premove import cmd_premove
 from kolkhoz_tg.bot.retry import DELAYS, RetryingLimiter
 from kolkhoz_tg.bot.thinking import install_thinker, start_thinker, stop_thinker
 from kolkhoz_tg.bot.topics import on_topic_closed, on_topic_reopened
-from kolkhoz_tg.bot.uptime import came_up, going_down
+from kolkhoz_tg.bot.uptime import came_up, going_down, stop_catching_up
 from kolkhoz_tg.config import LOCALES, Settings
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.present import commands as say
@@ -136,22 +136,9 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await register_commands(app)
     except TelegramError as e:
         log.warning("could not register the command menus: %s", e)
-    await came_up(app)  # (the time the bot was down is given back before the jobs are made)
-    if d.schedule and d.scheduler is None and app.job_queue is not None:
-        loop = asyncio.get_running_loop()
-
-        def sink(due: SweepResult) -> None:
-            # From the scheduler's thread: deliver on the loop, each game shown as the clock's
-            # transaction left it (as a tap's), log a failure (what did not go out stays in
-            # the outbox for the relay), and let shutdown wait for it.
-            future = asyncio.run_coroutine_threadsafe(
-                d.deliverer.deliver(due.notifications, scenes=due.scenes), loop)
-            d.deliveries.add(future)
-            future.add_done_callback(_delivered(d))
-
-        d.scheduler = DeadlineScheduler(d.service, app.job_queue.scheduler, sink,
-                                        d.settings.sweep_interval)
-        d.scheduler.start()
+    # The deadline jobs start once the time the bot was down is given back (in the
+    # background: the bot answers meanwhile).
+    await came_up(app, start_clock)
     if d.settings.metrics_port is not None:
         metrics.serve(d.settings.metrics_port, d.service.operator_figures)
         d.service.move_listener = count_moves
@@ -181,6 +168,26 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     await start_thinker(app)
 
 
+async def start_clock(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """The deadline jobs, rebuilt from the database, and the sweep."""
+    d: Deps = app.bot_data[DEPS_KEY]
+    if d.schedule and d.scheduler is None and app.job_queue is not None:
+        loop = asyncio.get_running_loop()
+
+        def sink(due: SweepResult) -> None:
+            # From the scheduler's thread: deliver on the loop, each game shown as the clock's
+            # transaction left it (as a tap's), log a failure (what did not go out stays in
+            # the outbox for the relay), and let shutdown wait for it.
+            future = asyncio.run_coroutine_threadsafe(
+                d.deliverer.deliver(due.notifications, scenes=due.scenes), loop)
+            d.deliveries.add(future)
+            future.add_done_callback(_delivered(d))
+
+        d.scheduler = DeadlineScheduler(d.service, app.job_queue.scheduler, sink,
+                                        d.settings.sweep_interval)
+        d.scheduler.start()
+
+
 def count_moves(actors: list[str]) -> None:
     """The service's moves, counted for the operator's metrics by who made them."""
     for actor in actors:
@@ -193,6 +200,7 @@ async def stopped(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     or time out, before :func:`shutdown` gives their claims back."""
     d: Deps = app.bot_data[DEPS_KEY]
     stop_thinker(app)
+    await stop_catching_up(app)  # (before it would start the deadline jobs)
     if d.scheduler is not None:
         d.scheduler.detach()
         d.scheduler = None

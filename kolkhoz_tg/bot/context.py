@@ -50,6 +50,10 @@ class Deps:
     relay_job: Job[Any] | None = None
     #: The sweep's deliveries under way (futures on the event loop, from its thread).
     deliveries: set[concurrent.futures.Future[Any]] = field(default_factory=set)
+    #: At a start after downtime: the running games getting that time back (see
+    #: :mod:`kolkhoz_tg.bot.uptime`); ``came_up`` once done (or nothing was owed).
+    catching_up: asyncio.Task[None] | None = None
+    came_up: bool = False
 
 
 def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:

@@ -1,20 +1,25 @@
 """The time the bot is down is nobody's (docs/bot.md, *No penalty for our own faults*).
 
 While it runs, the bot notes every minute that it is alive (``service.clock_beat``), and once
-more at a clean stop. At its start, before the deadline jobs are rebuilt from the database,
-the service adds the time since the last note, when it was downtime, to every running game's
-deadline and reminders; the notes it writes for the groups go out in the background.
+more at a clean stop. At its start, when the time since the last note was downtime, the
+service adds it to every running game's deadline and reminders, in the background while the
+bot already answers; the deadline jobs start once that is done, and the notes it writes for
+the groups go out in the background too.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram.ext import Application, ContextTypes
 
 from kolkhoz_tg.bot.context import DEPS_KEY, Deps, call
-from kolkhoz_tg.service import BEAT_EVERY
+from kolkhoz_tg.bot.delivery import spawn_task
+from kolkhoz_tg.service import BEAT_EVERY, Downtime
 
 log = logging.getLogger(__name__)
 #: Where the beat's job is kept in ``bot_data`` (the deadline jobs share the scheduler as
@@ -24,18 +29,63 @@ BEAT_JOB_KEY = "uptime:job"
 App = Application[Any, Any, Any, Any, Any, Any]
 
 
-async def came_up(app: App) -> None:
-    """At the start: make good the time the bot was down, then beat every
-    :data:`~kolkhoz_tg.service.BEAT_EVERY`."""
+async def came_up(app: App, then: Callable[[App], Awaitable[None]]) -> None:
+    """At the start: when the bot was down, give the running games that time back in the
+    background (the bot answers meanwhile: with 10,000 games it takes some seconds), and
+    only then start the deadline jobs (``then``) and the beat every
+    :data:`~kolkhoz_tg.service.BEAT_EVERY`; when it was not, both at once."""
     d: Deps = app.bot_data[DEPS_KEY]
     try:
-        made_good = await call(d.service.clock_beat, True)
+        down = await call(d.service.downtime)
     except Exception:  # (the deadlines stay as they are; the bot still starts)
+        log.exception("could not tell whether the bot was down")
+        down = None
+    if down is None:
+        await _running(app, then)
+    else:
+        d.catching_up = spawn_task(_make_good(app, down, then))
+
+
+async def caught_up(app: App) -> None:
+    """Wait until the running games have the time the bot was down back (at once when
+    there is nothing to give back)."""
+    task = app.bot_data[DEPS_KEY].catching_up
+    if task is not None:
+        await asyncio.shield(task)
+
+
+async def stop_catching_up(app: App) -> None:
+    """At a stop: leave the giving back of the downtime where it is (each game done keeps
+    it; the next start does the rest), so that no deadline job starts after the stop."""
+    d: Deps = app.bot_data[DEPS_KEY]
+    task, d.catching_up = d.catching_up, None
+    if task is not None and not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _make_good(app: App, down: Downtime, then: Callable[[App], Awaitable[None]]) -> None:
+    d: Deps = app.bot_data[DEPS_KEY]
+    try:
+        made_good = await call(d.service.make_good, down)
+    except Exception:  # (the deadlines stay as they are; the bot still runs)
         log.exception("could not give the running games back the time the bot was down")
     else:
         if made_good.notifications:
             d.deliverer.spawn(d.deliverer.deliver(made_good.notifications,
                                                   scenes=made_good.scenes))
+    try:
+        await _running(app, then)
+    except Exception:
+        log.exception("could not start the deadline jobs")
+
+
+async def _running(app: App, then: Callable[[App], Awaitable[None]]) -> None:
+    """The deadline jobs, and the beat: the time since now is no longer downtime."""
+    d: Deps = app.bot_data[DEPS_KEY]
+    await then(app)
+    d.came_up = True
     if app.job_queue is not None and app.bot_data.get(BEAT_JOB_KEY) is None:
         app.bot_data[BEAT_JOB_KEY] = app.job_queue.run_repeating(
             beat, interval=BEAT_EVERY.total_seconds(), first=BEAT_EVERY.total_seconds(),
@@ -53,14 +103,18 @@ async def beat(context: ContextTypes.DEFAULT_TYPE) -> None:
 
 async def going_down(app: App) -> None:
     """At a clean stop: the last beat (the time from now until the next start is made
-    good then)."""
+    good then). A stop before the time the bot was down was all given back notes no beat:
+    the next start gives the rest of the games theirs."""
+    d: Deps = app.bot_data[DEPS_KEY]
+    await stop_catching_up(app)
     job = app.bot_data.pop(BEAT_JOB_KEY, None)
     if job is not None:
         try:
             job.schedule_removal()
         except Exception:  # the job queue may have stopped already
             log.debug("the beat's job was gone already")
-    d: Deps = app.bot_data[DEPS_KEY]
+    if not d.came_up:
+        return
     try:
         await call(d.service.clock_beat)
     except Exception:  # the database may be gone already: the last beat stands

@@ -24,7 +24,7 @@ from kolkhoz_tg.service.errors import (
     ServiceError,
     WrongState,
 )
-from kolkhoz_tg.service.faults import BEAT_EVERY, FAULT_GRACE
+from kolkhoz_tg.service.faults import BEAT_EVERY, FAULT_GRACE, Downtime
 from kolkhoz_tg.service.lobby import LobbyOpening
 from kolkhoz_tg.service.people import BOARD_STYLES
 from kolkhoz_tg.service.practice import PRACTICE_LEVELS, HintTurn
@@ -74,6 +74,7 @@ __all__ = [
     "BoardView",
     "Busy",
     "ChatInfo",
+    "Downtime",
     "DueJob",
     "GameInfo",
     "GameService",

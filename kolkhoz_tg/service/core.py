@@ -159,6 +159,8 @@ class GameService:
         # our own faults: a turn delivered late, the bot down
         self.turn_delivered = self.faults.turn_delivered
         self.clock_beat = self.faults.clock_beat
+        self.downtime = self.faults.downtime
+        self.make_good = self.faults.make_good
         # reading
         self.game_info = self.reading.game_info
         self.games_in_chat = self.reading.games_in_chat

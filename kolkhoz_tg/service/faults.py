@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlmodel import Session, select
@@ -55,6 +56,17 @@ CATCH_UP_CHUNK = 200
 #: In a game's meta: until when its downtime was made good (ISO), so that a start cut
 #: short midway, or a replica starting beside it, gives no game its time twice.
 DOWNTIME_KEY = "downtime_to"
+
+
+@dataclass(frozen=True)
+class Downtime:
+    """What a start found: the clock (``name``) was down from ``last`` to ``now``; the
+    running games' deadlines as they were then (see :meth:`FaultService.make_good`)."""
+
+    name: str
+    last: datetime
+    now: datetime
+    deadlines: dict[int, datetime]
 
 
 def extend_to(tx: GameTx, until: datetime) -> timedelta:
@@ -203,46 +215,61 @@ class FaultService:
         return before
 
     def after_downtime(self, name: str = BOT_BEAT) -> SweepResult:
-        """At a start: when the last beat of ``name`` is older than :data:`DOWN_AFTER`, the
-        time since then is added to every running game's deadline and reminders, and each
-        group told whom it waits for (a player whose turn the outbox still owes is told of
-        when it goes out). Notes the beat. Returns the notes and their scenes.
+        """At a start: :meth:`downtime`, then :meth:`make_good` (what a front end that need
+        not answer meanwhile does in one call)."""
+        down = self.downtime(name)
+        return SweepResult(0, 0) if down is None else self.make_good(down)
 
-        The games are done :data:`CATCH_UP_CHUNK` at a time, each chunk in a transaction of
-        its own, so that memory does not grow with the number of games; each game keeps
-        until when its time was made good (:data:`DOWNTIME_KEY`), and the beat is noted
-        only at the end. A start cut short midway (killed, out of memory) leaves the games
-        it did as they are: the next start gives them only the time since, and the rest all
-        of it; a replica starting beside this one does the same (a game is locked while it
-        is done, on PostgreSQL)."""
+    def downtime(self, name: str = BOT_BEAT) -> Downtime | None:
+        """At a start: whether the process running the clock (``name``) was down, that is
+        its last beat is older than :data:`DOWN_AFTER`. If so, the running games and their
+        deadlines as they are now, for :meth:`make_good` (one query; the beat is noted only
+        once their time is given back); if not, the beat is noted and None returned."""
         with self.kernel.db.read() as s:
             beat = s.get(ClockBeatRow, name)
             last = None if beat is None else beat.at
             now = self.kernel.clock.now()
-            ids: list[int] = []
+            deadlines: dict[int, datetime] = {}
             if last is not None and now - last > DOWN_AFTER:
-                ids = [i for i in s.exec(select(GameRow.id).where(
+                deadlines = {i: at for i, at in s.exec(select(GameRow.id, GameRow.deadline).where(
                     GameRow.status == ACTIVE,
                     GameRow.deadline.is_not(None),  # type: ignore[union-attr]
-                ).order_by(GameRow.id)).all() if i is not None]  # type: ignore[arg-type]
+                )).all() if i is not None and at is not None}
         if last is None or now - last <= DOWN_AFTER:
             with self.kernel.write() as s:
                 self._beat(s, name)
-            return SweepResult(0, 0)
+            return None
         log.info("the bot was down for %s: %d running games get that time back", now - last,
-                 len(ids))
+                 len(deadlines))
+        return Downtime(name, last, now, deadlines)
+
+    def make_good(self, down: Downtime) -> SweepResult:
+        """Add the time the bot was down to every running game's deadline and reminders,
+        and tell each group whom it waits for (a player whose turn the outbox still owes is
+        told of when it goes out); then note the beat. Returns the notes and their scenes.
+
+        The bot answers meanwhile: a game whose deadline moved since :meth:`downtime` read it
+        (a move, or a turn that went out late, set it afresh) keeps it. The games are done
+        :data:`CATCH_UP_CHUNK` at a time, each chunk in a transaction of its own, so that
+        memory does not grow with the number of games; each game keeps until when its time
+        was made good (:data:`DOWNTIME_KEY`), and the beat is noted only at the end. A start
+        cut short midway (killed, out of memory, stopped) leaves the games it did as they
+        are: the next start gives them only the time since, and the rest all of it; a
+        replica starting beside this one does the same (a game is locked while it is done,
+        on PostgreSQL)."""
+        ids = sorted(down.deadlines)
         keep_scenes = len(ids) <= CATCH_UP_CHUNK  # a big catch-up: the front end reads them
-        parts = [self._catch_up(ids[first:first + CATCH_UP_CHUNK], last, now, keep_scenes)
+        parts = [self._catch_up(ids[first:first + CATCH_UP_CHUNK], down, keep_scenes)
                  for first in range(0, len(ids), CATCH_UP_CHUNK)]
         with self.kernel.write() as s:
-            self._beat(s, name)
+            self._beat(s, down.name)
         return SweepResult(sum(p.checked for p in parts), sum(p.processed for p in parts),
                            [n for p in parts for n in p.notifications],
                            {g: sc for p in parts for g, sc in p.scenes.items()})
 
-    def _catch_up(self, ids: list[int], last: datetime, now: datetime,
-                  keep_scenes: bool) -> SweepResult:
-        """:meth:`after_downtime` for the games ``ids``, in one transaction."""
+    def _catch_up(self, ids: list[int], down: Downtime, keep_scenes: bool) -> SweepResult:
+        """:meth:`make_good` for the games ``ids``, in one transaction."""
+        last, now = down.last, down.now
         notes: list[NotificationRow] = []
         scenes: dict[int, Scene] = {}
         txs: list[GameTx] = []
@@ -265,6 +292,11 @@ class FaultService:
                 since = max(last, datetime.fromisoformat(done)) if isinstance(done, str) else last
                 if now - since <= DOWN_AFTER:
                     continue  # made good already (an earlier start cut short, a replica)
+                if row.deadline != down.deadlines.get(row.id or 0):
+                    # Set afresh since the start (a move, a turn that went out late): it
+                    # counts from after the downtime already.
+                    row.meta = {**row.meta, DOWNTIME_KEY: now.isoformat()}
+                    continue
                 tx = self.kernel.open_tx(s, row, seats[row.id or 0])
                 assert row.deadline is not None
                 extend_to(tx, row.deadline + (now - since))
@@ -285,5 +317,5 @@ class FaultService:
         return SweepResult(len(txs), len({n.game_id for n in notes}), records, scenes)
 
 
-__all__ = ["BEAT_EVERY", "BOT_BEAT", "DOWN_AFTER", "FAULT_GRACE", "FaultService",
+__all__ = ["BEAT_EVERY", "BOT_BEAT", "DOWN_AFTER", "FAULT_GRACE", "Downtime", "FaultService",
            "extend_to", "hold_for_unreached", "turn_span", "unreached", "waiting_humans"]

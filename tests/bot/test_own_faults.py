@@ -6,6 +6,7 @@ answer a turn that reached them still times out."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import timedelta
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from telegram.ext import Application
 
 from kolkhoz_tg.bot.app import DEPS_KEY, Deps, shutdown, startup
+from kolkhoz_tg.bot.uptime import caught_up
 from kolkhoz_tg.service import GameService, Kind
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
@@ -160,6 +162,7 @@ async def test_thirty_minutes_of_downtime_are_added_to_the_deadline(
     app = make_app(fake, service)
     async with fake.running(app):
         await startup(app)
+        await caught_up(app)
         await fake.wait_idle()
         info = service.game_info(game_id)
         assert info.deadline == deadline + timedelta(minutes=30)
@@ -179,6 +182,47 @@ async def test_thirty_minutes_of_downtime_are_added_to_the_deadline(
         clock.advance(timedelta(minutes=1, seconds=1))
         await sweep(app, service)
         assert timeouts(service, game_id) == [seat]
+    await shutdown(app)
+
+
+async def test_the_bot_answers_while_it_gives_the_downtime_back(
+    fake: FakeTelegram, service: GameService, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With thousands of games, giving them their downtime back takes seconds: the start
+    does not wait for it. A tap meanwhile is answered, its game keeps the deadline the move
+    set; the deadline jobs start only once every game has its time back."""
+    users = players(fake, base=34_000)
+    group = fake.create_group("Catch-up", users)
+    first = make_app(fake, service)
+    async with fake.running(first):
+        await startup(first)
+        game_id = await a_game(fake, service, users, group)
+    await shutdown(first)
+    clock.advance(timedelta(minutes=30))
+    gate = threading.Event()
+    make_good = service.make_good
+
+    def held(*args: Any) -> Any:
+        assert gate.wait(10)
+        return make_good(*args)
+
+    monkeypatch.setattr(service, "make_good", held)
+    app = make_app(fake, service, schedule=True)
+    async with fake.running(app):
+        await startup(app)  # (returns while the games still wait for their time)
+        d: Deps = app.bot_data[DEPS_KEY]
+        assert d.scheduler is None and not d.came_up
+        (sleeper,) = waiting(service, game_id, users)
+        msg = sleeper.last_message()
+        assert msg is not None
+        await sleeper.tap(msg, action_buttons(msg)[0])
+        fresh = service.game_info(game_id).deadline
+        assert fresh == clock.now() + timedelta(seconds=TURN)
+        gate.set()
+        await caught_up(app)
+        assert d.scheduler is not None and d.came_up
+        assert service.game_info(game_id).deadline == fresh
+        assert not any("could not reach" in t for t in group_texts(fake, group))
     await shutdown(app)
 
 

@@ -10,7 +10,7 @@ import pytest
 from kolkhoz_tg.service import GameService, Kind, faults
 from kolkhoz_tg.service.payloads import TimeExtended
 from kolkhoz_tg.timeutil import FakeClock
-from tests.service.helpers import new_game
+from tests.service.helpers import new_game, step
 
 TURN = timedelta(minutes=5)
 
@@ -161,3 +161,29 @@ def test_a_start_cut_short_midway_gives_no_game_its_downtime_twice(
     monkeypatch.setattr(faults.FaultService, "_beat", lambda self, s, name: None)
     assert not service.faults.after_downtime().notifications
     assert service.game_info(second.id).deadline == deadline[second.id] + timedelta(minutes=40)
+
+
+def test_a_game_played_on_while_the_downtime_is_given_back_keeps_its_fresh_deadline(
+    service: GameService, clock: FakeClock
+) -> None:
+    """The bot answers while it gives the games their downtime back: a move made in between
+    sets a deadline that counts from after the downtime, which no catch-up moves; the other
+    game gets its thirty minutes."""
+    moved, _ = new_game(service, chat_id=-1, turn_timeout=300)
+    still, _ = new_game(service, chat_id=-2, turn_timeout=300)
+    service.clock_beat(start=True)
+    before = service.game_info(still.id).deadline
+    assert before is not None
+    clock.advance(timedelta(minutes=30))
+    down = service.downtime()
+    assert down is not None and set(down.deadlines) == {moved.id, still.id}
+    assert step(service, moved.id)  # a tap while the catch-up runs
+    fresh = service.game_info(moved.id).deadline
+    assert fresh == clock.now() + TURN
+    told = service.make_good(down)
+    assert service.game_info(moved.id).deadline == fresh
+    assert service.game_info(still.id).deadline == before + timedelta(minutes=30)
+    assert [n.game_id for n in told.notifications] == [still.id]
+    # Done: the beat is noted, and a start again finds nothing to give back.
+    assert service.downtime() is None
+
