@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kolkhoz_tg import admin, cli
+from kolkhoz_tg.service import open_service
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("telegram", "sqlalchemy", "sqlmodel", "alembic", "apscheduler", "tornado", "httpx")
@@ -94,4 +95,20 @@ def test_the_bots_modules_leave_rating_and_catalog_code_for_later() -> None:
         "kolkhoz_tg.i18n.translator('en').gettext('Hello')\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'openskill'"
         " or m.startswith('babel.messages'))))\n"
+    ) == []
+
+
+def test_a_sqlite_bot_leaves_the_postgresql_dialect_alone(tmp_path: Path) -> None:
+    """SQLAlchemy's PostgreSQL dialect (some 2 MB) is loaded only by a bot on PostgreSQL:
+    not by the models, the outbox's one-statement writer, or a SQLite database's start
+    (once migrated: Alembic's own modules load every dialect)."""
+    db = tmp_path / "bot.sqlite3"
+    open_service(f"sqlite:///{db}").db.dispose()
+    assert last_line_of(
+        "import json, sys\n"
+        "import kolkhoz_tg.cli, kolkhoz_tg.bot.main, kolkhoz_tg.service.outbox_sql\n"
+        "from kolkhoz_tg.service import open_service\n"
+        f"open_service('sqlite:///{db}').db.dispose()\n"
+        "print(json.dumps(sorted(m for m in sys.modules"
+        " if m.startswith('sqlalchemy.dialects.postgresql'))))\n"
     ) == []

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 from sqlmodel import Session
 
 from kolkhoz_tg.service.records import Kind
@@ -46,14 +45,15 @@ def store_in_one(
         params[f"s{i}_game"], params[f"s{i}_kind"] = game_id, kind
         if user_id is not None:
             params[f"s{i}_user"] = user_id
-    for prefix, rows, columns in (("a", actions, _ACTION_COLUMNS), ("n", notes, _NOTE_COLUMNS)):
+    cols = _columns()
+    for prefix, rows, columns in (("a", actions, cols.actions), ("n", notes, cols.notes)):
         for i, row in enumerate(rows):
             for name, _ in columns:
                 value = getattr(row, name)
                 if isinstance(value, datetime) and value.tzinfo is None:
                     raise ValueError(f"naive datetime given to {name}")  # as UTCDateTime
                 params[f"{prefix}{i}_{name}"] = (
-                    json.dumps(value) if name in _JSON_COLUMNS else value)
+                    json.dumps(value) if name in cols.json else value)
     ids = sorted(s.connection().exec_driver_sql(sql, params).scalars())
     for note, note_id in zip(notes, ids, strict=True):
         note.id = note_id
@@ -63,16 +63,28 @@ def _sql_columns(table: sa.Table, skip: str | None = None) -> tuple[tuple[str, s
     """(name, PostgreSQL type) of a table's columns, for casts in hand-written SQL. A
     string's cast has no length (``VARCHAR(32)`` would cut a longer value short without a
     word; uncut, the column's own limit refuses it, as the ORM's insert would)."""
+    from sqlalchemy.dialects import postgresql  # (not loaded on SQLite: some 2 MB)
+
     dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
     columns = ((c.name, c.type.compile(dialect=dialect)) for c in table.c if c.name != skip)
     return tuple((name, "VARCHAR" if kind.startswith("VARCHAR") else kind)
                  for name, kind in columns)
 
 
-_NOTE_COLUMNS = _sql_columns(NotificationRow.__table__, skip="id")  # type: ignore[attr-defined]
-_ACTION_COLUMNS = _sql_columns(ActionRow.__table__)  # type: ignore[attr-defined]
-_JSON_COLUMNS = frozenset(
-    name for name, kind in _NOTE_COLUMNS + _ACTION_COLUMNS if kind == "JSON")
+class _Columns(NamedTuple):
+    """The columns the statement writes, with their PostgreSQL types."""
+
+    notes: tuple[tuple[str, str], ...]
+    actions: tuple[tuple[str, str], ...]
+    json: frozenset[str]
+
+
+@lru_cache(maxsize=1)
+def _columns() -> _Columns:
+    notes = _sql_columns(NotificationRow.__table__, skip="id")  # type: ignore[attr-defined]
+    actions = _sql_columns(ActionRow.__table__)  # type: ignore[attr-defined]
+    return _Columns(notes, actions,
+                    frozenset(name for name, kind in notes + actions if kind == "JSON"))
 
 
 @lru_cache(maxsize=64)
@@ -90,6 +102,7 @@ def _one_statement_sql(replaced: tuple[bool, ...], actions: int, notes: int) -> 
     INSERT adds. Written by hand and cached by shape: SQLAlchemy does not cache the compiled
     form of a statement holding VALUES data, and compiling it each time costs more than the
     round trips it saves."""
+    cols = _columns()
     ctes = []
     if replaced:
         whom = " OR ".join(
@@ -100,14 +113,14 @@ def _one_statement_sql(replaced: tuple[bool, ...], actions: int, notes: int) -> 
                     f"delivered_at = %(now)s WHERE delivered_at IS NULL AND ({whom}) "
                     "RETURNING id)")
     if actions:
-        names = ", ".join(name for name, _ in _ACTION_COLUMNS)
+        names = ", ".join(name for name, _ in cols.actions)
         rows = ", ".join(
-            "(" + ", ".join(f"%(a{i}_{name})s::{kind}" for name, kind in _ACTION_COLUMNS) + ")"
+            "(" + ", ".join(f"%(a{i}_{name})s::{kind}" for name, kind in cols.actions) + ")"
             for i in range(actions))
         ctes.append(f"logged AS (INSERT INTO actions ({names}) VALUES {rows} RETURNING seq)")
-    names = ", ".join(name for name, _ in _NOTE_COLUMNS)
+    names = ", ".join(name for name, _ in cols.notes)
     rows = ", ".join(
-        "(" + ", ".join(f"%(n{i}_{name})s::{kind}" for name, kind in _NOTE_COLUMNS)
+        "(" + ", ".join(f"%(n{i}_{name})s::{kind}" for name, kind in cols.notes)
         + f", {i})" for i in range(notes))
     head = f"WITH {', '.join(ctes)} " if ctes else ""
     return (f"{head}INSERT INTO notifications ({names}) SELECT {names} FROM (VALUES {rows}) "

@@ -216,9 +216,11 @@ class NotificationRow(SQLModel, table=True):
 
     __tablename__ = "notifications"
     __table_args__ = (
-        # Only undelivered rows: the relay's scan stays small however long the history.
-        sa.Index("ix_notifications_pending", "id", sqlite_where=sa.text("delivered_at IS NULL"),
-                 postgresql_where=sa.text("delivered_at IS NULL")),
+        # Only undelivered rows: the relay's scan stays small however long the history. The
+        # index is partial (WHERE delivered_at IS NULL) on both databases, as migration 0002
+        # makes it; naming that here (``postgresql_where``) would load SQLAlchemy's PostgreSQL
+        # dialect into every SQLite bot (some 2 MB), and the migrations make the schema.
+        sa.Index("ix_notifications_pending", "id"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
