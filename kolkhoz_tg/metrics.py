@@ -17,52 +17,103 @@ that port (a small server of its own, in polling and in webhook mode alike). The
 - ``kolkhoz_games_active`` — games being played;
 - the process's own (``process_start_time_seconds`` for restarts, memory, CPU).
 
-docs/operators.md lists the alerts worth setting on them. The counters live in this module
-(one process, one set); the figures read from the database come from the service at each
-scrape (:class:`ServiceFigures`, :meth:`GameService.operator_figures`).
+docs/operators.md lists the alerts worth setting on them. The front end counts through the
+functions here (:func:`tap_timer`, :func:`count_move`, :func:`send_failed`, :func:`flood_wait`,
+:func:`bot_decided`): until :func:`serve` is called they do nothing, and prometheus_client
+is not even loaded (a bot without metrics saves its memory). The counters then live in one
+:class:`_Counters` for the process; the figures read from the database come from the service
+at each scrape (:class:`ServiceFigures`, :meth:`GameService.operator_figures`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from collections.abc import Callable, Iterable
-from typing import Any
-
-from prometheus_client import (
-    CollectorRegistry,
-    Counter,
-    Histogram,
-    PlatformCollector,
-    ProcessCollector,
-    start_http_server,
-)
-from prometheus_client.core import GaugeMetricFamily, Metric
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from kolkhoz_tg.service.records import OperatorFigures as Figures
 
+if TYPE_CHECKING:
+    from prometheus_client.core import Metric
+
 log = logging.getLogger(__name__)
 
-REGISTRY = CollectorRegistry()
-ProcessCollector(registry=REGISTRY)
-PlatformCollector(registry=REGISTRY)
 
-TAPS = Histogram(
-    "kolkhoz_tap_seconds", "Button taps answered, and the time their handling took",
-    buckets=(0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0), registry=REGISTRY)
-MOVES = Counter("kolkhoz_moves", "Moves applied, by who made them", ["actor"],
-                registry=REGISTRY)
-SEND_FAILURES = Counter(
-    "kolkhoz_send_failures", "Bot API calls that failed after their retries",
-    ["method", "reason"], registry=REGISTRY)
-FLOOD_WAITS = Counter("kolkhoz_flood_waits", "Flood control (429) met, by chat", ["chat"],
-                      registry=REGISTRY)
-FLOOD_SECONDS = Counter("kolkhoz_flood_wait_seconds",
-                        "Seconds Telegram's flood control asked to wait, by chat", ["chat"],
-                        registry=REGISTRY)
-BOT_DECISIONS = Histogram(
-    "kolkhoz_bot_decision_seconds", "Search-bot decisions, and the time each took",
-    ["level"], buckets=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0), registry=REGISTRY)
+class _Counters:
+    """The process's registry and its counters (made by the first :func:`serve`)."""
+
+    def __init__(self) -> None:
+        from prometheus_client import (
+            CollectorRegistry,
+            Counter,
+            Histogram,
+            PlatformCollector,
+            ProcessCollector,
+        )
+
+        self.registry = registry = CollectorRegistry()
+        ProcessCollector(registry=registry)
+        PlatformCollector(registry=registry)
+        self.taps = Histogram(
+            "kolkhoz_tap_seconds", "Button taps answered, and the time their handling took",
+            buckets=(0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0), registry=registry)
+        self.moves = Counter("kolkhoz_moves", "Moves applied, by who made them", ["actor"],
+                             registry=registry)
+        self.send_failures = Counter(
+            "kolkhoz_send_failures", "Bot API calls that failed after their retries",
+            ["method", "reason"], registry=registry)
+        self.flood_waits = Counter("kolkhoz_flood_waits", "Flood control (429) met, by chat",
+                                   ["chat"], registry=registry)
+        self.flood_seconds = Counter(
+            "kolkhoz_flood_wait_seconds",
+            "Seconds Telegram's flood control asked to wait, by chat", ["chat"],
+            registry=registry)
+        self.bot_decisions = Histogram(
+            "kolkhoz_bot_decision_seconds", "Search-bot decisions, and the time each took",
+            ["level"], buckets=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
+            registry=registry)
+
+
+#: The counters once :func:`serve` made them (kept after :func:`stop`: one set a process).
+_counters: _Counters | None = None
+
+
+@contextlib.contextmanager
+def tap_timer() -> Iterator[None]:
+    """Times the handling of a button tap."""
+    counters = _counters
+    if counters is None:
+        yield
+        return
+    with counters.taps.time():
+        yield
+
+
+def count_move(actor: str) -> None:
+    """A move applied, by ``actor`` (``player``, ``bot``, ``timeout``, …)."""
+    if _counters is not None:
+        _counters.moves.labels(actor).inc()
+
+
+def send_failed(method: str, reason: str) -> None:
+    """A Bot API call (``method``) that failed for good, for ``reason``."""
+    if _counters is not None:
+        _counters.send_failures.labels(method, reason).inc()
+
+
+def flood_wait(chat: str, seconds: float) -> None:
+    """Flood control met in ``chat``, asking to wait ``seconds``."""
+    if _counters is not None:
+        _counters.flood_waits.labels(chat).inc()
+        _counters.flood_seconds.labels(chat).inc(seconds)
+
+
+def bot_decided(level: str, seconds: float) -> None:
+    """A search bot of ``level`` decided in ``seconds``."""
+    if _counters is not None:
+        _counters.bot_decisions.labels(level).observe(seconds)
 
 
 class ServiceFigures:
@@ -72,6 +123,8 @@ class ServiceFigures:
         self.read = read
 
     def collect(self) -> Iterable[Metric]:
+        from prometheus_client.core import GaugeMetricFamily
+
         try:
             f = self.read()
         except Exception as e:  # the database is down: the scrape still answers
@@ -98,13 +151,19 @@ _lock = threading.Lock()
 
 def serve(port: int, read: Callable[[], Figures], addr: str = "0.0.0.0") -> int:
     """Answer ``GET /metrics`` on ``port`` (0: any free one) in a thread of its own, the
-    database figures read by ``read``; returns the port. Once a process."""
+    database figures read by ``read``; returns the port. Once a process. From now on the
+    front end's counts are kept."""
+    global _counters
     with _lock:
         if "server" in _served:
             return int(_served["server"].server_port)
+        from prometheus_client import start_http_server
+
+        if _counters is None:
+            _counters = _Counters()
         collector = ServiceFigures(read)
-        REGISTRY.register(collector)
-        server, _thread = start_http_server(port, addr=addr, registry=REGISTRY)
+        _counters.registry.register(collector)
+        server, _thread = start_http_server(port, addr=addr, registry=_counters.registry)
         _served.update(server=server, collector=collector)
         log.info("metrics on port %s (/metrics)", server.server_port)
         return int(server.server_port)
@@ -122,8 +181,8 @@ def stop() -> None:
     with _lock:
         server = _served.pop("server", None)
         collector = _served.pop("collector", None)
-        if collector is not None:
-            REGISTRY.unregister(collector)
+        if collector is not None and _counters is not None:
+            _counters.registry.unregister(collector)
         if server is not None:
             server.shutdown()
             server.server_close()

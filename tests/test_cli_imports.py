@@ -85,16 +85,17 @@ def test_an_unknown_command_names_every_command(capsys: pytest.CaptureFixture[st
         assert command in err
 
 
-def test_the_bots_modules_leave_rating_and_catalog_code_for_later() -> None:
+def test_the_bots_modules_leave_rating_catalog_and_metrics_code_for_later() -> None:
     """What a polling bot does not use at start stays out of its memory until it is used:
-    openskill (a game is rated when it ends) and Babel's catalog reader and writer (only
-    when a ``.po`` file is newer than its ``.mo``)."""
+    openskill (a game is rated when it ends), Babel's catalog reader and writer (only
+    when a ``.po`` file is newer than its ``.mo``) and prometheus_client (only with
+    ``KOLKHOZ_METRICS_PORT``)."""
     assert last_line_of(
         "import json, sys\n"
         "import kolkhoz_tg.cli, kolkhoz_tg.bot.main, kolkhoz_tg.i18n\n"
         "kolkhoz_tg.i18n.translator('en').gettext('Hello')\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'openskill'"
-        " or m.startswith('babel.messages'))))\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in"
+        " ('openskill', 'prometheus_client') or m.startswith('babel.messages'))))\n"
     ) == []
 
 

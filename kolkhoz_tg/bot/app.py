@@ -191,7 +191,7 @@ async def start_clock(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 def count_moves(actors: list[str]) -> None:
     """The service's moves, counted for the operator's metrics by who made them."""
     for actor in actors:
-        metrics.MOVES.labels(actor).inc()
+        metrics.count_move(actor)
 
 
 async def stopped(app: Application[Any, Any, Any, Any, Any, Any]) -> None:

@@ -93,7 +93,7 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     """Check a tap (this bot's data, a game that exists, the right chat and player), then
     hand it to the handler of its kind: :data:`TAP_HANDLERS` (a move goes straight to
     :func:`_action_tap`). Timed for the operator's metrics."""
-    with metrics.TAPS.time():
+    with metrics.tap_timer():
         await _on_callback(update, context)
 
 

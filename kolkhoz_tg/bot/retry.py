@@ -207,14 +207,13 @@ class RetryingLimiter(BaseRateLimiter[int]):
                 return await callback(*args, **kwargs)
             except BadRequest as e:
                 if "not modified" not in e.message:  # (an edit that changed nothing)
-                    metrics.SEND_FAILURES.labels(endpoint, "BadRequest").inc()
+                    metrics.send_failed(endpoint, "BadRequest")
                 raise
             except RetryAfter as e:
                 wait = e.retry_after
                 seconds = wait.total_seconds() if not isinstance(wait, int) else float(wait)
                 chat = str(data.get("chat_id", "?"))
-                metrics.FLOOD_WAITS.labels(chat).inc()
-                metrics.FLOOD_SECONDS.labels(chat).inc(seconds)
+                metrics.flood_wait(chat, seconds)
                 if (endpoint not in REPEATED_ON_STATUS or attempt == len(self.delays)
                         or seconds > ANSWER_FLOOD_WAIT):
                     raise
@@ -225,7 +224,7 @@ class RetryingLimiter(BaseRateLimiter[int]):
                 if attempt == len(self.delays) or not (
                         endpoint in IDEMPOTENT or never_arrived(e)
                         or (endpoint in REPEATED_ON_STATUS and answered_with_status(e))):
-                    metrics.SEND_FAILURES.labels(endpoint, type(e).__name__).inc()
+                    metrics.send_failed(endpoint, type(e).__name__)
                     raise
                 self._note(endpoint, str(e) or type(e).__name__, attempt)
             await asyncio.sleep(self.delays[attempt])

@@ -214,7 +214,7 @@ class Thinker:
                 start = time.monotonic()
                 try:
                     action = await self._think(turn.level, turn.seed, turn.view, seconds)
-                    metrics.BOT_DECISIONS.labels(turn.level).observe(time.monotonic() - start)
+                    metrics.bot_decided(turn.level, time.monotonic() - start)
                 except BrokenExecutor:
                     # A worker died (killed, out of memory): a fresh pool for the next try.
                     log.exception("game %s: the bot workers broke down", game_id)
