@@ -38,10 +38,11 @@ gives the hero's mean win share and margin with normal 95% intervals over the de
 counts), with the settings of each search player; ``--report results.jsonl [more.jsonl.gz
 ...]`` prints the table of such files without playing (a game found in several files, by
 match-up, settings, preset and seed, counts once; games of other settings get a table of their
-own). ``--rename h25=hard`` with ``--report`` counts a variant's games as a level's, pooled
-where the recorded settings are the same (play the two at different seeds: a game of each at
-the same seed would count once). The runs behind docs/ai.md's figures are kept in
-``benchmarks/results/``.
+own; duplicate runs of two heroes against the same opponents are also compared deal by deal,
+on the deals both played). ``--rename h25=hard`` with ``--report`` counts a variant's games
+as a level's, pooled where the recorded settings are the same (play the two at different
+seeds: a game of each at the same seed would count once). The runs behind docs/ai.md's
+figures are kept in ``benchmarks/results/``.
 ``--replay results.jsonl`` plays the recorded games again (same match-ups, presets, seeds,
 budgets and variants) and checks every one has the same moves, win and margin: a refactoring
 of the players must leave their decisions exactly as they were (exit status 1 otherwise).
@@ -320,6 +321,7 @@ def report(results: list[dict[str, Any]]) -> None:
         f"{'preset':<11} {'games':>5} {'win':>6} {'95% CI':>15} {'margin':>14} "
         f"{'p50 s':>7} {'p99 s':>7} {'max s':>7}"
     )
+    runs: list[tuple[str, str, list[dict[str, Any]]]] = []
     for (match, _), by_preset in groups.items():
         print(f"\n{match[0]} (one seat) against {match[1]} (the others)")
         first = next(iter(by_preset.values()))[0]
@@ -330,6 +332,7 @@ def report(results: list[dict[str, Any]]) -> None:
         everything = [r for _, rs in rows for r in rs]
         if "hero_seat" in first:
             duplicate_report(rows, everything)
+            runs.append((match[0], match[1], everything))
             continue
         print(header)
         for name, rs in [*rows, ("pooled", everything)]:
@@ -342,6 +345,7 @@ def report(results: list[dict[str, Any]]) -> None:
                 f"{name:<11} {n:>5} {p:>6.3f} [{lo:.3f}, {hi:.3f}] {m:>+7.1f} ±{half:>4.1f} "
                 f"{pct(times, 0.5):>7.3f} {pct(times, 0.99):>7.3f} {max(times or [0]):>7.3f}"
             )
+    paired_report(runs)
     sys.stdout.flush()
 
 
@@ -349,17 +353,50 @@ def deals(rs: list[dict[str, Any]]) -> tuple[list[tuple[float, float]], int]:
     """The complete deals of a duplicate run's games (every seat played by the hero once):
     each deal's mean win share and mean margin over its rotations, and how many games
     belong to deals not (yet) complete, which count for nothing."""
+    complete, partial = deals_by_key(rs)
+    return list(complete.values()), partial
+
+
+def deals_by_key(
+    rs: list[dict[str, Any]],
+) -> tuple[dict[tuple[str, int], tuple[float, float]], int]:
+    """:func:`deals` by (preset, seed)."""
     by_deal: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     for r in rs:
         by_deal[r["preset"], r["seed"]].append(r)
-    out, partial = [], 0
-    for games in by_deal.values():
+    out, partial = {}, 0
+    for key, games in by_deal.items():
         if len({g["hero_seat"] for g in games}) < games[0].get("players", 4):
             partial += len(games)
             continue
-        out.append((sum(g["win"] for g in games) / len(games),
-                    sum(g["margin"] for g in games) / len(games)))
+        out[key] = (sum(g["win"] for g in games) / len(games),
+                    sum(g["margin"] for g in games) / len(games))
     return out, partial
+
+
+def paired_report(runs: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
+    """Duplicate runs of two heroes against the same opponents, compared deal by deal on the
+    deals both played from every seat: the mean difference of their win shares and of their
+    margins, with normal 95% intervals over the deals (the same cards, so most of the luck
+    cancels from the difference too). ``runs``: (hero, opponents, games) per run."""
+    for i, (hero_a, opp_a, games_a) in enumerate(runs):
+        for hero_b, opp_b, games_b in runs[i + 1:]:
+            if opp_a != opp_b:
+                continue
+            a, _ = deals_by_key(games_a)
+            b, _ = deals_by_key(games_b)
+            common = sorted(a.keys() & b.keys())
+            if not common:
+                continue
+            print(f"\n{hero_a} minus {hero_b}, each (one seat) against {opp_a}, "
+                  "on the deals both played")
+            print(f"{'preset':<11} {'deals':>5} {'win':>7} {'95% CI':>17} {'margin':>14}")
+            for name in [*(p for p in PRESETS if any(k[0] == p for k in common)), "pooled"]:
+                keys = [k for k in common if name in ("pooled", k[0])]
+                w, w_half = mean_ci([a[k][0] - b[k][0] for k in keys])
+                m, m_half = mean_ci([a[k][1] - b[k][1] for k in keys])
+                print(f"{name:<11} {len(keys):>5} {w:>+7.3f} [{w - w_half:+.3f}, "
+                      f"{w + w_half:+.3f}] {m:>+7.1f} ±{m_half:>4.1f}")
 
 
 def duplicate_report(rows: list[tuple[str, list[dict[str, Any]]]],

@@ -215,3 +215,26 @@ def test_duplicate_deals_count_complete_deals_only(capsys: pytest.CaptureFixture
     ai_bench.report(rows)
     out = capsys.readouterr().out
     assert "deals" in out and "+1 games of deals not complete" in out
+
+
+def test_two_heroes_are_compared_deal_by_deal_on_the_deals_both_played(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--report with duplicate runs of two heroes against the same opponents prints their
+    difference per deal: only deals both completed count (a deal of one alone, or one not
+    played from every seat, is left out)."""
+
+    def game(hero: str, preset_name: str, seed: int, seat: int, win: float) -> dict[str, Any]:
+        return {"match": (hero, "strong"), "preset": preset_name, "seed": seed,
+                "hero_seat": seat, "players": 4, "win": win, "margin": 4 * win,
+                "times": [0.1]}
+
+    rows = [game("a", "classic", seed, seat, 0.5 if seed == 0 else 0.25)
+            for seed in (0, 1, 2) for seat in range(4)]
+    rows += [game("b", "classic", seed, seat, 0.25) for seed in (0, 1) for seat in range(4)]
+    rows += [game("b", "classic", 2, seat, 1.0) for seat in range(3)]  # not complete
+    ai_bench.report(rows)
+    out = capsys.readouterr().out
+    paired = out[out.index("a minus b"):]
+    classic = next(line for line in paired.splitlines() if line.startswith("classic"))
+    assert classic.split()[1:3] == ["2", "+0.125"]  # deals 0 and 1: (+0.25 + 0) / 2
