@@ -10,7 +10,10 @@ themselves when tapped, the ``x`` taps), and every Bot API call of the applicati
 server is known to lack them (the operator's ``KOLKHOZ_BOT_API_VERSION``, or the first
 refusal, remembered for the process), the older form goes out in the first place; a call
 refused for them is made again at once in the older form, so nothing is lost.
-PTB 22 speaks Bot API 10.0: the new fields go through ``api_kwargs``.
+PTB 22 speaks Bot API 10.0: the new fields go through ``api_kwargs``. The calls made with
+``Bot.do_api_request`` (the hand shown in the group, the rich board) put the
+:class:`Markup` itself in ``api_kwargs["reply_markup"]``, never its JSON, so that
+:meth:`DisabledButtons.wrap` finds it there too.
 """
 
 from __future__ import annotations

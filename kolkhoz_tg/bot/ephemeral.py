@@ -100,7 +100,9 @@ class Ephemeral:
         if html:
             kwargs["parse_mode"] = ParseMode.HTML
         if markup is not None:
-            kwargs["reply_markup"] = markup.to_json()
+            # The markup itself, not its JSON: a keyboard with disabled buttons then goes
+            # in the form this server reads (DisabledButtons.wrap sees the Markup).
+            kwargs["reply_markup"] = markup
         try:
             await bot.do_api_request("editEphemeralMessageText", api_kwargs=kwargs)
         except BadRequest as exc:

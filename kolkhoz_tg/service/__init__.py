@@ -26,6 +26,7 @@ from kolkhoz_tg.service.errors import (
 )
 from kolkhoz_tg.service.faults import BEAT_EVERY, FAULT_GRACE, Downtime
 from kolkhoz_tg.service.lobby import LobbyOpening
+from kolkhoz_tg.service.meta_claims import MetaClaim
 from kolkhoz_tg.service.people import BOARD_STYLES
 from kolkhoz_tg.service.practice import PRACTICE_LEVELS, HintTurn
 from kolkhoz_tg.service.records import (
@@ -81,6 +82,7 @@ __all__ = [
     "HintTurn",
     "Kind",
     "LobbyOpening",
+    "MetaClaim",
     "MyGame",
     "MyGames",
     "NotAllowed",

@@ -23,6 +23,7 @@ part (module)           what it does
 ``takebacks``           a card taken back (takeback)
 ``faults`` (faults)     no penalty for our own faults: late turns, downtime
 ``premoves`` (queueing) moves queued ahead, a Brigadier's tricks assigned for them
+``meta_claims``         a front end's meta value made once: claimed, filled (meta_claims)
 ======================= ============================================================
 """
 
@@ -39,6 +40,7 @@ from kolkhoz_tg.service.common import ChatInfo, UserInfo
 from kolkhoz_tg.service.faults import FaultService
 from kolkhoz_tg.service.kernel import Kernel, ScheduleListener
 from kolkhoz_tg.service.lobby import LobbyService
+from kolkhoz_tg.service.meta_claims import MetaClaims
 from kolkhoz_tg.service.outbox import OutboxService
 from kolkhoz_tg.service.people import PeopleService
 from kolkhoz_tg.service.play import PlayService
@@ -85,6 +87,7 @@ class GameService:
         self.takebacks = TakeBackService(kernel)
         self.faults = FaultService(kernel)
         self.premoves = PremoveService(kernel)
+        self.meta_claims = MetaClaims(kernel)
 
         # The facade: each public name below is one part's own method, bound here, so its
         # signature, types and docstring are the part's (open the part to read it).
@@ -145,6 +148,8 @@ class GameService:
         self.resume = self.play.resume
         self.move_game = self.play.move_game
         self.set_meta = self.play.set_meta
+        self.claim_meta = self.meta_claims.claim_meta
+        self.fill_meta = self.meta_claims.fill_meta
         # moves queued ahead
         self.premove = self.premoves.premove
         self.set_auto_assign = self.premoves.set_auto_assign

@@ -338,6 +338,10 @@ class FakeTelegram:
         #: the Bot API version this server speaks (an older one ignores newer parameters
         #: and lacks newer methods: see ``ephemeral.py``)
         self.bot_api: tuple[int, int] = (10, 3)
+        #: the Bot API version whose inline buttons this server reads, when it lags behind
+        #: ``bot_api`` (None: ``bot_api``'s): e.g. ephemeral messages without disabled
+        #: buttons, to try the bot's fallback for a keyboard on every path
+        self.buttons_api: tuple[int, int] | None = None
         #: topics in the bot's private chats (Bot API 9.3/9.4), set in @BotFather: getMe's
         #: ``has_topics_enabled``; ``allows_users_to_create_topics`` likewise
         self.private_topics = False

@@ -22,7 +22,7 @@ unknown and ignored, as the real server ignores what it does not know. So the me
 posted for the whole group to see, and a button that only had ``disabled`` becomes a text
 button, which an inline keyboard refuses. The methods below are missing there (404 "Not
 Found"). A bot must find out which it talks to before it trusts an ephemeral message with a
-secret.
+secret. ``FakeTelegram.buttons_api`` makes the buttons alone read as an older version does.
 """
 
 from __future__ import annotations
@@ -39,10 +39,6 @@ if TYPE_CHECKING:
 TRIGGER_WINDOW = 15.0
 #: ``style`` values the server accepts (it lowercases them first); "" and "default" mean none.
 STYLES = ("", "default", "primary", "danger", "success")
-
-
-def supports(fake: FakeTelegram, version: tuple[int, int]) -> bool:
-    return fake.bot_api >= version
 
 
 class Ephemeral:
@@ -157,13 +153,14 @@ def check_button(fake: FakeTelegram, button: dict[str, Any], actions: list[str])
     """The button's type fields once ``disabled`` and ``style`` are read as this server
     version reads them (an older one ignores both). Raises a 400 for a style it does not
     know."""
-    if not supports(fake, (9, 4)):
+    version = fake.buttons_api or fake.bot_api
+    if version < (9, 4):
         return actions
     style = button.get("style")
     if style is not None and (not isinstance(style, str) or style.lower() not in STYLES):
         raise ApiError(400, "Bad Request: can't parse inline keyboard button: invalid button "
                             "style specified")
-    if supports(fake, (10, 3)) and "disabled" in button:
+    if version >= (10, 3) and "disabled" in button:
         if button["disabled"] != {}:
             raise bad_request("can't parse inline keyboard button: DisabledButton must be "
                               "an Object")

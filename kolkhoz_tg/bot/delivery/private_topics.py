@@ -15,19 +15,30 @@ a topic the player deleted (the message goes to the plain chat, and so does the 
 that game: the topic is not made again against the player's wish, ``pmt:<user>`` 0).
 Practice games, whose board is in the private chat already, a new lobby's notice to a
 subscriber, and messages that belong to no game stay in the plain chat.
+
+The topic is made once for a player and game, even by two replicas on one database (or two
+deliveries) that both find none yet: the one that makes it claims ``pmt:<user>`` in the
+database first (:meth:`~kolkhoz_tg.service.GameService.claim_meta`, a lease of
+:data:`CLAIM_LEASE`) and stores the new topic's id there at once; the others wait for that id
+(up to :attr:`PrivateTopics.wait` seconds, then their message waits for the relay as after
+any passing failure). A claimant that died leaves a claim that lapses with its lease.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import uuid
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from telegram.error import BadRequest, Forbidden
 
-from kolkhoz_tg.bot.delivery.sender import topic_gone
+from kolkhoz_tg.bot.delivery.claims import relay_name
+from kolkhoz_tg.bot.delivery.sender import Passing, topic_gone
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.present.topics import private_topic_name
-from kolkhoz_tg.service import Scene
+from kolkhoz_tg.service import MetaClaim, Scene
 
 if TYPE_CHECKING:
     from kolkhoz_tg.bot.delivery.deliverer import Deliverer
@@ -38,6 +49,11 @@ log = logging.getLogger(__name__)
 #: one refusal may be that player's own (their client, their settings), several are the
 #: server's.
 REFUSALS_TO_STOP = 3
+#: How long a claim to make a player's topic of a game holds off the others (a
+#: ``createForumTopic`` takes well under a second; its retries a few).
+CLAIM_LEASE = timedelta(seconds=30)
+#: Seconds between two looks at a claim another process holds.
+CLAIM_POLL = 0.05
 
 
 def thread_of(message: object) -> int | None:
@@ -66,6 +82,8 @@ class PrivateTopics:
         self.refused_users: set[int] = set()
         #: :data:`REFUSALS_TO_STOP` chats took no topic: not tried again in this process.
         self.refused = False
+        #: How long (seconds) a delivery waits for the topic another one is making.
+        self.wait = CLAIM_LEASE.total_seconds()
 
     def enabled(self, user_id: int | None = None) -> bool:
         """Whether the bot has topic mode on in private chats (getMe, read at start) and,
@@ -98,6 +116,46 @@ class PrivateTopics:
         known = self.stored(scene, user_id, meta)
         if known is not None:
             return known or None
+        key = pm_topic_key(user_id)
+        claim, owner = await self._claim(game.id, key)
+        if not claim.claimed:
+            meta[key] = claim.value  # made meanwhile by another delivery
+            return int(claim.value or 0) or None
+        made: int | None = None
+        try:
+            made = await self._make(scene, user_id)
+        finally:
+            # The new topic's id at once (the others wait for it), or the claim given up.
+            stored = await asyncio.to_thread(self.deliverer.service.fill_meta, game.id, key,
+                                             owner, made)
+        if stored.value is None:
+            return None
+        meta[key] = stored.value
+        return int(stored.value) or None
+
+    async def _claim(self, game_id: int, key: str) -> tuple[MetaClaim, str]:
+        """The game's topic for the player, stored already, or the claim to make it (with
+        the name it is held under); while another delivery holds that claim, its topic is
+        waited for. Raises :class:`Passing` when it takes longer than :attr:`wait`."""
+        service = self.deliverer.service
+        owner = f"{self.deliverer.owner or relay_name()}/{uuid.uuid4().hex[:8]}"
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.wait
+        while True:
+            claim = await asyncio.to_thread(service.claim_meta, game_id, key, owner,
+                                            CLAIM_LEASE)
+            if claim.claimed or claim.value is not None:
+                return claim, owner
+            if loop.time() >= give_up:
+                log.info("game %s: %s is still being made elsewhere; the message waits",
+                         game_id, key)
+                raise Passing(None, claim.until)
+            await asyncio.sleep(CLAIM_POLL)
+
+    async def _make(self, scene: Scene, user_id: int) -> int | None:
+        """Make the game's topic in the player's private chat: its id, None when there is
+        none (the fallbacks of the module docstring)."""
+        game = scene.game
         tr = translator(scene.locales.get(user_id, scene.chat_locale))
         name = private_topic_name(tr, game, scene.chat_title)
         sender = self.deliverer.sender
@@ -117,7 +175,6 @@ class PrivateTopics:
                          "private chat", e.message)
                 self.refused = True
             return None
-        meta[pm_topic_key(user_id)] = made.message_thread_id
         return int(made.message_thread_id)
 
     def lost(self, game_id: int, user_id: int, meta: dict[str, Any]) -> None:

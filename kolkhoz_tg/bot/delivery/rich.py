@@ -59,7 +59,9 @@ class RichBoards:
     def _params(html: str, markup: InlineKeyboardMarkup | None) -> dict[str, Any]:
         params: dict[str, Any] = {"rich_message": json.dumps({"html": html})}
         if markup is not None:
-            params["reply_markup"] = markup.to_json()
+            # The markup itself, not its JSON: a keyboard with disabled buttons then goes
+            # in the form this server reads (DisabledButtons.wrap sees the Markup).
+            params["reply_markup"] = markup
         return params
 
     async def send(
