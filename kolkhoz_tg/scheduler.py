@@ -66,8 +66,12 @@ class DeadlineScheduler:
         self.ahead = max(ARM_AHEAD, 2 * self.sweep_interval)
         service.add_schedule_listener(self.on_change)
 
-    def start(self, paused: bool = False) -> None:
-        """Rebuild the jobs from the database, add the sweep, start the scheduler."""
+    def start(self, paused: bool = False, *, start_scheduler: bool = True) -> None:
+        """Rebuild the jobs from the database, add the sweep, start the scheduler (unless
+        ``start_scheduler`` is false: a shared scheduler its owner starts and stops, e.g.
+        PTB's job queue, whose jobs added meanwhile wait for it). May run in a worker
+        thread when the scheduler is not started here (APScheduler's ``add_job`` is
+        thread-safe)."""
         self.rebuild()
         self.scheduler.add_job(
             self.sweep,
@@ -87,7 +91,7 @@ class DeadlineScheduler:
             coalesce=True,
             max_instances=1,
         )
-        if not self.scheduler.running:
+        if start_scheduler and not self.scheduler.running:
             self.scheduler.start(paused=paused)
 
     def shutdown(self) -> None:

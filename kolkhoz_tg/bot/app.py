@@ -169,7 +169,10 @@ async def startup(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 
 
 async def start_clock(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """The deadline jobs, rebuilt from the database, and the sweep."""
+    """The deadline jobs, rebuilt from the database (in a worker thread: the bot may be
+    answering already), and the sweep, on PTB's job queue (PTB starts and stops it: a
+    clock started late, while the application stops, starts nothing). Raises when the
+    database cannot be read; nothing is left half made then."""
     d: Deps = app.bot_data[DEPS_KEY]
     if d.schedule and d.scheduler is None and app.job_queue is not None:
         loop = asyncio.get_running_loop()
@@ -183,9 +186,14 @@ async def start_clock(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             d.deliveries.add(future)
             future.add_done_callback(_delivered(d))
 
-        d.scheduler = DeadlineScheduler(d.service, app.job_queue.scheduler, sink,
-                                        d.settings.sweep_interval)
-        d.scheduler.start()
+        scheduler = DeadlineScheduler(d.service, app.job_queue.scheduler, sink,
+                                      d.settings.sweep_interval)
+        try:
+            await call(scheduler.start, start_scheduler=False)
+        except BaseException:
+            scheduler.detach()
+            raise
+        d.scheduler = scheduler
 
 
 def count_moves(actors: list[str]) -> None:

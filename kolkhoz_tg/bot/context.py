@@ -7,6 +7,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
@@ -54,6 +55,8 @@ class Deps:
     #: :mod:`kolkhoz_tg.bot.uptime`); ``came_up`` once done (or nothing was owed).
     catching_up: asyncio.Task[None] | None = None
     came_up: bool = False
+    #: Set at a stop: the catch-up's worker thread ends after its current chunk.
+    stop_catching_up: threading.Event = field(default_factory=threading.Event)
 
 
 def deps(context: ContextTypes.DEFAULT_TYPE) -> Deps:

@@ -27,6 +27,12 @@ log = logging.getLogger(__name__)
 BEAT_JOB_KEY = "uptime:job"
 
 App = Application[Any, Any, Any, Any, Any, Any]
+#: Games given their downtime back in one transaction when the bot answers meanwhile, and
+#: the pause between two (seconds): a tap waits for at most one chunk.
+BACKGROUND_CHUNK = 50
+BACKGROUND_PAUSE = 0.02
+#: Seconds before each new try of the catch-up, and of starting the clock.
+RETRY_DELAYS = (1.0, 4.0, 15.0)
 
 
 async def came_up(app: App, then: Callable[[App], Awaitable[None]]) -> None:
@@ -56,9 +62,11 @@ async def caught_up(app: App) -> None:
 
 async def stop_catching_up(app: App) -> None:
     """At a stop: leave the giving back of the downtime where it is (each game done keeps
-    it; the next start does the rest), so that no deadline job starts after the stop."""
+    it; the next start does the rest, as no beat is noted), so that no deadline job starts
+    after the stop."""
     d: Deps = app.bot_data[DEPS_KEY]
     task, d.catching_up = d.catching_up, None
+    d.stop_catching_up.set()  # (the worker thread ends after its chunk)
     if task is not None and not task.done():
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -66,19 +74,36 @@ async def stop_catching_up(app: App) -> None:
 
 
 async def _make_good(app: App, down: Downtime, then: Callable[[App], Awaitable[None]]) -> None:
+    """In the background: the downtime given back (tried again after a failure: a game done
+    is not done twice), then the clock (tried again too; if it cannot start, the process
+    stops so that its supervisor starts it again, rather than run with no deadlines)."""
     d: Deps = app.bot_data[DEPS_KEY]
-    try:
-        made_good = await call(d.service.make_good, down)
-    except Exception:  # (the deadlines stay as they are; the bot still runs)
-        log.exception("could not give the running games back the time the bot was down")
-    else:
-        if made_good.notifications:
-            d.deliverer.spawn(d.deliverer.deliver(made_good.notifications,
-                                                  scenes=made_good.scenes))
-    try:
-        await _running(app, then)
-    except Exception:
-        log.exception("could not start the deadline jobs")
+    for attempt, delay in enumerate((*RETRY_DELAYS, None)):
+        try:
+            made_good = await call(d.service.make_good, down, chunk=BACKGROUND_CHUNK,
+                                   pause=BACKGROUND_PAUSE, stop=d.stop_catching_up)
+        except Exception:
+            log.exception("could not give the running games back the time the bot was down "
+                          "(try %d)", attempt + 1)
+            if delay is None:
+                break  # (the deadlines stay as they are; the clock still starts)
+            await asyncio.sleep(delay)
+        else:
+            if made_good.notifications:
+                d.deliverer.spawn(d.deliverer.deliver(made_good.notifications,
+                                                      scenes=made_good.scenes))
+            break
+    for attempt, delay in enumerate((*RETRY_DELAYS, None)):
+        try:
+            await _running(app, then)
+            return
+        except Exception:
+            log.exception("could not start the deadline jobs (try %d)", attempt + 1)
+            if delay is None:
+                break
+            await asyncio.sleep(delay)
+    log.critical("the deadline jobs could not be started: the bot stops, to be started again")
+    app.stop_running()
 
 
 async def _running(app: App, then: Callable[[App], Awaitable[None]]) -> None:

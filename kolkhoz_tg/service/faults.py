@@ -25,6 +25,8 @@ minute and at a clean stop) in ``clock_beats``; at its next start, a gap longer 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -243,7 +245,8 @@ class FaultService:
                  len(deadlines))
         return Downtime(name, last, now, deadlines)
 
-    def make_good(self, down: Downtime) -> SweepResult:
+    def make_good(self, down: Downtime, *, chunk: int | None = None, pause: float = 0.0,
+                  stop: threading.Event | None = None) -> SweepResult:
         """Add the time the bot was down to every running game's deadline and reminders,
         and tell each group whom it waits for (a player whose turn the outbox still owes is
         told of when it goes out); then note the beat. Returns the notes and their scenes.
@@ -256,13 +259,29 @@ class FaultService:
         cut short midway (killed, out of memory, stopped) leaves the games it did as they
         are: the next start gives them only the time since, and the rest all of it; a
         replica starting beside this one does the same (a game is locked while it is done,
-        on PostgreSQL)."""
+        on PostgreSQL). A game whose turn began after the last beat (the bot ran then: a
+        move while the bot answered during an earlier catch-up cut short) gets only the
+        time since.
+
+        ``chunk`` games a transaction (:data:`CATCH_UP_CHUNK`), ``pause`` seconds between
+        two (the taps of a bot that answers meanwhile get the database in between);
+        ``stop``, once set, ends it after the current chunk without the beat (a stop: the
+        next start does the rest)."""
         ids = sorted(down.deadlines)
-        keep_scenes = len(ids) <= CATCH_UP_CHUNK  # a big catch-up: the front end reads them
-        parts = [self._catch_up(ids[first:first + CATCH_UP_CHUNK], down, keep_scenes)
-                 for first in range(0, len(ids), CATCH_UP_CHUNK)]
-        with self.kernel.write() as s:
-            self._beat(s, down.name)
+        chunk = chunk or CATCH_UP_CHUNK
+        keep_scenes = len(ids) <= chunk  # a big catch-up: the front end reads them
+        parts = []
+        for first in range(0, len(ids), chunk):
+            if first and pause:
+                time.sleep(pause)
+            if stop is not None and stop.is_set():
+                log.info("stopped while giving the downtime back: %d of %d games done",
+                         first, len(ids))
+                break
+            parts.append(self._catch_up(ids[first:first + chunk], down, keep_scenes))
+        else:
+            with self.kernel.write() as s:
+                self._beat(s, down.name)
         return SweepResult(sum(p.checked for p in parts), sum(p.processed for p in parts),
                            [n for p in parts for n in p.notifications],
                            {g: sc for p in parts for g, sc in p.scenes.items()})
@@ -290,6 +309,8 @@ class FaultService:
             for row in rows:
                 done = row.meta.get(DOWNTIME_KEY)
                 since = max(last, datetime.fromisoformat(done)) if isinstance(done, str) else last
+                if row.turn_started_at is not None:  # (the bot was running then)
+                    since = max(since, row.turn_started_at)
                 if now - since <= DOWN_AFTER:
                     continue  # made good already (an earlier start cut short, a replica)
                 if row.deadline != down.deadlines.get(row.id or 0):

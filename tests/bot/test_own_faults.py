@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 from telegram.ext import Application
 
+from kolkhoz_tg.bot import uptime
 from kolkhoz_tg.bot.app import DEPS_KEY, Deps, shutdown, startup
 from kolkhoz_tg.bot.uptime import caught_up
+from kolkhoz_tg.scheduler import DeadlineScheduler
 from kolkhoz_tg.service import GameService, Kind
 from kolkhoz_tg.timeutil import FakeClock
 from tests.bot.conftest import make_app
@@ -202,9 +204,9 @@ async def test_the_bot_answers_while_it_gives_the_downtime_back(
     gate = threading.Event()
     make_good = service.make_good
 
-    def held(*args: Any) -> Any:
+    def held(*args: Any, **kwargs: Any) -> Any:
         assert gate.wait(10)
-        return make_good(*args)
+        return make_good(*args, **kwargs)
 
     monkeypatch.setattr(service, "make_good", held)
     app = make_app(fake, service, schedule=True)
@@ -223,6 +225,88 @@ async def test_the_bot_answers_while_it_gives_the_downtime_back(
         assert d.scheduler is not None and d.came_up
         assert service.game_info(game_id).deadline == fresh
         assert not any("could not reach" in t for t in group_texts(fake, group))
+        assert service.downtime() is None  # (done: the beat is noted)
+    await shutdown(app)
+
+
+async def a_downtime(fake: FakeTelegram, service: GameService, clock: FakeClock,
+                     base: int) -> int:
+    """A game with a player's turn running, the bot stopped, then down for half an hour."""
+    users = players(fake, base=base)
+    group = fake.create_group("Outage", users)
+    first = make_app(fake, service)
+    async with fake.running(first):
+        await startup(first)
+        game_id = await a_game(fake, service, users, group)
+    await shutdown(first)
+    clock.advance(timedelta(minutes=30))
+    return game_id
+
+
+async def test_a_catch_up_ending_after_the_job_queue_stopped_starts_no_clock(
+    fake: FakeTelegram, service: GameService, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PTB stops its job queue before the application's last tasks end (and before
+    ``post_stop`` stops the catch-up): a catch-up that ends in between adds its jobs to the
+    stopped queue, which stays stopped."""
+    await a_downtime(fake, service, clock, 36_000)
+    gate = threading.Event()
+    make_good = service.make_good
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        assert gate.wait(10)
+        return make_good(*args, **kwargs)
+
+    monkeypatch.setattr(service, "make_good", held)
+    app = make_app(fake, service, schedule=True)
+    async with fake.running(app):
+        await startup(app)
+        assert app.job_queue is not None
+        scheduler = app.job_queue.scheduler
+        await app.job_queue.stop()  # (what Application.stop does first)
+        gate.set()
+        await caught_up(app)
+        assert not scheduler.running
+    await shutdown(app)
+
+
+async def test_a_clock_that_cannot_start_is_tried_again_then_stops_the_bot(
+    fake: FakeTelegram, service: GameService, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deadline jobs start after the catch-up, in the background: a database error
+    there is tried again, and if it lasts, the bot stops (its supervisor starts it again)
+    rather than run on with no deadline ever played and no beat."""
+    await a_downtime(fake, service, clock, 37_000)
+    monkeypatch.setattr(uptime, "RETRY_DELAYS", (0.0, 0.0))
+    rebuild = DeadlineScheduler.rebuild
+    failures = [RuntimeError("server closed the connection unexpectedly")]
+
+    def flaky(self: DeadlineScheduler) -> int:
+        if failures:
+            raise failures.pop()
+        return rebuild(self)
+
+    monkeypatch.setattr(DeadlineScheduler, "rebuild", flaky)
+    app = make_app(fake, service, schedule=True)
+    async with fake.running(app):
+        await startup(app)
+        await caught_up(app)
+        d: Deps = app.bot_data[DEPS_KEY]
+        assert d.came_up and d.scheduler is not None
+        assert app.job_queue is not None
+        assert "sweep" in {job.id for job in app.job_queue.scheduler.get_jobs()}
+    await shutdown(app)
+    # A lasting failure: three tries, then the bot stops itself.
+    clock.advance(timedelta(minutes=30))
+    failures[:] = [RuntimeError("down")] * 3
+    stopped: list[bool] = []
+    app = make_app(fake, service, schedule=True)
+    monkeypatch.setattr(app, "stop_running", lambda: stopped.append(True))
+    async with fake.running(app):
+        await startup(app)
+        await caught_up(app)
+        d = app.bot_data[DEPS_KEY]
+        assert stopped == [True] and not d.came_up and d.scheduler is None
     await shutdown(app)
 
 

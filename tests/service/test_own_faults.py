@@ -3,6 +3,7 @@ the timeout, a late turn counts from its delivery, downtime is added to the dead
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
@@ -186,4 +187,62 @@ def test_a_game_played_on_while_the_downtime_is_given_back_keeps_its_fresh_deadl
     assert [n.game_id for n in told.notifications] == [still.id]
     # Done: the beat is noted, and a start again finds nothing to give back.
     assert service.downtime() is None
+
+
+def test_a_catch_up_cut_short_gives_games_played_meanwhile_only_the_time_since(
+    service: GameService, clock: FakeClock
+) -> None:
+    """A start killed while it gave the downtime back: at the next start, a game moved
+    meanwhile and a game begun meanwhile get only the time since their turn began (the bot
+    was running then), not the whole first outage again; an untouched game gets all of
+    it."""
+    moved, _ = new_game(service, chat_id=-1, turn_timeout=300)
+    untouched, _ = new_game(service, chat_id=-2, turn_timeout=300)
+    service.clock_beat(start=True)
+    before = service.game_info(untouched.id).deadline
+    assert before is not None
+    clock.advance(timedelta(minutes=30))
+    assert service.downtime() is not None  # the first start; its catch-up never ends
+    assert step(service, moved.id)
+    fresh = service.game_info(moved.id).deadline
+    born, _ = new_game(service, chat_id=-3, turn_timeout=300)
+    born_deadline = service.game_info(born.id).deadline
+    clock.advance(timedelta(minutes=5))  # killed; down five minutes more
+    service.clock_beat(start=True)
+    assert service.game_info(moved.id).deadline == fresh + timedelta(minutes=5)
+    assert service.game_info(born.id).deadline == born_deadline + timedelta(minutes=5)
+    assert service.game_info(untouched.id).deadline == before + timedelta(minutes=35)
+
+
+def test_a_stopped_catch_up_notes_no_beat_and_the_next_start_does_the_rest(
+    service: GameService, clock: FakeClock
+) -> None:
+    first, _ = new_game(service, chat_id=-1, turn_timeout=300)
+    second, _ = new_game(service, chat_id=-2, turn_timeout=300)
+    service.clock_beat(start=True)
+    deadline = {g.id: service.game_info(g.id).deadline for g in (first, second)}
+    clock.advance(timedelta(minutes=30))
+    down = service.downtime()
+    assert down is not None
+    stop = threading.Event()
+    done = faults.FaultService._catch_up
+
+    def then_stop(self: faults.FaultService, *args: object) -> object:
+        stop.set()  # (a stop while the first chunk is done)
+        return done(self, *args)  # type: ignore[arg-type]
+
+    faults.FaultService._catch_up = then_stop  # type: ignore[method-assign]
+    try:
+        service.make_good(down, chunk=1, stop=stop)
+    finally:
+        faults.FaultService._catch_up = done  # type: ignore[method-assign]
+    assert service.game_info(first.id).deadline == deadline[first.id] + timedelta(minutes=30)
+    assert service.game_info(second.id).deadline == deadline[second.id]
+    clock.advance(timedelta(minutes=1))
+    down = service.downtime()  # no beat was noted: still an outage
+    assert down is not None
+    service.make_good(down)
+    # (The first game's minute since is a restart's, not downtime.)
+    assert service.game_info(first.id).deadline == deadline[first.id] + timedelta(minutes=30)
+    assert service.game_info(second.id).deadline == deadline[second.id] + timedelta(minutes=31)
 
