@@ -149,6 +149,7 @@ class GameService:
         self.move_game = self.play.move_game
         self.set_meta = self.play.set_meta
         self.claim_meta = self.meta_claims.claim_meta
+        self.peek_meta = self.meta_claims.peek_meta
         self.fill_meta = self.meta_claims.fill_meta
         # moves queued ahead
         self.premove = self.premoves.premove

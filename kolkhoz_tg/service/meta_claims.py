@@ -8,6 +8,10 @@ it and until when), taken and given up in one write transaction each, with the g
 locked on PostgreSQL (SQLite's write lock serializes them): so of two processes that claim
 the same key at once exactly one gets it. A claimant that dies does not block the others
 for ever: once its lease has lapsed the next claim takes it over.
+
+One that waits for another's value looks with :meth:`MetaClaims.peek_meta`, a read that
+takes no write lock, and claims again (a write) only once the claim looks given up or
+lapsed: a wait does not hold up the game's other writes.
 """
 
 from __future__ import annotations
@@ -16,7 +20,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlmodel import select
+
+from kolkhoz_tg.service.common import possible_id
+from kolkhoz_tg.service.errors import NotFound
 from kolkhoz_tg.service.kernel import Kernel
+from kolkhoz_tg.storage.models import GameRow
 
 
 def claim_key(key: str) -> str:
@@ -78,6 +87,26 @@ class MetaClaims:
             until = now + lease
             row.meta = {**meta, claim_key(key): {"by": owner, "until": until.isoformat()}}
             return MetaClaim(None, claimed=True, until=until)
+
+    def peek_meta(self, game_id: int, key: str) -> MetaClaim:
+        """A look at the game's meta value ``key`` in a read-only transaction (no write
+        lock taken, the game row not locked): the value if it is stored; else who holds
+        the claim on it until when (``until``), or ``until`` None when nobody does or its
+        lease has lapsed (claim it then with :meth:`claim_meta`). Raises
+        :class:`~kolkhoz_tg.service.errors.NotFound`."""
+        meta = None
+        if possible_id(game_id):
+            with self.kernel.db.read() as s:
+                meta = s.exec(select(GameRow.meta).where(
+                    GameRow.id == game_id)).first()
+        if meta is None:
+            raise NotFound(f"no game {game_id}", "game_not_found")
+        if meta.get(key) is not None:
+            return MetaClaim(_value(meta[key]))
+        until = _until(meta.get(claim_key(key)))
+        if until is None or until <= self.kernel.clock.now():
+            return MetaClaim(None)
+        return MetaClaim(None, claimed=False, until=until)
 
     def fill_meta(
         self, game_id: int, key: str, owner: str, value: int | str | None

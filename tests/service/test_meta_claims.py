@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kolkhoz_tg.service import GameService, MetaClaim
+from kolkhoz_tg.service import GameService, MetaClaim, NotFound
 from kolkhoz_tg.service.meta_claims import claim_key
 from kolkhoz_tg.storage.database import Database
 from kolkhoz_tg.timeutil import FakeClock
@@ -94,3 +94,26 @@ def test_two_processes_claiming_at_once(two: tuple[GameService, GameService]) ->
         pair = [results["a"][n], results["b"][n]]
         assert sum(c.claimed for c in pair) == 1, (n, pair)
         assert pair[0].until == pair[1].until  # the loser sees the winner's lease
+
+
+def test_peek_reads_without_the_write_lock(
+    two: tuple[GameService, GameService], clock: FakeClock
+) -> None:
+    """A look at a claim (the wait for another's value) takes no write lock: it answers
+    while another process holds the game row (PostgreSQL) or SQLite's write lock."""
+    a, b = two
+    game = new_game(a)[0].id
+    assert b.peek_meta(game, "pmt:7") == MetaClaim(None)
+    until = a.claim_meta(game, "pmt:7", "a", LEASE).until
+    assert b.peek_meta(game, "pmt:7") == MetaClaim(None, claimed=False, until=until)
+    with a.kernel.write() as s:
+        row = a.kernel.get_game(s, game)  # (locked on PostgreSQL)
+        row.meta = {**row.meta, "other": 1}
+        s.flush()  # (SQLite's write lock taken)
+        assert b.peek_meta(game, "pmt:7").until == until
+    clock.advance(LEASE + timedelta(seconds=1))
+    assert b.peek_meta(game, "pmt:7") == MetaClaim(None)  # lapsed: free to claim
+    assert a.fill_meta(game, "pmt:7", "a", 42) == MetaClaim(42)
+    assert b.peek_meta(game, "pmt:7") == MetaClaim(42)
+    with pytest.raises(NotFound):
+        b.peek_meta(game + 1000, "pmt:7")

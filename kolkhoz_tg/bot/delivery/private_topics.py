@@ -20,25 +20,29 @@ The topic is made once for a player and game, even by two replicas on one databa
 deliveries) that both find none yet: the one that makes it claims ``pmt:<user>`` in the
 database first (:meth:`~kolkhoz_tg.service.GameService.claim_meta`, a lease of
 :data:`CLAIM_LEASE`) and stores the new topic's id there at once; the others wait for that id
-(up to :attr:`PrivateTopics.wait` seconds, then their message waits for the relay as after
-any passing failure). A claimant that died leaves a claim that lapses with its lease.
+(up to :attr:`PrivateTopics.wait` seconds, looking with reads, then their message waits for
+the relay as after any passing failure). A claimant that died leaves a claim that lapses
+with its lease. A claimant whose lease lapsed before its topic was made (the rate limiter
+held ``createForumTopic`` back) and finds another's topic stored deletes its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from telegram.error import BadRequest, Forbidden
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from kolkhoz_tg.bot.delivery.claims import relay_name
 from kolkhoz_tg.bot.delivery.sender import Passing, topic_gone
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.present.topics import private_topic_name
-from kolkhoz_tg.service import MetaClaim, Scene
+from kolkhoz_tg.service import Busy, MetaClaim, Scene
 
 if TYPE_CHECKING:
     from kolkhoz_tg.bot.delivery.deliverer import Deliverer
@@ -52,8 +56,14 @@ REFUSALS_TO_STOP = 3
 #: How long a claim to make a player's topic of a game holds off the others (a
 #: ``createForumTopic`` takes well under a second; its retries a few).
 CLAIM_LEASE = timedelta(seconds=30)
-#: Seconds between two looks at a claim another process holds.
-CLAIM_POLL = 0.05
+#: How long (seconds) a delivery waits for the topic another one is making before its
+#: message waits for the relay: a ``createForumTopic`` takes well under a second, and the
+#: wait holds the game's other deliveries (its lock) and runs within the outbox lease.
+CLAIM_WAIT = 5.0
+#: Seconds between two looks (reads) at a claim another process holds.
+CLAIM_POLL = 0.1
+#: Pauses (seconds) before storing a topic made again when the database was busy.
+FILL_PAUSES = (0.2, 0.5, 1.0, 2.0)
 
 
 def thread_of(message: object) -> int | None:
@@ -83,7 +93,7 @@ class PrivateTopics:
         #: :data:`REFUSALS_TO_STOP` chats took no topic: not tried again in this process.
         self.refused = False
         #: How long (seconds) a delivery waits for the topic another one is making.
-        self.wait = CLAIM_LEASE.total_seconds()
+        self.wait = CLAIM_WAIT
 
     def enabled(self, user_id: int | None = None) -> bool:
         """Whether the bot has topic mode on in private chats (getMe, read at start) and,
@@ -107,7 +117,9 @@ class PrivateTopics:
 
     async def topic(self, scene: Scene, user_id: int, meta: dict[str, Any]) -> int | None:
         """Where the game's private message to ``user_id`` goes: its topic (made now when
-        needed, its id put in ``meta``), None for the plain chat."""
+        needed, its id put in ``meta``), None for the plain chat. Raises :class:`Passing`
+        when another delivery's topic is not there within :attr:`wait`, or the database is
+        busy."""
         game = scene.game
         if game.practice or game.chat_id > 0 or user_id not in scene.seats:
             return None  # (a new lobby's notice to a subscriber: no game of theirs yet)
@@ -121,13 +133,17 @@ class PrivateTopics:
         if not claim.claimed:
             meta[key] = claim.value  # made meanwhile by another delivery
             return int(claim.value or 0) or None
-        made: int | None = None
         try:
             made = await self._make(scene, user_id)
-        finally:
-            # The new topic's id at once (the others wait for it), or the claim given up.
-            stored = await asyncio.to_thread(self.deliverer.service.fill_meta, game.id, key,
-                                             owner, made)
+        except BaseException:
+            await self._give_up(game.id, key, owner)
+            raise
+        stored = await self._fill(game.id, key, owner, made)
+        if made is not None and stored.value != made:
+            # Our lease lapsed while the topic was being made (the rate limiter held it
+            # back after an outage, say) and another delivery made and stored its own:
+            # that one is the game's, ours would stay empty in the player's chat.
+            await self._drop(game.id, user_id, made)
         if stored.value is None:
             return None
         meta[key] = stored.value
@@ -136,21 +152,70 @@ class PrivateTopics:
     async def _claim(self, game_id: int, key: str) -> tuple[MetaClaim, str]:
         """The game's topic for the player, stored already, or the claim to make it (with
         the name it is held under); while another delivery holds that claim, its topic is
-        waited for. Raises :class:`Passing` when it takes longer than :attr:`wait`."""
+        waited for, looking with reads (no write lock) and claiming again only once the
+        claim is given up or has lapsed. Raises :class:`Passing` when it takes longer than
+        :attr:`wait`, or the database is busy."""
         service = self.deliverer.service
         owner = f"{self.deliverer.owner or relay_name()}/{uuid.uuid4().hex[:8]}"
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.wait
-        while True:
-            claim = await asyncio.to_thread(service.claim_meta, game_id, key, owner,
-                                            CLAIM_LEASE)
-            if claim.claimed or claim.value is not None:
-                return claim, owner
+        claim = await self._db(service.claim_meta, game_id, key, owner, CLAIM_LEASE)
+        while not claim.claimed and claim.value is None:
             if loop.time() >= give_up:
                 log.info("game %s: %s is still being made elsewhere; the message waits",
                          game_id, key)
-                raise Passing(None, claim.until)
+                raise Passing(None)
             await asyncio.sleep(CLAIM_POLL)
+            claim = await self._db(service.peek_meta, game_id, key)
+            if claim.value is None and claim.until is None:  # given up, or lapsed
+                claim = await self._db(service.claim_meta, game_id, key, owner, CLAIM_LEASE)
+        return claim, owner
+
+    @staticmethod
+    async def _db(fn: Callable[..., MetaClaim], *args: Any) -> MetaClaim:
+        """``fn(*args)`` in a worker thread; a busy database (another process holds
+        SQLite's write lock) becomes :class:`Passing`: the message waits for the relay."""
+        try:
+            return await asyncio.to_thread(fn, *args)
+        except Busy as e:
+            raise Passing(None) from e
+
+    async def _fill(self, game_id: int, key: str, owner: str, made: int | None) -> MetaClaim:
+        """Store the topic made (None: nothing was made) and give the claim up: what the
+        game keeps. A busy database is tried again a few times (:data:`FILL_PAUSES`) when a
+        topic was made: else its id would be lost, and once the lease lapsed a second topic
+        made; when it stays busy the id goes into this delivery's meta, stored when the
+        outbox is settled (whose busy database is tried again in the background)."""
+        fill = self.deliverer.service.fill_meta
+        for pause in (*FILL_PAUSES, None) if made is not None else (None,):
+            try:
+                return await asyncio.to_thread(fill, game_id, key, owner, made)
+            except Busy:
+                if pause is None:
+                    break
+                await asyncio.sleep(pause)
+        if made is not None:
+            log.warning("game %s: the database stayed busy; %s (%s) is stored when the "
+                        "outbox is settled, its claim lapses with its lease", game_id, key,
+                        made)
+        return MetaClaim(made)  # (nothing made: the claim lapses with its lease)
+
+    async def _give_up(self, game_id: int, key: str, owner: str) -> None:
+        """Give the claim up after a failed ``createForumTopic`` (a busy database: it
+        lapses with its lease)."""
+        with contextlib.suppress(Busy):
+            await asyncio.to_thread(self.deliverer.service.fill_meta, game_id, key, owner,
+                                    None)
+
+    async def _drop(self, game_id: int, user_id: int, topic: int) -> None:
+        """Delete a topic this delivery made that the game does not keep (best effort)."""
+        log.info("game %s: user %s got another topic meanwhile; topic %s is deleted",
+                 game_id, user_id, topic)
+        try:
+            await self.deliverer.sender.bot.delete_forum_topic(user_id, topic)
+        except TelegramError as e:
+            log.warning("game %s: topic %s in user %s's chat could not be deleted: %s",
+                        game_id, topic, user_id, e)
 
     async def _make(self, scene: Scene, user_id: int) -> int | None:
         """Make the game's topic in the player's private chat: its id, None when there is
