@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -64,6 +66,10 @@ class DeadlineScheduler:
         self.sweep_interval = sweep_interval or service.settings.sweep_interval
         #: Jobs are armed this long ahead; never less than two sweeps.
         self.ahead = max(ARM_AHEAD, 2 * self.sweep_interval)
+        #: When each game's jobs were last moved by a change (monotonic): :meth:`arm_soon`
+        #: leaves a game changed after it read the database, whose read is older.
+        self._changed: dict[int, float] = {}
+        self._changed_lock = threading.Lock()
         service.add_schedule_listener(self.on_change)
 
     def start(self, paused: bool = False, *, start_scheduler: bool = True) -> None:
@@ -120,8 +126,14 @@ class DeadlineScheduler:
     def arm_soon(self) -> int:
         """Arm the jobs due within :attr:`ahead` that are not armed yet (one query on an
         indexed column); returns how many are due within it."""
+        began = time.monotonic()
         jobs = self.service.scheduled_jobs(until=self.service.clock.now() + self.ahead)
+        with self._changed_lock:
+            since = {g: t for g, t in self._changed.items() if t >= began}
+            self._changed = since  # (older changes are in what was just read)
         for due in jobs:
+            if due.game_id in since:
+                continue  # moved meanwhile by a move's transaction: its jobs are newer
             job = self.scheduler.get_job(due.job_id)
             if job is None or job.next_run_time != due.at:
                 self._put(due)
@@ -131,6 +143,8 @@ class DeadlineScheduler:
         self, game_id: int, deadline: datetime | None, reminder: datetime | None
     ) -> None:
         """Schedule listener: move, add or drop the game's two jobs."""
+        with self._changed_lock:
+            self._changed[game_id] = time.monotonic()
         reach = self.service.clock.now() + self.ahead
         for kind, at in zip(_KINDS, (deadline, reminder), strict=True):
             if at is None or at > reach:  # (a later one: the sweep arms it in time)

@@ -404,3 +404,28 @@ def test_the_clock_returns_each_game_as_its_change_left_it(
     due = service.process_due(game.id)
     assert due.notifications and due.scenes == {game.id: service.scene(game.id)}
     assert service.process_due(game.id).scenes == {}
+
+
+def test_a_move_while_the_jobs_are_armed_keeps_its_newer_job(
+    service: GameService, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep (or a start) arms jobs from a read of the database while taps commit in
+    other threads: a game moved after that read keeps the job its move set, not the older
+    time the read saw."""
+    sched = DeadlineScheduler(service, BackgroundScheduler(timezone=UTC))
+    sched.start(paused=True)
+    game, _ = new_game(service, seed=3, turn_timeout=300)
+    read = service.scheduled_jobs
+
+    def read_then_a_move(*args: object, **kwargs: object) -> list:  # type: ignore[type-arg]
+        jobs = read(*args, **kwargs)  # type: ignore[arg-type]
+        clock.advance(timedelta(minutes=1))
+        assert step(service, game.id)  # (commits, and moves the game's jobs)
+        return jobs
+
+    monkeypatch.setattr(service, "scheduled_jobs", read_then_a_move)
+    sched.rebuild()
+    deadline = service.game_info(game.id).deadline
+    job = sched.scheduler.get_job(job_id(game.id, "timeout"))
+    assert job is not None and job.next_run_time == deadline
+    sched.shutdown()
