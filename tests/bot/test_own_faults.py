@@ -187,6 +187,19 @@ async def test_thirty_minutes_of_downtime_are_added_to_the_deadline(
     await shutdown(app)
 
 
+def held_catch_up(service: GameService, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """The service's catch-up held until the returned event is set."""
+    gate = threading.Event()
+    make_good = service.make_good
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        assert gate.wait(10)
+        return make_good(*args, **kwargs)
+
+    monkeypatch.setattr(service, "make_good", held)
+    return gate
+
+
 async def test_the_bot_answers_while_it_gives_the_downtime_back(
     fake: FakeTelegram, service: GameService, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -201,14 +214,7 @@ async def test_the_bot_answers_while_it_gives_the_downtime_back(
         game_id = await a_game(fake, service, users, group)
     await shutdown(first)
     clock.advance(timedelta(minutes=30))
-    gate = threading.Event()
-    make_good = service.make_good
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        assert gate.wait(10)
-        return make_good(*args, **kwargs)
-
-    monkeypatch.setattr(service, "make_good", held)
+    gate = held_catch_up(service, monkeypatch)
     app = make_app(fake, service, schedule=True)
     async with fake.running(app):
         await startup(app)  # (returns while the games still wait for their time)
@@ -250,14 +256,7 @@ async def test_a_catch_up_ending_after_the_job_queue_stopped_starts_no_clock(
     ``post_stop`` stops the catch-up): a catch-up that ends in between adds its jobs to the
     stopped queue, which stays stopped."""
     await a_downtime(fake, service, clock, 36_000)
-    gate = threading.Event()
-    make_good = service.make_good
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        assert gate.wait(10)
-        return make_good(*args, **kwargs)
-
-    monkeypatch.setattr(service, "make_good", held)
+    gate = held_catch_up(service, monkeypatch)
     app = make_app(fake, service, schedule=True)
     async with fake.running(app):
         await startup(app)
