@@ -187,6 +187,22 @@ async def test_thirty_minutes_of_downtime_are_added_to_the_deadline(
     await shutdown(app)
 
 
+async def a_downtime(fake: FakeTelegram, service: GameService, clock: FakeClock,
+                     base: int) -> tuple[int, list[FakeUser], FakeChat]:
+    """A game with a player's turn running, the bot stopped, then down for half an hour:
+    the game, its players and its group."""
+    users = players(fake, base=base)
+    group = fake.create_group("Outage", users)
+    first = make_app(fake, service)
+    async with fake.running(first):
+        await startup(first)
+        game_id = await a_game(fake, service, users, group)
+    await shutdown(first)
+    clock.advance(timedelta(minutes=30))
+    return game_id, users, group
+
+
+
 def held_catch_up(service: GameService, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """The service's catch-up held until the returned event is set."""
     gate = threading.Event()
@@ -206,14 +222,7 @@ async def test_the_bot_answers_while_it_gives_the_downtime_back(
     """With thousands of games, giving them their downtime back takes seconds: the start
     does not wait for it. A tap meanwhile is answered, its game keeps the deadline the move
     set; the deadline jobs start only once every game has its time back."""
-    users = players(fake, base=34_000)
-    group = fake.create_group("Catch-up", users)
-    first = make_app(fake, service)
-    async with fake.running(first):
-        await startup(first)
-        game_id = await a_game(fake, service, users, group)
-    await shutdown(first)
-    clock.advance(timedelta(minutes=30))
+    game_id, users, group = await a_downtime(fake, service, clock, 34_000)
     gate = held_catch_up(service, monkeypatch)
     app = make_app(fake, service, schedule=True)
     async with fake.running(app):
@@ -233,20 +242,6 @@ async def test_the_bot_answers_while_it_gives_the_downtime_back(
         assert not any("could not reach" in t for t in group_texts(fake, group))
         assert service.downtime() is None  # (done: the beat is noted)
     await shutdown(app)
-
-
-async def a_downtime(fake: FakeTelegram, service: GameService, clock: FakeClock,
-                     base: int) -> int:
-    """A game with a player's turn running, the bot stopped, then down for half an hour."""
-    users = players(fake, base=base)
-    group = fake.create_group("Outage", users)
-    first = make_app(fake, service)
-    async with fake.running(first):
-        await startup(first)
-        game_id = await a_game(fake, service, users, group)
-    await shutdown(first)
-    clock.advance(timedelta(minutes=30))
-    return game_id
 
 
 async def test_a_catch_up_ending_after_the_job_queue_stopped_starts_no_clock(
