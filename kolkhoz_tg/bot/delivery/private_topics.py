@@ -29,7 +29,6 @@ held ``createForumTopic`` back) and finds another's topic stored deletes its own
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Callable
@@ -136,7 +135,7 @@ class PrivateTopics:
         try:
             made = await self._make(scene, user_id)
         except BaseException:
-            await self._give_up(game.id, key, owner)
+            await self._fill(game.id, key, owner, None)  # (the claim given up)
             raise
         stored = await self._fill(game.id, key, owner, made)
         if made is not None and stored.value != made:
@@ -199,13 +198,6 @@ class PrivateTopics:
                         "outbox is settled, its claim lapses with its lease", game_id, key,
                         made)
         return MetaClaim(made)  # (nothing made: the claim lapses with its lease)
-
-    async def _give_up(self, game_id: int, key: str, owner: str) -> None:
-        """Give the claim up after a failed ``createForumTopic`` (a busy database: it
-        lapses with its lease)."""
-        with contextlib.suppress(Busy):
-            await asyncio.to_thread(self.deliverer.service.fill_meta, game_id, key, owner,
-                                    None)
 
     async def _drop(self, game_id: int, user_id: int, topic: int) -> None:
         """Delete a topic this delivery made that the game does not keep (best effort)."""
