@@ -7,7 +7,8 @@ A claim is a lease, kept in the game's meta next to the value (``claim:<key>``: 
 it and until when), taken and given up in one write transaction each, with the game row
 locked on PostgreSQL (SQLite's write lock serializes them): so of two processes that claim
 the same key at once exactly one gets it. A claimant that dies does not block the others
-for ever: once its lease has lapsed the next claim takes it over.
+for ever: once its lease has lapsed the next claim takes it over, and sooner where the
+caller can tell it is gone (``gone``: a process of this host that is no longer running).
 
 One that waits for another's value looks with :meth:`MetaClaims.peek_meta`, a read that
 takes no write lock, and claims again (a write) only once the claim looks given up or
@@ -16,6 +17,7 @@ lapsed: a wait does not hold up the game's other writes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -62,17 +64,31 @@ def _until(claim: Any) -> datetime | None:
     return until if until.tzinfo is not None else until.replace(tzinfo=UTC)
 
 
+def _held_until(claim: Any, now: datetime, gone: Callable[[str], bool] | None) -> datetime | None:
+    """Until when a stored claim holds off others: None when there is none, its lease has
+    lapsed, or ``gone`` says its holder is no longer there."""
+    until = _until(claim)
+    if until is None or until <= now:
+        return None
+    if gone is not None and gone(str(claim.get("by", ""))):
+        return None
+    return until
+
+
 class MetaClaims:
     """Claim, fill and give up a game's meta value (see the module docstring)."""
 
     def __init__(self, kernel: Kernel) -> None:
         self.kernel = kernel
 
-    def claim_meta(self, game_id: int, key: str, owner: str, lease: timedelta) -> MetaClaim:
+    def claim_meta(
+        self, game_id: int, key: str, owner: str, lease: timedelta,
+        gone: Callable[[str], bool] | None = None,
+    ) -> MetaClaim:
         """The game's meta value ``key`` if it is stored; else the claim on it for ``owner``
-        for ``lease`` (taken when nobody holds it, its holder's lease lapsed, or ``owner``
-        holds it already: then renewed), or who holds it until when. Raises
-        :class:`~kolkhoz_tg.service.errors.NotFound`."""
+        for ``lease`` (taken when nobody holds it, its holder's lease lapsed, ``gone`` says
+        its holder is no longer there, or ``owner`` holds it already: then renewed), or who
+        holds it until when. Raises :class:`~kolkhoz_tg.service.errors.NotFound`."""
         with self.kernel.write() as s:
             row = self.kernel.get_game(s, game_id)
             meta = row.meta
@@ -80,19 +96,21 @@ class MetaClaims:
                 return MetaClaim(_value(meta[key]))
             now = self.kernel.clock.now()
             held = meta.get(claim_key(key))
-            until = _until(held)
-            if (until is not None and until > now and isinstance(held, dict)
-                    and held.get("by") != owner):
+            until = _held_until(held, now, gone)
+            if until is not None and held.get("by") != owner:
                 return MetaClaim(None, claimed=False, until=until)
             until = now + lease
             row.meta = {**meta, claim_key(key): {"by": owner, "until": until.isoformat()}}
             return MetaClaim(None, claimed=True, until=until)
 
-    def peek_meta(self, game_id: int, key: str) -> MetaClaim:
+    def peek_meta(
+        self, game_id: int, key: str, gone: Callable[[str], bool] | None = None
+    ) -> MetaClaim:
         """A look at the game's meta value ``key`` in a read-only transaction (no write
         lock taken, the game row not locked): the value if it is stored; else who holds
-        the claim on it until when (``until``), or ``until`` None when nobody does or its
-        lease has lapsed (claim it then with :meth:`claim_meta`). Raises
+        the claim on it until when (``until``), or ``until`` None when nobody does, its
+        lease has lapsed or ``gone`` says its holder is no longer there (claim it then
+        with :meth:`claim_meta`). Raises
         :class:`~kolkhoz_tg.service.errors.NotFound`."""
         meta = None
         if possible_id(game_id):
@@ -103,9 +121,7 @@ class MetaClaims:
             raise NotFound(f"no game {game_id}", "game_not_found")
         if meta.get(key) is not None:
             return MetaClaim(_value(meta[key]))
-        until = _until(meta.get(claim_key(key)))
-        if until is None or until <= self.kernel.clock.now():
-            return MetaClaim(None)
+        until = _held_until(meta.get(claim_key(key)), self.kernel.clock.now(), gone)
         return MetaClaim(None, claimed=False, until=until)
 
     def fill_meta(

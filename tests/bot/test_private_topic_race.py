@@ -7,6 +7,7 @@ and PostgreSQL (``KOLKHOZ_TEST_POSTGRES_URL``)."""
 from __future__ import annotations
 
 import asyncio
+import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,37 @@ async def test_a_claim_of_a_replica_that_died_holds_off_only_until_it_lapses(
         hand = [m for m in anna.private_messages() if "Dacha" in (m.text or "")][-1]
         assert hand.thread_id == topic
         assert service.game_info(game_id).meta[key] == topic
+
+async def test_a_claim_of_a_process_of_this_host_that_died_is_taken_over_at_once(
+    fake: FakeTelegram, service: GameService
+) -> None:
+    """A claimant named as a process of this host that no longer runs (killed mid-claim,
+    the process restarted in its container) holds nothing: the next delivery makes the
+    topic at once, without waiting out its lease; a live claimant is still waited for."""
+    import subprocess
+    import sys
+
+    from kolkhoz_tg.bot.delivery import relay_name
+
+    fake.private_topics = True
+    anna = fake.user(8701, "Anna", language_code="en")
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await anna.start_bot()
+        game_id, _started = started_game(service, fake, anna)
+        key = pm_topic_key(anna.id)
+        host = relay_name().split(":")[0]
+        alive = f"{host}:{os.getppid()}:1/alive"
+        assert service.claim_meta(game_id, key, alive, CLAIM_LEASE).claimed
+        deliverer = deps(app).deliverer
+        deliverer.private_topics.wait = 0.2
+        assert not await deliverer.refresh_private(game_id, anna.id, new=True)
+        assert fake.calls("createForumTopic") == []
+        gone = subprocess.Popen([sys.executable, "-c", "pass"])
+        gone.wait()
+        service.fill_meta(game_id, key, alive, None)
+        assert service.claim_meta(game_id, key, f"{host}:{gone.pid}:1/dead", CLAIM_LEASE).claimed
+        assert await deliverer.refresh_private(game_id, anna.id, new=True)
+        (made,) = fake.calls("createForumTopic", ok=True)
+        assert service.game_info(game_id).meta[key] == int(made.result["message_thread_id"])
+        assert claim_key(key) not in service.game_info(game_id).meta

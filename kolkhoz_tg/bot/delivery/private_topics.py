@@ -21,9 +21,11 @@ deliveries) that both find none yet: the one that makes it claims ``pmt:<user>``
 database first (:meth:`~kolkhoz_tg.service.GameService.claim_meta`, a lease of
 :data:`CLAIM_LEASE`) and stores the new topic's id there at once; the others wait for that id
 (up to :attr:`PrivateTopics.wait` seconds, looking with reads, then their message waits for
-the relay as after any passing failure). A claimant that died leaves a claim that lapses
-with its lease. A claimant whose lease lapsed before its topic was made (the rate limiter
-held ``createForumTopic`` back) and finds another's topic stored deletes its own.
+the relay as after any passing failure). A claimant that died is taken over at once when it
+was a process of this host (:func:`~kolkhoz_tg.bot.delivery.claims.dead_here`, as the
+outbox's claims are); one of another host leaves a claim that lapses with its lease. A
+claimant whose lease lapsed before its topic was made (the rate limiter held
+``createForumTopic`` back) and finds another's topic stored deletes its own.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from telegram.error import BadRequest, Forbidden, TelegramError
 
-from kolkhoz_tg.bot.delivery.claims import relay_name
+from kolkhoz_tg.bot.delivery.claims import dead_here, relay_name
 from kolkhoz_tg.bot.delivery.sender import Passing, topic_gone
 from kolkhoz_tg.i18n import translator
 from kolkhoz_tg.present.topics import private_topic_name
@@ -47,6 +49,12 @@ if TYPE_CHECKING:
     from kolkhoz_tg.bot.delivery.deliverer import Deliverer
 
 log = logging.getLogger(__name__)
+
+
+def claimant_gone(owner: str) -> bool:
+    """Whether the delivery that holds a claim (``<relay name>/<tag>``) was a process of
+    this host that is no longer running: its claim is taken over at once."""
+    return dead_here(owner.split("/", 1)[0])
 
 #: Players whose private chat refused a topic before this process stops trying for all:
 #: one refusal may be that player's own (their client, their settings), several are the
@@ -158,16 +166,18 @@ class PrivateTopics:
         owner = f"{self.deliverer.owner or relay_name()}/{uuid.uuid4().hex[:8]}"
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.wait
-        claim = await self._db(service.claim_meta, game_id, key, owner, CLAIM_LEASE)
+        claim = await self._db(service.claim_meta, game_id, key, owner, CLAIM_LEASE,
+                               claimant_gone)
         while not claim.claimed and claim.value is None:
             if loop.time() >= give_up:
                 log.info("game %s: %s is still being made elsewhere; the message waits",
                          game_id, key)
                 raise Passing(None)
             await asyncio.sleep(CLAIM_POLL)
-            claim = await self._db(service.peek_meta, game_id, key)
-            if claim.value is None and claim.until is None:  # given up, or lapsed
-                claim = await self._db(service.claim_meta, game_id, key, owner, CLAIM_LEASE)
+            claim = await self._db(service.peek_meta, game_id, key, claimant_gone)
+            if claim.value is None and claim.until is None:  # given up, lapsed, or dead
+                claim = await self._db(service.claim_meta, game_id, key, owner, CLAIM_LEASE,
+                                       claimant_gone)
         return claim, owner
 
     @staticmethod
