@@ -61,6 +61,7 @@ from engine.actions import Action
 from engine.ai.heuristic import default_action, refined_action
 from engine.ai.infer import Inference, Inferred, WorldPool
 from engine.ai.model import learned_policy
+from engine.ai.value import year_value
 from engine.determinize import Determinizer
 from engine.phase import ASSIGN, OVER, PASS, PLAY, SWAP, TRUMP
 from engine.rules import Losers, Requisition, Reward
@@ -120,6 +121,7 @@ class SearchParams:
     joint_assign: int = 0  # assigning a trick: search up to this many whole placements (0: none)
     refined: bool = False  # playouts play heuristic.refined_action instead of default_action
     playout_model: bool = False  # playouts play the learned model's likeliest move instead
+    value_fit: bool = False  # a year's end scored by the fitted chance to win (engine.ai.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,6 +332,10 @@ def _value(g: Game, seat: int, params: SearchParams) -> float:
             win = 1.0 / scores.count(mine)
         w = params.win_weight
         return w * win + (1 - w) * _logistic((mine - best_other) / params.scale)
+    if params.value_fit:
+        share = year_value().win_share(g, seat)
+        if share is not None:
+            return share
     rules = g.rules
     left = rules.years - g.year + 1  # requisitions still to come
     if params.rank_risk and rules.losers is Losers.HIGHEST and (
