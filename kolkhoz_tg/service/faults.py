@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from kolkhoz_tg.service.common import ACTIVE, notification_record
@@ -208,10 +209,20 @@ class FaultService:
         now = self.kernel.clock.now()
         # Locked (PostgreSQL): a replica starting beside this one reads the beat only once
         # this one has written it, so the downtime is given back once.
-        row = s.get(ClockBeatRow, name, with_for_update=self.kernel.db.is_postgres)
+        locked = self.kernel.db.is_postgres
+        row = s.get(ClockBeatRow, name, with_for_update=locked)
         if row is None:
-            s.add(ClockBeatRow(name=name, at=now))
-            return None
+            # The first beat. A replica starting beside this one may insert it at the same
+            # moment (no row to lock yet): the second insert waits for the first to commit
+            # and fails; then the first's row is read (and locked) and written as below.
+            try:
+                with s.begin_nested():
+                    s.add(ClockBeatRow(name=name, at=now))
+                return None
+            except sa.exc.IntegrityError:
+                row = s.get(ClockBeatRow, name, with_for_update=locked, populate_existing=True)
+                if row is None:
+                    raise
         before = row.at
         row.at = max(before, now)
         return before

@@ -246,3 +246,42 @@ def test_a_stopped_catch_up_notes_no_beat_and_the_next_start_does_the_rest(
     assert service.game_info(first.id).deadline == deadline[first.id] + timedelta(minutes=30)
     assert service.game_info(second.id).deadline == deadline[second.id] + timedelta(minutes=31)
 
+
+
+def test_two_replicas_starting_at_once_on_a_new_database_both_note_the_first_beat(
+    pg_url: str, clock: FakeClock
+) -> None:
+    """The first beat has no row to lock: a replica whose insert meets the other's (still
+    uncommitted) one waits, then takes the other's row instead of failing its start."""
+    from sqlmodel import Session
+
+    from kolkhoz_tg.storage.database import Database
+    from kolkhoz_tg.storage.models import ClockBeatRow
+    from tests.conftest import make_settings
+
+    first_db, second_db = Database(pg_url), Database(pg_url, run_migrations=False)
+    second = GameService(second_db, clock=clock, settings=make_settings())
+    errors: list[BaseException] = []
+    result: list[object] = []
+
+    def start() -> None:
+        try:
+            result.append(second.downtime())
+        except BaseException as e:  # (reported below)
+            errors.append(e)
+
+    try:
+        with Session(first_db.engine) as s:
+            s.add(ClockBeatRow(name=faults.BOT_BEAT, at=clock.now()))
+            s.flush()  # inserted, not committed: the other replica's insert waits for it
+            other = threading.Thread(target=start)
+            other.start()
+            other.join(1.0)
+            assert other.is_alive(), "the second insert did not wait for the first"
+            s.commit()
+        other.join(30)
+        assert not errors, errors
+        assert result == [None]  # a beat just noted: no downtime
+    finally:
+        first_db.dispose()
+        second_db.dispose()
