@@ -248,12 +248,22 @@ def same_export(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 @pytest.fixture
 async def fake_api() -> AsyncIterator[tuple[FakeTelegram, str]]:
-    """The fake Bot API on every address of the host, and its URL as the containers see it."""
+    """The fake Bot API on the host's address on Docker's bridge (on every address if that
+    one is not the host's), and its URL as the containers see it."""
     engine_or_skip()
+    host = await asyncio.to_thread(host_address)
     fake = FakeTelegram()
-    async with FakeBotApiServer(fake, host="0.0.0.0") as server:
-        yield fake, f"http://{await asyncio.to_thread(host_address)}:{server.port}/bot"
-    await fake.close()
+    server = FakeBotApiServer(fake, host=host)
+    try:
+        await server.start()
+    except OSError:
+        server = FakeBotApiServer(fake, host="0.0.0.0")
+        await server.start()
+    try:
+        yield fake, f"http://{host}:{server.port}/bot"
+    finally:
+        await server.stop()
+        await fake.close()
 
 
 async def test_polling_image_health_and_export(
