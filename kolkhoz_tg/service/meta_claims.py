@@ -97,7 +97,7 @@ class MetaClaims:
             now = self.kernel.clock.now()
             held = meta.get(claim_key(key))
             until = _held_until(held, now, gone)
-            if until is not None and held.get("by") != owner:
+            if until is not None and isinstance(held, dict) and held.get("by") != owner:
                 return MetaClaim(None, claimed=False, until=until)
             until = now + lease
             row.meta = {**meta, claim_key(key): {"by": owner, "until": until.isoformat()}}
