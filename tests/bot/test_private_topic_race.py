@@ -7,7 +7,9 @@ and PostgreSQL (``KOLKHOZ_TEST_POSTGRES_URL``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,21 @@ def started_game(service: GameService, fake: FakeTelegram, anna: FakeUser) -> tu
     return info.id, service.start(info.id, anna.id)
 
 
+@contextlib.asynccontextmanager
+async def anna_seated(
+    fake: FakeTelegram, service: GameService, user_id: int
+) -> AsyncIterator[tuple[App, FakeUser, int, str]]:
+    """Topic mode on, the bot running, and Anna (``user_id``) at a game started through the
+    service (not delivered yet): the app, Anna, the game's id and her topic's meta key."""
+    fake.private_topics = True
+    anna = fake.user(user_id, "Anna", language_code="en")
+    app = make_app(fake, service)
+    async with fake.running(app):
+        await anna.start_bot()
+        game_id, _started = started_game(service, fake, anna)
+        yield app, anna, game_id, pm_topic_key(anna.id)
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 async def test_two_replicas_make_one_topic_for_a_player(
     fake: FakeTelegram, clock: FakeClock, backend: str, request: pytest.FixtureRequest,
@@ -102,13 +119,7 @@ async def test_two_replicas_make_one_topic_for_a_player(
 async def test_a_claim_of_a_replica_that_died_holds_off_only_until_it_lapses(
     fake: FakeTelegram, service: GameService, clock: FakeClock
 ) -> None:
-    fake.private_topics = True
-    anna = fake.user(8700, "Anna", language_code="en")
-    app = make_app(fake, service)
-    async with fake.running(app):
-        await anna.start_bot()
-        game_id, _started = started_game(service, fake, anna)
-        key = pm_topic_key(anna.id)
+    async with anna_seated(fake, service, 8700) as (app, anna, game_id, key):
         # Another replica claimed her topic and died before it made it.
         assert service.claim_meta(game_id, key, "replica-gone/1", CLAIM_LEASE).claimed
         deliverer = deps(app).deliverer
@@ -137,13 +148,7 @@ async def test_a_claim_of_a_process_of_this_host_that_died_is_taken_over_at_once
 
     from kolkhoz_tg.bot.delivery import relay_name
 
-    fake.private_topics = True
-    anna = fake.user(8701, "Anna", language_code="en")
-    app = make_app(fake, service)
-    async with fake.running(app):
-        await anna.start_bot()
-        game_id, _started = started_game(service, fake, anna)
-        key = pm_topic_key(anna.id)
+    async with anna_seated(fake, service, 8701) as (app, anna, game_id, key):
         host = relay_name().split(":")[0]
         alive = f"{host}:{os.getppid()}:1/alive"
         assert service.claim_meta(game_id, key, alive, CLAIM_LEASE).claimed

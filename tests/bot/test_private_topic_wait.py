@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 
 from kolkhoz_tg.bot.delivery import private_topics
-from kolkhoz_tg.bot.delivery.private_topics import CLAIM_LEASE, pm_topic_key
+from kolkhoz_tg.bot.delivery.private_topics import CLAIM_LEASE
 from kolkhoz_tg.service import Busy, GameService, MetaClaim
 from kolkhoz_tg.service.meta_claims import claim_key
 from kolkhoz_tg.timeutil import FakeClock
-from tests.bot.conftest import make_app
 from tests.bot.test_outbox_takeover import deps
-from tests.bot.test_private_topic_race import started_game
+from tests.bot.test_private_topic_race import anna_seated, started_game
 from tests.faketg import FakeTelegram, FakeUser
 
 
@@ -64,13 +63,7 @@ async def test_a_wait_for_anothers_topic_reads_and_ends_within_seconds(
     fake: FakeTelegram, service: GameService, clock: FakeClock,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fake.private_topics = True
-    anna = fake.user(8800, "Anna", language_code="en")
-    app = make_app(fake, service)
-    async with fake.running(app):
-        await anna.start_bot()
-        game_id, _started = started_game(service, fake, anna)
-        key = pm_topic_key(anna.id)
+    async with anna_seated(fake, service, 8800) as (app, anna, game_id, key):
         topics = deps(app).deliverer.private_topics
         # A wait holds the game's deliveries: a few seconds, well within the outbox lease.
         assert topics.wait <= 5 < service.outbox_lease.total_seconds()
@@ -119,13 +112,7 @@ async def test_a_wait_for_anothers_topic_reads_and_ends_within_seconds(
 async def test_a_busy_database_passes_and_keeps_the_topic_made(
     fake: FakeTelegram, service: GameService, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fake.private_topics = True
-    anna = fake.user(8810, "Anna", language_code="en")
-    app = make_app(fake, service)
-    async with fake.running(app):
-        await anna.start_bot()
-        game_id, _started = started_game(service, fake, anna)
-        key = pm_topic_key(anna.id)
+    async with anna_seated(fake, service, 8810) as (app, anna, game_id, key):
         deliverer = deps(app).deliverer
         # Busy at the claim: the message waits for the relay (no error escapes).
         busy_first(service, "claim_meta", 1, monkeypatch)
@@ -146,13 +133,7 @@ async def test_a_topic_that_stays_busy_is_stored_with_the_settle(
     fake: FakeTelegram, service: GameService, clock: FakeClock,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fake.private_topics = True
-    anna = fake.user(8820, "Anna", language_code="en")
-    app = make_app(fake, service)
-    async with fake.running(app):
-        await anna.start_bot()
-        game_id, _started = started_game(service, fake, anna)
-        key = pm_topic_key(anna.id)
+    async with anna_seated(fake, service, 8820) as (app, anna, game_id, key):
         busy_first(service, "fill_meta", 100, monkeypatch)
         monkeypatch.setattr(private_topics, "FILL_PAUSES", (0.01,))
         deliverer = deps(app).deliverer
@@ -197,13 +178,7 @@ class LateTopics:
 async def test_a_topic_made_after_the_lease_lapsed_is_deleted_when_anothers_is_kept(
     fake: FakeTelegram, service: GameService, clock: FakeClock,
 ) -> None:
-    fake.private_topics = True
-    anna = fake.user(8830, "Anna", language_code="en")
-    app = make_app(fake, service)
-    async with fake.running(app):
-        await anna.start_bot()
-        game_id, _started = started_game(service, fake, anna)
-        key = pm_topic_key(anna.id)
+    async with anna_seated(fake, service, 8830) as (app, anna, game_id, key):
         deliverer = deps(app).deliverer
         late = LateTopics(deliverer.bot, service, clock, game_id, key)
         deliverer.bot = late  # type: ignore[assignment]
