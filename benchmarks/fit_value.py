@@ -19,7 +19,8 @@ players in turn; every one is seeded, the fit is deterministic.
     fits one weight vector per preset and requisitions to come (games whose seed is
     divisible by 5 held out), prints for the held-out ends how often the likeliest winner
     is the real one and the mean log-loss, next to the hand-set formula's, and writes the
-    weights to ``--out`` (default engine/ai/value.json).
+    weights to ``--out`` (default engine/ai/value.json), keeping its ``chosen`` presets (where
+    ``hard`` uses the fit: a choice measured with ai_bench.py, docs/ai-lab.md).
 
 The shipped weights come from::
 
@@ -143,8 +144,15 @@ def fit(path: str, out: str) -> None:
         k = max(1, len(held))
         print(f"{name:11} {left:4} {len(group):5}  {hit / k:11.3f} {loss / k:9.3f}"
               f"   {f_hit / k:12.3f} {f_loss / k:9.3f}")
-    Path(out).write_text(json.dumps({"features": list(FEATURES), "weights": weights},
-                                    indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    # "chosen" (the presets where hard uses the fit) is a measured choice, not the fit's:
+    # kept from the file it replaces.
+    try:
+        chosen = json.loads(Path(out).read_text(encoding="utf-8")).get("chosen", [])
+    except (OSError, ValueError):
+        chosen = []
+    Path(out).write_text(json.dumps({"features": list(FEATURES), "weights": weights,
+                                     "chosen": chosen}, indent=1, sort_keys=True) + "\n",
+                         encoding="utf-8")
     print(f"weights written to {out}")
 
 

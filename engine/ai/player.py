@@ -75,8 +75,10 @@ _LEVELS: Final = {
     "normal": Level("normal", None, 0.0),
     "strong": Level("strong", SearchParams(moves=10_000), 0.2),
     # hard expects a careful table (no worlds of all-random opponents) and plays its
-    # playouts with the refined heuristic, a closer model of a careful player (docs/ai.md).
-    "hard": Level("hard", SearchParams(moves=25_000, random_tables=0.0, refined=True), 1.0),
+    # playouts with the refined heuristic, a closer model of a careful player; it scores a
+    # year's end by the fitted value in the presets where that measured stronger (docs/ai.md).
+    "hard": Level("hard", SearchParams(moves=25_000, random_tables=0.0, refined=True,
+                                       value_fit_chosen=True), 1.0),
 }
 
 

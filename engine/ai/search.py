@@ -122,6 +122,7 @@ class SearchParams:
     refined: bool = False  # playouts play heuristic.refined_action instead of default_action
     playout_model: bool = False  # playouts play the learned model's likeliest move instead
     value_fit: bool = False  # a year's end scored by the fitted chance to win (engine.ai.value)
+    value_fit_chosen: bool = False  # so scored only where it measured stronger (value.json)
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,8 +333,8 @@ def _value(g: Game, seat: int, params: SearchParams) -> float:
             win = 1.0 / scores.count(mine)
         w = params.win_weight
         return w * win + (1 - w) * _logistic((mine - best_other) / params.scale)
-    if params.value_fit:
-        share = year_value().win_share(g, seat)
+    if params.value_fit or params.value_fit_chosen:
+        share = year_value().win_share(g, seat, chosen_only=not params.value_fit)
         if share is not None:
             return share
     rules = g.rules

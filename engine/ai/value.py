@@ -80,13 +80,19 @@ def table_features(g: Game) -> list[list[float]]:
 
 
 class YearValue:
-    """The fitted weights: per preset, per number of requisitions still to come."""
+    """The fitted weights: per preset, per number of requisitions still to come; and the
+    presets where a search scored by them measured stronger than by the hand-set score
+    (``chosen``: where ``hard`` uses them, docs/ai.md)."""
 
-    def __init__(self, weights: dict[str, dict[str, list[float]]]) -> None:
+    def __init__(self, weights: dict[str, dict[str, list[float]]],
+                 chosen: tuple[str, ...] = ()) -> None:
         self.weights = weights
+        self.chosen = chosen
 
-    def _for(self, rules: Rules, left: int) -> list[float] | None:
+    def _for(self, rules: Rules, left: int, chosen_only: bool) -> list[float] | None:
         name = _preset_like(rules)
+        if chosen_only and name not in self.chosen:
+            return None
         by_left = self.weights.get(name) if name else None
         if not by_left:
             return None
@@ -95,11 +101,12 @@ class YearValue:
             w = by_left[max(by_left, key=int)]
         return w
 
-    def win_share(self, g: Game, seat: int) -> float | None:
+    def win_share(self, g: Game, seat: int, chosen_only: bool = False) -> float | None:
         """``seat``'s chance to win from ``g`` (the start of a year), or None where no
-        weights apply (the caller keeps its hand-set score)."""
+        weights apply, or with ``chosen_only`` where the preset is not one of
+        :attr:`chosen` (the caller keeps its hand-set score)."""
         left = g.rules.years - g.year + 1
-        w = self._for(g.rules, left)
+        w = self._for(g.rules, left, chosen_only)
         if w is None:
             return None
         scores = [sum([a * b for a, b in zip(w, row, strict=True)]) for row in table_features(g)]
@@ -125,7 +132,7 @@ def _preset_like(rules: Rules) -> str | None:
 def year_value() -> YearValue:
     """The weights shipped with the engine (``value.json``), read once."""
     data = json.loads(VALUE_FILE.read_text(encoding="utf-8"))
-    return YearValue(data["weights"])
+    return YearValue(data["weights"], tuple(data.get("chosen", ())))
 
 
 __all__ = ["FEATURES", "VALUE_FILE", "YearValue", "table_features", "year_value"]

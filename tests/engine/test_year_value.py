@@ -103,3 +103,31 @@ def test_fit_value_collects_and_fits(tmp_path: Path) -> None:
     assert len(first["x"]) == first["n"] and 0 <= first["y"] < first["n"]
     fitted = json.loads(out.read_text(encoding="utf-8"))
     assert set(fitted["weights"]) == set(PRESET_NAMES)
+
+
+def test_hard_scores_by_the_fit_only_in_the_chosen_presets() -> None:
+    """``hard`` (value_fit_chosen) uses the fit in the presets value.json chose, where it
+    measured stronger, and plays every other preset exactly as before."""
+    import dataclasses
+    import random
+
+    from engine.ai.player import _LEVELS
+    from engine.ai.search import PlayoutGame, ranked_search
+    from engine.determinize import Determinizer
+
+    value = year_value()
+    assert value.chosen and set(value.chosen) <= set(PRESET_NAMES)
+    hard = _LEVELS["hard"].search
+    assert hard is not None and hard.value_fit_chosen and not hard.value_fit
+    before = dataclasses.replace(hard, moves=2_000, value_fit_chosen=False)
+    now = dataclasses.replace(before, value_fit_chosen=True)
+    for name in PRESET_NAMES:
+        g = year_start(name, 4, seed=2, year=2)
+        assert (value.win_share(g, 0, chosen_only=True) is not None) == (name in value.chosen)
+        if name in value.chosen:
+            continue
+        for state, seat in decision_states(name, 4, seed=6, every=23):
+            legal = state.legal_actions(seat)
+            det = Determinizer(PlayoutGame, state.view(seat))
+            assert (ranked_search(det, legal, random.Random(1), before)
+                    == ranked_search(det, legal, random.Random(1), now))
