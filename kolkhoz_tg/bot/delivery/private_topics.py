@@ -56,6 +56,7 @@ def claimant_gone(owner: str) -> bool:
     this host that is no longer running: its claim is taken over at once."""
     return dead_here(owner.split("/", 1)[0])
 
+
 #: Players whose private chat refused a topic before this process stops trying for all:
 #: one refusal may be that player's own (their client, their settings), several are the
 #: server's.
