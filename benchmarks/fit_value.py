@@ -120,6 +120,9 @@ def formula_utility(x: list[float], left: int, zone: bool) -> float:
 def fit(path: str, out: str) -> None:
     rows = read(path)
     groups: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    # In a fixed order (the collection's workers write in the order they finish), so that
+    # the same games always give the same weights.
+    rows.sort(key=lambda r: (r["p"], r["n"], r["seed"], r["left"]))
     for r in rows:
         groups[(r["p"], r["left"])].append(r)
     weights: dict[str, dict[str, list[float]]] = defaultdict(dict)
