@@ -45,9 +45,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from train_policy import _probs, fit_group  # noqa: E402
+from train_policy import fit_group, probs  # noqa: E402
 
 from engine.ai.heuristic import refined_action  # noqa: E402
+from engine.ai.model import softmax  # noqa: E402
+from engine.ai.search import SearchParams  # noqa: E402
 from engine.ai.value import FEATURES, VALUE_FILE, table_features  # noqa: E402
 from engine.rules import PRESETS, preset  # noqa: E402
 from engine.state import Game  # noqa: E402
@@ -56,6 +58,11 @@ from engine.state import Game  # noqa: E402
 STYLES = (0.02, 0.05, 0.15, 0.35)
 
 Task = tuple[str, int, int]
+
+#: The hand-set score's settings (SearchParams' defaults), for the comparison the fit prints.
+HAND_SET = SearchParams()
+_SAFE, _AT_RISK, _MEDALS, _RANK = (
+    FEATURES.index(f) for f in ("safe", "at_risk", "medals", "rank_value"))
 
 
 def collect_one(task: Task) -> list[dict[str, Any]]:
@@ -71,7 +78,7 @@ def collect_one(task: Task) -> list[dict[str, Any]]:
         seat = g.to_act[0]
         action = g.forced_action(seat)
         if action is None:
-            legal = g._legal_list(seat)
+            legal = g.legal_actions(seat)
             if rng.random() < noise[seat]:
                 action = legal[int(rng.random() * len(legal))]
             else:
@@ -94,7 +101,7 @@ def collect_one(task: Task) -> list[dict[str, Any]]:
 def collect(path: str, games: int, first: int, workers: int) -> None:
     tasks = [(name, players, seed) for name in PRESETS for players in (3, 4, 5)
              for seed in range(first, first + games)]
-    with multiprocessing.Pool(workers) as pool, gzip.open(path, "at", encoding="utf-8") as out:
+    with multiprocessing.Pool(workers) as pool, gzip.open(path, "wt", encoding="utf-8") as out:
         rows = 0
         for ends in pool.imap_unordered(collect_one, tasks, chunksize=64):
             for e in ends:
@@ -109,12 +116,12 @@ def read(path: str) -> list[dict[str, Any]]:
 
 
 def formula_utility(x: list[float], left: int, zone: bool) -> float:
-    """The hand-set value's utility of a seat (search._value before the fit), in the
-    features' units: safe points, workers kept at 0.9 a requisition, medals; in zone-like
-    rules the rank-aware value."""
+    """The hand-set value's utility of a seat (search._value without the fit), in the
+    features' units: safe points, workers kept at ``worker_keep`` a requisition, medals; in
+    zone-like rules the rank-aware value."""
     if zone:
-        return x[4]
-    return x[0] + 0.9**left * x[1] + x[3]
+        return x[_RANK]
+    return x[_SAFE] + HAND_SET.worker_keep**left * x[_AT_RISK] + x[_MEDALS]
 
 
 def fit(path: str, out: str) -> None:
@@ -135,15 +142,15 @@ def fit(path: str, out: str) -> None:
         zone = name == "zone"
         hit = loss = f_hit = f_loss = 0.0
         for r in held:
-            p = _probs(w, r["x"])
+            p = probs(w, r["x"])
             hit += max(range(len(p)), key=lambda k: p[k]) == r["y"]
             loss -= math.log(max(p[r["y"]], 1e-12))
             u = [formula_utility(x, left, zone) for x in r["x"]]
             f_hit += max(range(len(u)), key=lambda k: u[k]) == r["y"]
-            # The formula's chance of a win, as a logit of its utility at the search's scale.
-            top = max(u)
-            e = [math.exp((v - top) * 10 / 8) for v in u]  # features are points / 10
-            f_loss -= math.log(max(e[r["y"]] / sum(e), 1e-12))
+            # The formula's chance of a win: a softmax of its utility at the search's scale
+            # (the features are points / 10).
+            f_p = softmax([v * 10 / HAND_SET.scale for v in u])
+            f_loss -= math.log(max(f_p[r["y"]], 1e-12))
         k = max(1, len(held))
         print(f"{name:11} {left:4} {len(group):5}  {hit / k:11.3f} {loss / k:9.3f}"
               f"   {f_hit / k:12.3f} {f_loss / k:9.3f}")

@@ -97,7 +97,7 @@ def _scores(w: list[float], x: list[list[float]]) -> list[float]:
     return [sum([a * b for a, b in zip(w, r, strict=True)]) for r in x]
 
 
-def _probs(w: list[float], x: list[list[float]]) -> list[float]:
+def probs(w: list[float], x: list[list[float]]) -> list[float]:
     s = _scores(w, x)
     top = max(s)
     e = [math.exp(v - top) for v in s]
@@ -125,7 +125,7 @@ def fit_group(rows: list[dict[str, Any]], dim: int, epochs: int = 40,
             chunk = order[start:start + batch]
             for i in chunk:
                 x, y = rows[i]["x"], rows[i]["y"]
-                p = _probs(w, x)
+                p = probs(w, x)
                 for k, row in enumerate(x):
                     c = p[k] - (1.0 if k == y else 0.0)
                     if c:
@@ -147,7 +147,7 @@ def evaluate(w: list[float], rows: list[dict[str, Any]]) -> tuple[float, float, 
     loss = 0.0
     for r in rows:
         x, y = r["x"], r["y"]
-        p = _probs(w, x)
+        p = probs(w, x)
         hit += max(range(len(p)), key=lambda k: (p[k], -k)) == y
         heur += x[y][0] == 1.0
         ref += x[y][1] == 1.0

@@ -61,7 +61,7 @@ from engine.actions import Action
 from engine.ai.heuristic import default_action, refined_action
 from engine.ai.infer import Inference, Inferred, WorldPool
 from engine.ai.model import learned_policy
-from engine.ai.value import year_value
+from engine.ai.value import survival, year_value
 from engine.determinize import Determinizer
 from engine.phase import ASSIGN, OVER, PASS, PLAY, SWAP, TRUMP
 from engine.rules import Losers, Requisition, Reward
@@ -361,7 +361,7 @@ def _rank_margin(g: Game, seat: int, left: int, risk: float) -> float:
     and only the highest card of a suit among all plots goes north: a worker ranked ``r``
     in its suit (0: the highest) stays unless more than ``r`` of the ``left`` requisitions
     to come take that suit."""
-    keep = _survival(left, risk)
+    keep = survival(left, risk)
     n = g.n
     values = [0.0] * n
     by_suit: list[list[tuple[int, int]]] = [[], [], [], []]
@@ -381,20 +381,6 @@ def _rank_margin(g: Game, seat: int, left: int, risk: float) -> float:
     mine = values[seat]
     values[seat] = -1e9
     return mine - max(values)
-
-
-_SURVIVAL: dict[tuple[int, float], list[float]] = {}
-
-
-def _survival(left: int, risk: float) -> list[float]:
-    """P(at most r of ``left`` years take a suit's top card), for r = 0 .. left - 1."""
-    key = (left, risk)
-    table = _SURVIVAL.get(key)
-    if table is None:
-        probs = [math.comb(left, k) * risk**k * (1 - risk) ** (left - k) for k in range(left + 1)]
-        table = [sum(probs[: r + 1]) for r in range(left)]
-        _SURVIVAL[key] = table
-    return table
 
 
 def _logistic(x: float) -> float:

@@ -20,11 +20,13 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
+from engine.ai.model import softmax
+from engine.cards import is_worker, points_of
 from engine.rules import PRESETS, Rules, preset_name
 from engine.state import Game
 
-_REWARD: Final = tuple(c % 13 < 5 for c in range(52))
-_POINTS: Final = tuple(c % 13 + 1 for c in range(52))
+_REWARD: Final = tuple(not is_worker(c) for c in range(52))
+_POINTS: Final = tuple(points_of(c) for c in range(52))
 
 #: A seat's features at the end of a year (points / 10), in the order of the weights.
 FEATURES: Final = (
@@ -33,14 +35,15 @@ FEATURES: Final = (
     "top_at_risk",  # points of the workers of 10 points or more
     "medals",  # medals, where they score
     "rank_value",  # the workers' expected points if each year takes a suit's top worker
-    "bias",  # 1 for every seat: no effect on the shares (kept for the fit's shape)
 )
 
 VALUE_FILE: Final = Path(__file__).with_name("value.json")
 
 
-def _survival(left: int, risk: float = 0.5) -> list[float]:
-    """P(at most r of ``left`` years take a suit's top worker), for r = 0 .. left - 1."""
+@cache
+def survival(left: int, risk: float = 0.5) -> list[float]:
+    """P(at most r of ``left`` years take a suit's top worker), for r = 0 .. left - 1 (each
+    year takes it with chance ``risk``)."""
     probs = [math.comb(left, k) * risk**k * (1 - risk) ** (left - k) for k in range(left + 1)]
     return [sum(probs[: r + 1]) for r in range(left)]
 
@@ -49,7 +52,7 @@ def table_features(g: Game) -> list[list[float]]:
     """Every seat's :data:`FEATURES` in the position ``g`` (at the start of a year)."""
     rules = g.rules
     left = max(1, rules.years - g.year + 1)
-    keep = _survival(left)
+    keep = survival(left)
     n = g.n
     rows = [[0.0] * len(FEATURES) for _ in range(n)]
     by_suit: list[list[tuple[int, int]]] = [[], [], [], []]
@@ -68,15 +71,11 @@ def table_features(g: Game) -> list[list[float]]:
         if rules.medals_score:
             row[3] = float(g.medals[s])
             row[4] += g.medals[s]
-        row[5] = 1.0
     for cards in by_suit:
         cards.sort(reverse=True)
         for r, (c, s) in enumerate(cards):
             rows[s][4] += _POINTS[c] * (keep[r] if r < len(keep) else 1.0)
-    for row in rows:
-        for i in range(5):
-            row[i] /= 10.0
-    return rows
+    return [[v / 10.0 for v in row] for row in rows]
 
 
 class YearValue:
@@ -110,9 +109,7 @@ class YearValue:
         if w is None:
             return None
         scores = [sum([a * b for a, b in zip(w, row, strict=True)]) for row in table_features(g)]
-        top = max(scores)
-        e = [math.exp(v - top) for v in scores]
-        return e[seat] / sum(e)
+        return softmax(scores)[seat]
 
 
 def _preset_like(rules: Rules) -> str | None:
@@ -135,4 +132,4 @@ def year_value() -> YearValue:
     return YearValue(data["weights"], tuple(data.get("chosen", ())))
 
 
-__all__ = ["FEATURES", "VALUE_FILE", "YearValue", "table_features", "year_value"]
+__all__ = ["FEATURES", "VALUE_FILE", "YearValue", "survival", "table_features", "year_value"]

@@ -227,10 +227,11 @@ def test_seconds_sets_the_time_of_a_decision() -> None:
 def test_zone_value_ranks_each_suit_across_the_plots() -> None:
     """Where everyone is exposed and only a suit's highest plot card goes north, the year-end
     value keeps a card by its rank in the suit among all plots."""
-    from engine.ai.search import _rank_margin, _survival
+    from engine.ai.search import _rank_margin
+    from engine.ai.value import survival
 
-    assert _survival(3, 0.5) == [0.125, 0.5, 0.875]
-    assert _survival(1, 0.5) == [0.5]
+    assert survival(3, 0.5) == [0.125, 0.5, 0.875]
+    assert survival(1, 0.5) == [0.5]
     g = Game.new(preset("zone"), 3, seed=1)
     g.plots = [[card_id(13, 0)], [card_id(12, 0)], []]  # the Ace and the King of hearts
     # One requisition to come: the Ace goes half the time, the King stays.

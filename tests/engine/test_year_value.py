@@ -111,13 +111,13 @@ def test_hard_scores_by_the_fit_only_in_the_chosen_presets() -> None:
     import dataclasses
     import random
 
-    from engine.ai.player import _LEVELS
+    from engine.ai import AIPlayer
     from engine.ai.search import PlayoutGame, ranked_search
     from engine.determinize import Determinizer
 
     value = year_value()
     assert value.chosen and set(value.chosen) <= set(PRESET_NAMES)
-    hard = _LEVELS["hard"].search
+    hard = AIPlayer("hard").level.search
     assert hard is not None and hard.value_fit_chosen and not hard.value_fit
     before = dataclasses.replace(hard, moves=2_000, value_fit_chosen=False)
     now = dataclasses.replace(before, value_fit_chosen=True)
