@@ -62,6 +62,7 @@ async def a_game(
     service.ensure_chat(group.id, group.title, lang)
     service.set_chat_defaults(group.id, turn_timeout=TURN)
     game_id = await open_game(fake, users, group)
+    await fake.wait_idle()  # the first turn's message as it ends up, not mid-delivery
     mover = next(u for u in users if action_buttons(u.last_message()))
     msg = mover.last_message()
     assert msg is not None
@@ -81,6 +82,7 @@ async def test_ten_minutes_of_failed_sends_extend_the_deadline_and_bring_no_stan
         service.ensure_chat(group.id, group.title, lang)
         service.set_chat_defaults(group.id, turn_timeout=TURN)
         game_id = await open_game(fake, users, group)
+        await fake.wait_idle()  # the first turn's message as it ends up, not mid-delivery
         # Every private message fails from now on (more often than the transport retries):
         # the next player's turn cannot reach them.
         mover = next(u for u in users if action_buttons(u.last_message()))
