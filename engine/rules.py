@@ -224,8 +224,9 @@ def preset(name: str) -> Rules:
 
 def preset_name(rules: Rules) -> str | None:
     """The preset these rules equal (ignoring ``medals_score``), or None for a custom setup."""
+    plain = _without_medals(rules)  # one copy, not one per preset
     for name, candidate in PRESETS.items():
-        if candidate == rules or candidate == _without_medals(rules):
+        if candidate in (rules, plain):
             return name
     return None
 

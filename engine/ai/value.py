@@ -116,8 +116,8 @@ class YearValue:
 def _preset_like(rules: Rules) -> str | None:
     """The preset ``rules`` are (medals aside), else the first with the same requisition
     rules (what the value depends on most), else None. Cached: the search asks at the end
-    of every playout, and comparing with each preset in turn costs tens of microseconds
-    (a copy of the rules per preset), a tenth of a playout; hashing the frozen rules, one."""
+    of every playout, where comparing the rules with every preset would cost several
+    microseconds and hashing the frozen rules costs one."""
     name = preset_name(rules)
     if name is not None:
         return name
