@@ -239,3 +239,29 @@ def test_two_heroes_are_compared_deal_by_deal_on_the_deals_both_played(
     paired = out[out.index("a minus b"):]
     classic = next(line for line in paired.splitlines() if line.startswith("classic"))
     assert classic.split()[1:3] == ["2", "+0.125"]  # deals 0 and 1: (+0.25 + 0) / 2
+
+
+def test_a_report_keeps_the_compiled_engines_times_apart(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Games played with ``--compiled`` pool with plain ones (the same decisions), but the
+    time columns are the plain engine's, whose figures the levels' time goals are about; a
+    table of compiled games only shows their times and says whose they are."""
+
+    def row(seed: int, time: float, engine: str | None) -> dict[str, Any]:
+        return {"match": ("hard", "strong"), "preset": "zone", "seed": seed, "win": 0.0,
+                "margin": 0.0, "times": [time], **({"engine": engine} if engine else {})}
+
+    def pooled(out: str) -> tuple[str, list[str]]:
+        line = next(line for line in out.splitlines() if line.startswith("pooled"))
+        return line.split()[1], line.split("±")[1].split()[1:4]  # games; p50, p99, max
+
+    ai_bench.report([row(0, 0.4, None), row(1, 0.1, "compiled")])
+    out = capsys.readouterr().out
+    assert pooled(out) == ("2", ["0.400", "0.400", "0.400"])
+    assert "times of the plain engine only: 1 games ran compiled" in out
+
+    ai_bench.report([row(1, 0.1, "compiled")])
+    out = capsys.readouterr().out
+    assert pooled(out) == ("1", ["0.100", "0.100", "0.100"])
+    assert "(times of the compiled engine)" in out
