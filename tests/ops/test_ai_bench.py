@@ -259,7 +259,7 @@ def test_a_report_keeps_the_compiled_engines_times_apart(
     ai_bench.report([row(0, 0.4, None), row(1, 0.1, "compiled")])
     out = capsys.readouterr().out
     assert pooled(out) == ("2", ["0.400", "0.400", "0.400"])
-    assert "times of the plain engine only: 1 games ran compiled" in out
+    assert "times of the plain engine only; 1 of the games ran compiled" in out
 
     ai_bench.report([row(1, 0.1, "compiled")])
     out = capsys.readouterr().out
