@@ -135,8 +135,11 @@ def _check(positions: int) -> int:
     runs = {}
     for label, extra in (("plain", ""), ("compiled", str(path))):
         out = subprocess.run([sys.executable, "-c", code, extra, str(positions)], cwd=ROOT,
-                             capture_output=True, text=True, check=True,
+                             capture_output=True, text=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        if out.returncode != 0:
+            print(f"the {label} run failed:\n{out.stderr}")
+            return 1
         result = json.loads(out.stdout.strip().splitlines()[-1])
         runs[label] = result
         print(f"{label:9} ({result['engine']}): {len(result['actions'])} decisions, "
