@@ -57,6 +57,13 @@ class Settings(BaseSettings):
     #: The level of the Telegram bot's bots by default: "+ Bot" in the lobby, the bots filling
     #: empty seats, and stand-ins in a chat that chose none (``engine.ai.LEVELS``).
     bot_level: str = Field(default="strong", pattern="^(random|normal|strong|hard)$")
+    #: The engine the bots think with (:mod:`kolkhoz_tg.compiled_engine`): ``auto`` the
+    #: compiled one when it is built for these sources, else plain Python; ``compiled``
+    #: refuse to start without it; ``plain`` never use it. The moves are the same.
+    engine: str = Field(default="auto", pattern="^(auto|compiled|plain)$")
+    #: Where ``kolkhoz engine build`` keeps compiled engines (none: ``.cache/compiled-engine``
+    #: beside ``engine/``).
+    engine_cache: str | None = None
     #: Worker processes that think for search bots (0: one thread in this process).
     bot_workers: int = Field(default=1, ge=0, le=64)
     #: Thinking all search bots of a game share between two human moves, in seconds.

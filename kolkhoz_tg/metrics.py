@@ -15,6 +15,8 @@ that port (a small server of its own, in polling and in webhook mode alike). The
   and of them those more than a minute late (the sweep should have played them);
 - ``kolkhoz_bot_decision_seconds{level}`` — search-bot decisions and their time;
 - ``kolkhoz_games_active`` — games being played;
+- ``kolkhoz_engine_compiled`` — 1 when the bots think with the compiled engine
+  (:mod:`kolkhoz_tg.compiled_engine`), 0 on plain Python;
 - the process's own (``process_start_time_seconds`` for restarts, memory, CPU).
 
 docs/operators.md lists the alerts worth setting on them. The front end counts through the
@@ -33,6 +35,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from kolkhoz_tg import compiled_engine
 from kolkhoz_tg.service.records import OperatorFigures as Figures
 
 if TYPE_CHECKING:
@@ -48,6 +51,7 @@ class _Counters:
         from prometheus_client import (
             CollectorRegistry,
             Counter,
+            Gauge,
             Histogram,
             PlatformCollector,
             ProcessCollector,
@@ -74,6 +78,11 @@ class _Counters:
             "kolkhoz_bot_decision_seconds", "Search-bot decisions, and the time each took",
             ["level"], buckets=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
             registry=registry)
+        self.engine = Gauge(
+            "kolkhoz_engine_compiled",
+            "1 when the bots think with the compiled engine, 0 on plain Python",
+            registry=registry)
+        self.engine.set_function(lambda: float(compiled_engine.is_compiled()))
 
 
 #: The counters once :func:`serve` made them (kept after :func:`stop`: one set a process).

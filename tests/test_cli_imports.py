@@ -48,6 +48,16 @@ def test_importing_the_cli_loads_no_telegram_and_no_database() -> None:
     assert loaded_after("import kolkhoz_tg.cli") == []
 
 
+def test_importing_the_cli_leaves_the_engine_for_the_compiled_one() -> None:
+    """A command that plays may first put the compiled engine in its place
+    (kolkhoz_tg/compiled_engine.py): nothing imported before it may load the plain one."""
+    assert last_line_of(
+        "import json, sys\n"
+        "import kolkhoz_tg.cli\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'engine')))\n"
+    ) == []
+
+
 def test_play_help_loads_no_telegram_and_no_database() -> None:
     code = "from kolkhoz_tg.cli import main\nmain(['play', '--help'])"
     assert loaded_after(code) == []

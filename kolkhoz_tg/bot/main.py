@@ -17,6 +17,7 @@ from telegram.error import InvalidToken, NetworkError
 from telegram.ext import ApplicationBuilder
 from telegram.request import HTTPXRequest
 
+from kolkhoz_tg import compiled_engine
 from kolkhoz_tg.bot.app import build_application
 from kolkhoz_tg.bot.heartbeat import BeatingRequest, Heartbeat, ping_database
 from kolkhoz_tg.bot.webhook import HEALTH_PATH, default_secret, serve
@@ -32,6 +33,14 @@ async def _check_token(token: str, base_url: str) -> None:
     request = HTTPXRequest(connection_pool_size=1)
     async with Bot(token, base_url=base_url, request=request, get_updates_request=request) as bot:
         log.info("connected as @%s", bot.username)
+
+
+def engine_status() -> str:
+    """Which engine the bots think with, for the log at start-up."""
+    chosen = compiled_engine.status
+    if compiled_engine.is_compiled():
+        return chosen or "compiled"
+    return chosen or "plain Python"
 
 
 def bot_api_base_url(url: str) -> str:
@@ -95,6 +104,7 @@ def run(settings: Settings | None = None, webhook_url: str | None = None) -> int
     one-line reason (exit status 2) instead of a traceback."""
     settings = settings or Settings()
     setup_logging(settings.log_format, settings.log_level, secrets=log_secrets(settings))
+    log.info("the engine: %s", engine_status())
     if settings.bot_token is None or not settings.bot_token.get_secret_value().strip():
         log.error("KOLKHOZ_BOT_TOKEN is not set: get a token from @BotFather")
         return 2

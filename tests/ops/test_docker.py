@@ -264,14 +264,48 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
     return result
 
 
+def dockerfile_stages() -> list[list[tuple[str, str]]]:
+    """The Dockerfile's instructions, one list a stage (each from its FROM on)."""
+    stages: list[list[tuple[str, str]]] = []
+    for step in dockerfile_instructions():
+        if step[0] == "FROM":
+            stages.append([])
+        assert stages, "an instruction before the first FROM"
+        stages[-1].append(step)
+    return stages
+
+
+def test_the_engine_is_compiled_in_a_stage_of_its_own() -> None:
+    """Stage 0 builds the compiled engine with a C compiler and mypy from the lock; the image
+    gets only the build, checks it matches its own sources, and refuses to run without it."""
+    build, image = dockerfile_stages()
+    assert build[0] == ("FROM", "python:3.11-slim-bookworm AS engine")
+    runs = [a for k, a in build if k == "RUN"]
+    assert any("apt-get install -y --no-install-recommends gcc libc6-dev" in r for r in runs)
+    installs = [c.strip() for r in runs for c in r.split("&&") if "pip install" in c]
+    assert installs == ["pip install --require-hashes -r requirements/tools.txt",
+                        "pip install --require-hashes -r requirements/compile-lock.txt"]
+    assert runs[-1] == "python -m kolkhoz_tg.cli engine build"
+    copied = [a for k, a in build if k == "COPY"]
+    assert copied == ["requirements/tools.txt requirements/compile-lock.txt requirements/",
+                      "engine engine", "kolkhoz_tg kolkhoz_tg"]
+    assert image[0] == ("FROM", "python:3.11-slim-bookworm")  # the same Python
+    assert ("COPY", "--from=engine /app/.cache/compiled-engine /app/.cache/compiled-engine") \
+        in image
+    after = " ".join(a for k, a in image if k == "RUN")
+    assert "python -m kolkhoz_tg.cli engine status" in after
+    env = " ".join(a for k, a in image if k == "ENV")
+    assert "KOLKHOZ_ENGINE=compiled" in env
+
+
 def test_dockerfile_instructions() -> None:
-    steps = dockerfile_instructions()
+    steps = dockerfile_stages()[-1]
     kinds = [k for k, _ in steps]
     # A Debian release, not whatever "slim" means on the day of the build.
     assert steps[0] == ("FROM", "python:3.11-slim-bookworm")
     assert ("WORKDIR", "/app") in steps
     # The dependency layer: the lock files alone, then pip install from them, before the source.
-    copies = [i for i, (k, _) in enumerate(steps) if k == "COPY"]
+    copies = [i for i, (k, a) in enumerate(steps) if k == "COPY" and "--from" not in a]
     dep_copy, source_copy = copies[0], copies[-1]
     assert steps[dep_copy][1].split() == ["requirements/tools.txt", "requirements/lock.txt",
                                           "requirements/"]
@@ -327,6 +361,7 @@ def test_dockerignore_keeps_secrets_out_and_the_build_inputs_in() -> None:
         return False
 
     for secret in (".env", ".venv/bin/python", ".git/config", "kolkhoz.sqlite3",
+                   ".cache/compiled-engine/0123456789abcdef/engine/state.py",
                    "kolkhoz.sqlite3-wal", "locales/ru/LC_MESSAGES/messages.mo",
                    "kolkhoz_tg/__pycache__/cli.cpython-311.pyc", "tests/conftest.py"):
         assert ignored(secret), secret

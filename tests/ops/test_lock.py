@@ -7,6 +7,8 @@
   bound;
 - the lock files pin every one of them, with hashes, at a version inside its range, and
   lock.txt agrees with dev-lock.txt;
+- the compiled engine's lock (the runtime and the ``compile`` extra) agrees with dev-lock.txt
+  too;
 - scripts/_venv.sh (so scripts/start, scripts/test and .ci/run) and docker/Dockerfile install
   from the lock files, and _venv.sh installs again when one of them changes.
 
@@ -31,11 +33,11 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from tests.ops.test_docker import dockerfile_instructions
+from tests.ops.test_docker import dockerfile_stages
 
 REPO = Path(__file__).resolve().parents[2]
 REQ = REPO / "requirements"
-LOCKS = ("tools.txt", "lock.txt", "dev-lock.txt")
+LOCKS = ("tools.txt", "lock.txt", "dev-lock.txt", "compile-lock.txt")
 RUNTIME_CODE = ("engine", "kolkhoz_tg", "migrations")
 OTHER_CODE = ("tests", "benchmarks", "scripts")
 FIRST_PARTY = {"engine", "kolkhoz_tg", "tests", "benchmarks", "migrations"}
@@ -176,7 +178,7 @@ def has_upper_bound(req: Requirement) -> bool:
     return any(s.operator in ("<", "<=", "~=", "==", "===") for s in req.specifier)
 
 
-@pytest.mark.parametrize("group", ["runtime", "dev", "build", "tools"])
+@pytest.mark.parametrize("group", ["runtime", "dev", "compile", "build", "tools"])
 def test_every_requirement_has_an_upper_bound(group: str) -> None:
     reqs = requirements_of(group)
     assert reqs
@@ -193,7 +195,7 @@ def test_pyproject_has_no_other_dependency_groups() -> None:
     """A new extra needs its own lock (scripts/lock) and a place in this test."""
     project = pyproject()["project"]
     assert isinstance(project, dict)
-    assert set(project["optional-dependencies"]) == {"dev"}
+    assert set(project["optional-dependencies"]) == {"dev", "compile"}
 
 
 # ---------------------------------------------------------------------- the lock files
@@ -251,6 +253,7 @@ def test_lock_pins_everything_with_hashes(name: str) -> None:
 @pytest.mark.parametrize(("groups", "lock"), [
     (("runtime",), "lock.txt"),
     (("runtime", "dev"), "dev-lock.txt"),
+    (("runtime", "compile"), "compile-lock.txt"),
     (("build", "tools"), "tools.txt"),
 ])
 def test_every_declared_requirement_is_pinned_within_its_range(
@@ -268,11 +271,12 @@ def test_every_declared_requirement_is_pinned_within_its_range(
     assert not problems, "\n".join(problems) + "\nRun bash scripts/lock and commit requirements/."
 
 
-def test_runtime_lock_is_the_dev_lock_without_the_dev_tools() -> None:
-    runtime, dev = read_lock("lock.txt"), read_lock("dev-lock.txt")
-    differ = [f"{name}: {pin.version} vs {dev[name].version if name in dev else 'absent'}"
-              for name, pin in runtime.items() if name not in dev or dev[name] != pin]
-    assert not differ, "lock.txt and dev-lock.txt disagree: " + "; ".join(differ)
+@pytest.mark.parametrize("name", ["lock.txt", "compile-lock.txt"])
+def test_runtime_lock_is_the_dev_lock_without_the_dev_tools(name: str) -> None:
+    runtime, dev = read_lock(name), read_lock("dev-lock.txt")
+    differ = [f"{dist}: {pin.version} vs {dev[dist].version if dist in dev else 'absent'}"
+              for dist, pin in runtime.items() if dist not in dev or dev[dist] != pin]
+    assert not differ, f"{name} and dev-lock.txt disagree: " + "; ".join(differ)
     tools = read_lock("tools.txt")
     assert not set(tools) & set(dev), "pip and setuptools belong to tools.txt only"
 
@@ -303,7 +307,9 @@ def test_the_lock_fits_this_python() -> None:
 
 
 def test_dockerfile_installs_from_the_lock() -> None:
-    steps = dockerfile_instructions()
+    """The image's own stage (the last; stage 0 compiles the engine,
+    tests/ops/test_docker.py)."""
+    steps = dockerfile_stages()[-1]
     installs = [a for k, a in steps if k == "RUN" and "pip install" in a]
     commands = [c.strip() for a in installs for c in a.split("&&") if "pip install" in c]
     assert commands[:2] == ["pip install --require-hashes -r requirements/tools.txt",
@@ -317,7 +323,8 @@ def test_scripts_install_through_venv_sh() -> None:
     start = (REPO / "scripts" / "start").read_text(encoding="utf-8")
     test = (REPO / "scripts" / "test").read_text(encoding="utf-8")
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    assert "source scripts/_venv.sh" in start and re.search(r"^ensure_venv$", start, re.M)
+    assert "source scripts/_venv.sh" in start and re.search(r"^\s*ensure_venv$", start, re.M)
+    assert re.search(r"^\s*ensure_venv compile$", start, re.M)  # where it builds the engine
     assert "source scripts/_venv.sh" in test and re.search(r"^ensure_venv dev$", test, re.M)
     assert re.search(r"^exec bash scripts/test\b", ci, re.M)
     for text in (start, test, ci):

@@ -51,6 +51,7 @@ async def test_the_metrics_endpoint_is_scraped_while_a_game_is_played(
             assert port is not None
             before = await scrape(port)
             assert value(before, "kolkhoz_games_active") == 0
+            assert value(before, "kolkhoz_engine_compiled") == 0  # the tests run it plain
             for name in ("kolkhoz_outbox_owed", "kolkhoz_outbox_oldest_seconds",
                          "kolkhoz_deadlines_due", "kolkhoz_deadlines_late",
                          "process_start_time_seconds"):
