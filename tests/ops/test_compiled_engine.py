@@ -3,8 +3,9 @@ is built once per engine version, and is what ``kolkhoz play`` / ``kolkhoz bot``
 search workers think with when it is there.
 
 The build takes about a minute of one core the first time (it is cached by the engine's
-sources in ``.cache/``, and the tests that need it share one, on one test worker); a machine
-without a C compiler skips them, saying why. What needs no build runs everywhere.
+sources in ``.cache/``, and the tests that need it share one: a second test worker waits for
+the first one's build instead of building again); a machine without a C compiler skips them,
+saying why. What needs no build runs everywhere.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 MISSING = compiled_engine.missing_tools()
 needs_build = pytest.mark.skipif(
     MISSING is not None, reason=f"the engine cannot be compiled here: {MISSING}")
-one_worker = pytest.mark.xdist_group("compiled-engine")  # one build, on one test worker
 GAME = ["play", "--humans", "0", "--preset", "classic", "--seed", "3", "--level", "strong"]
 
 
@@ -55,7 +55,6 @@ def play(db: Path, **env: str) -> tuple[str, bool]:
 
 
 @needs_build
-@one_worker
 def test_the_compiled_engine_makes_the_same_decisions(built: Path) -> None:
     done = subprocess.run([sys.executable, "benchmarks/compiled.py", "--positions", "1"],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
@@ -65,7 +64,6 @@ def test_the_compiled_engine_makes_the_same_decisions(built: Path) -> None:
 
 
 @needs_build
-@one_worker
 def test_a_game_plays_the_same_on_either_engine(built: Path, tmp_path: Path) -> None:
     compiled, on_compiled = play(tmp_path / "a.sqlite3")  # auto: the build is there
     plain, on_plain = play(tmp_path / "b.sqlite3", KOLKHOZ_ENGINE="plain")
@@ -74,7 +72,6 @@ def test_a_game_plays_the_same_on_either_engine(built: Path, tmp_path: Path) -> 
 
 
 @needs_build
-@one_worker
 def test_the_search_workers_think_with_the_compiled_engine(built: Path) -> None:
     """The bot's search workers start by ``spawn``: they inherit the path to the build."""
     code = ("from kolkhoz_tg import compiled_engine\n"
@@ -91,7 +88,6 @@ def test_the_search_workers_think_with_the_compiled_engine(built: Path) -> None:
 
 
 @needs_build
-@one_worker
 def test_engine_status_and_build_say_what_is_there(built: Path) -> None:
     status = subprocess.run([sys.executable, "-m", "kolkhoz_tg.cli", "engine", "status"],
                             cwd=ROOT, capture_output=True, text=True, timeout=120)

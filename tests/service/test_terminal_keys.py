@@ -194,6 +194,19 @@ def test_a_start_stopped_by_ctrl_c_leaves_no_game_in_the_way(
     assert [g.status for g in _open_games(db)] == ["active"]
 
 
+def reading_stdin(pid: int, timeout: float = 30.0) -> None:
+    """Return once process ``pid`` sleeps in a read of its stdin pipe (Linux's
+    ``/proc/PID/wchan``); elsewhere, after half a second."""
+    wchan = Path(f"/proc/{pid}/wchan")
+    if not wchan.exists():
+        time.sleep(0.5)
+        return
+    deadline = time.monotonic() + timeout
+    while "pipe_read" not in wchan.read_text():
+        assert time.monotonic() < deadline, f"process {pid} never waited for input"
+        time.sleep(0.02)
+
+
 def test_ctrl_c_through_the_command(tmp_path: Path) -> None:
     """The real thing: SIGINT to ``kolkhoz play`` waiting at its prompt ends it with the
     line and exit code 130, and nothing on stderr (no traceback)."""
@@ -215,7 +228,14 @@ def test_ctrl_c_through_the_command(tmp_path: Path) -> None:
                 chunk = os.read(proc.stdout.fileno(), 65536)
                 assert chunk, seen.decode(errors="replace")
                 seen += chunk
+        # A signal that comes after the prompt is written but before the read begins is
+        # seen only when the read returns: wait until it is really reading, as a person
+        # pressing Ctrl-C at the prompt would.
+        reading_stdin(proc.pid)
         proc.send_signal(signal.SIGINT)
+        # Its end first, then the pipes: closing stdin now would race the signal with an
+        # end of input (Ctrl-D's way out) on a loaded machine.
+        proc.wait(timeout=60)
         rest, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
