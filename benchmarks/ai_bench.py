@@ -49,8 +49,8 @@ of the players must leave their decisions exactly as they were (exit status 1 ot
 Games are played round the presets (game 0 of each, then game 1, ...), so a run stopped early
 has every preset about equally.
 ``--compiled`` plays on the engine compiled with mypyc (``benchmarks/compiled.py``): the same
-decisions in about half the CPU time; each game records it, and reports keep the plain
-engine's times, which the levels' time goals are about, apart from its own.
+decisions in about half the CPU time; each game records it, and reports keep its times, which
+the levels' time goals are about (the bot thinks with it), apart from the plain engine's.
 """
 
 from __future__ import annotations
@@ -321,15 +321,15 @@ def pct(values: list[float], q: float) -> float:
 
 
 def timed(rs: list[dict[str, Any]]) -> tuple[list[float], str]:
-    """The hero's decision times for a table's time columns, and a note on them: the plain
-    engine's (what the bot runs, and what the levels' time goals are about), or where every
-    game ran on the compiled engine (``--compiled``), that one's, said so."""
-    plain = [t for r in rs if r.get("engine") != "compiled" for t in r["times"]]
-    fast = sum(r.get("engine") == "compiled" for r in rs)
-    if plain or not fast:
-        note = f"  (times of the plain engine only; {fast} of the games ran compiled)"
-        return plain, note if fast else ""
-    return [t for r in rs for t in r["times"]], "  (times of the compiled engine)"
+    """The hero's decision times for a table's time columns, and a note on them: the
+    compiled engine's where any game ran on it (``--compiled``: what the bot and the image
+    think with, and what the levels' time goals are about), else the plain engine's."""
+    fast = [t for r in rs if r.get("engine") == "compiled" for t in r["times"]]
+    plain = sum(r.get("engine") != "compiled" for r in rs)
+    if fast:
+        return fast, ("  (times of the compiled engine" +
+                      (f" only; {plain} of the games ran plain)" if plain else ")"))
+    return [t for r in rs for t in r["times"]], "  (times of the plain engine)" if rs else ""
 
 
 def report(results: list[dict[str, Any]]) -> None:

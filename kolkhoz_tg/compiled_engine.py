@@ -205,3 +205,18 @@ def activate(mode: str = "auto", cache: str | None = None) -> str:
         raise RuntimeError(f"engine.state came from {engine.state.__file__}, not the build")
     status = f"compiled ({path})"
     return status
+
+
+def main() -> int:
+    """``python -m kolkhoz_tg.compiled_engine``: build for these sources (the image's build
+    stage, which has the engine and this module only; elsewhere ``kolkhoz engine build``)."""
+    try:
+        print(f"the compiled engine: {build(os.environ.get('KOLKHOZ_ENGINE_CACHE'))}")
+    except Unavailable as e:
+        print(f"the engine could not be compiled: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

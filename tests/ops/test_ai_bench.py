@@ -125,7 +125,7 @@ def test_a_game_records_its_search_players_settings() -> None:
     # Only what differs from SearchParams' defaults, by level: a later change to a level
     # shows in its games' records.
     assert recorded == {
-        "hard": {"moves": 25_000, "random_tables": 0.0, "refined": True,
+        "hard": {"moves": 75_000, "random_tables": 0.0, "refined": True,
                  "value_fit_chosen": True},
         "strong": {"moves": 10_000},
     }
@@ -245,8 +245,8 @@ def test_a_report_keeps_the_compiled_engines_times_apart(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Games played with ``--compiled`` pool with plain ones (the same decisions), but the
-    time columns are the plain engine's, whose figures the levels' time goals are about; a
-    table of compiled games only shows their times and says whose they are."""
+    time columns are the compiled engine's, the one the bot thinks with and the levels' time
+    goals are about; a table of plain games only shows their times and says whose they are."""
 
     def row(seed: int, time: float, engine: str | None) -> dict[str, Any]:
         return {"match": ("hard", "strong"), "preset": "zone", "seed": seed, "win": 0.0,
@@ -258,8 +258,13 @@ def test_a_report_keeps_the_compiled_engines_times_apart(
 
     ai_bench.report([row(0, 0.4, None), row(1, 0.1, "compiled")])
     out = capsys.readouterr().out
-    assert pooled(out) == ("2", ["0.400", "0.400", "0.400"])
-    assert "times of the plain engine only; 1 of the games ran compiled" in out
+    assert pooled(out) == ("2", ["0.100", "0.100", "0.100"])
+    assert "times of the compiled engine only; 1 of the games ran plain" in out
+
+    ai_bench.report([row(0, 0.4, None)])
+    out = capsys.readouterr().out
+    assert pooled(out) == ("1", ["0.400", "0.400", "0.400"])
+    assert "(times of the plain engine)" in out
 
     ai_bench.report([row(1, 0.1, "compiled")])
     out = capsys.readouterr().out

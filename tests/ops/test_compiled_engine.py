@@ -95,6 +95,10 @@ def test_engine_status_and_build_say_what_is_there(built: Path) -> None:
     again = subprocess.run([sys.executable, "-m", "kolkhoz_tg.cli", "engine", "build"],
                            cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and str(built) in again.stdout  # built already: no rebuild
+    # The image's build stage, which has only the engine and the builder module.
+    module = subprocess.run([sys.executable, "-m", "kolkhoz_tg.compiled_engine"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert module.returncode == 0 and module.stdout.strip() == f"the compiled engine: {built}"
 
 
 def test_without_a_build_compiled_mode_refuses_to_start(tmp_path: Path) -> None:
