@@ -54,7 +54,7 @@ def _first_word(argv: list[str]) -> str | None:
 
 def build_parser(with_admin: bool = True) -> argparse.ArgumentParser:
     """The ``kolkhoz`` parser. ``with_admin`` adds ``db`` and ``games``, which import the
-    database layer; without it only ``play`` and ``bot`` are known."""
+    database layer; without it only :data:`LIGHT_COMMANDS` are known."""
     from kolkhoz_tg import health, terminal
 
     parser = argparse.ArgumentParser(prog="kolkhoz", description="Kolkhoz play-by-post")

@@ -166,7 +166,21 @@ def build(cache: str | None = None, quiet: bool = True) -> Path:
             for lib in work.glob("*.so"):  # mypyc's shared runtime module for the group
                 shutil.move(lib, ready / lib.name)
             ready.rename(target)
+        _prune(target.parent)
     return target
+
+
+#: Builds kept in a cache (the newest): an upgrade leaves a few older ones, not all of them.
+KEEP = 3
+
+
+def _prune(folder: Path) -> None:
+    """Delete all but the :data:`KEEP` newest builds in ``folder`` (a process still running
+    an older one keeps its modules: they are loaded already)."""
+    builds = sorted((p for p in folder.iterdir() if (p / "engine").is_dir()),
+                    key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in builds[KEEP:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def is_compiled() -> bool:

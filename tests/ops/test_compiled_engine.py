@@ -211,3 +211,17 @@ def test_the_start_script_compiles_the_engine_for_the_bot(
         assert installed == ["requirements/tools.txt", "requirements/lock.txt"]
         assert engine_calls == []
     assert calls[-1] == ("kolkhoz bot" if token else "kolkhoz play")
+
+
+def test_a_cache_keeps_the_newest_builds(tmp_path: Path) -> None:
+    """An upgrade builds again; the cache keeps the newest few builds, not every one."""
+    import time
+
+    for i in range(compiled_engine.KEEP + 2):
+        (tmp_path / f"build{i}" / "engine").mkdir(parents=True)
+        stamp = time.time() - 100 + i
+        os.utime(tmp_path / f"build{i}", (stamp, stamp))
+    (tmp_path / ".lock").write_text("")
+    compiled_engine._prune(tmp_path)
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == [".lock", *(f"build{i}" for i in range(2, compiled_engine.KEEP + 2))]
