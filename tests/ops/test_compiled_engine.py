@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MISSING = compiled_engine.missing_tools()
 needs_build = pytest.mark.skipif(
     MISSING is not None, reason=f"the engine cannot be compiled here: {MISSING}")
-GAME = ["play", "--humans", "0", "--preset", "classic", "--seed", "3", "--level", "strong"]
+GAME = ["play", "--humans", "0", "--preset", "classic", "--seed", "3", "--level", "normal"]
 
 
 @pytest.fixture(scope="module")
