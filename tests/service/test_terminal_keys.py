@@ -216,6 +216,10 @@ def test_ctrl_c_through_the_command(tmp_path: Path) -> None:
          "--level", "normal", "--db", str(db)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
         env={**os.environ, "KOLKHOZ_COMMAND": "kolkhoz play"},
+        # As from a shell: Ctrl-C not ignored. An ignored SIGINT is inherited across exec,
+        # and Python then keeps it ignored; a test worker may have it so (seen in a full
+        # parallel run, where the child then ignored the Ctrl-C and waited for input).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdout is not None
     seen = b""
