@@ -135,14 +135,13 @@ def build(cache: str | None = None, quiet: bool = True) -> Path:
     """The directory holding the compiled ``engine`` package, built first if needed
     (``cache``: as for :func:`cache_dir`). Raises :class:`Unavailable` if it cannot be built
     here or mypyc fails (its output is in the message)."""
-    found = built(cache)
-    if found is not None:
-        return found
+    engine = source()
+    target = cache_dir(cache) / key(engine)
+    if (target / "engine" / "__init__.py").is_file():
+        return target
     why = missing_tools()
     if why is not None:
         raise Unavailable(why)
-    engine = source()
-    target = cache_dir(cache) / key(engine)
     target.parent.mkdir(parents=True, exist_ok=True)
     with _locked(target.parent):
         if (target / "engine" / "__init__.py").is_file():

@@ -37,10 +37,8 @@ async def _check_token(token: str, base_url: str) -> None:
 
 def engine_status() -> str:
     """Which engine the bots think with, for the log at start-up."""
-    chosen = compiled_engine.status
-    if compiled_engine.is_compiled():
-        return chosen or "compiled"
-    return chosen or "plain Python"
+    return compiled_engine.status or (
+        "compiled" if compiled_engine.is_compiled() else "plain Python")
 
 
 def bot_api_base_url(url: str) -> str:
