@@ -66,7 +66,7 @@ _PLAIN: Final = (1, -1, False)
 
 
 def _nomenklatura(
-    workers: list[int], trump: int, job: Suit, north: list[int], out: list[ev.Event],
+    workers: list[int], trump: int, job: Suit, north: list[int], out: list[ev.Event] | None,
     replaces: bool,
 ) -> tuple[int, int, bool] | None:
     """The trump court cards on a failed job (``nomenklatura``): Пьяница (the trump Jack)
@@ -81,7 +81,8 @@ def _nomenklatura(
         # he goes instead of one card.
         workers.remove(jack)
         north.append(jack)
-        out.append(_tuple(ev.DrunkardSentNorth, (job, CARDS[jack])))
+        if out is not None:
+            out.append(_tuple(ev.DrunkardSentNorth, (job, CARDS[jack])))
         if not replaces:
             return None
     count = 2 if _KINGS[trump] in workers else 1  # Партийный чиновник doubles the loss
@@ -89,8 +90,9 @@ def _nomenklatura(
     return count, lose, _QUEENS[trump] in workers  # Информатор: everyone is exposed
 
 
-def requisition(g: GameData, out: list[ev.Event]) -> None:
-    """Requisition every failed job in suit order, changing ``g`` and reporting to ``out``."""
+def requisition(g: GameData, out: list[ev.Event] | None) -> None:
+    """Requisition every failed job in suit order, changing ``g`` and reporting to ``out``
+    (None: nobody reads the events, as in a search's playouts)."""
     completed = g.completed_by
     failed = [j for j in JOBS if completed[j] is None]
     if not failed:
@@ -98,12 +100,13 @@ def requisition(g: GameData, out: list[ev.Event]) -> None:
     hero = year_hero(g)
     if hero is not None:
         # The Hero: searched for nothing, everyone else searched, each losing their own.
-        out.append(_tuple(ev.HeroNamed, (g.year, hero)))
+        if out is not None:
+            out.append(_tuple(ev.HeroNamed, (g.year, hero)))
         others = tuple([s for s in _SEATS[g.n] if s != hero])
         rule = _tuple(YearRule, (False, False, others, g.rules.reveal, Losers.EACH))
     else:
         rule = year_rule(g, len(failed) == 4)
-    if rule.mice:
+    if rule.mice and out is not None:
         out.append(ev.MiceRuleApplied(g.year))
     trump = g.trump
     nomenklatura = g.rules.nomenklatura and trump is not None
@@ -113,13 +116,13 @@ def requisition(g: GameData, out: list[ev.Event]) -> None:
     hours = g.hours
     everyone = _SEATS[g.n]
     reveal = rule.reveal
-    whole_plot = reveal is Reveal.PLOT
     highest = reveal is Reveal.HIGHEST
     each = rule.losers is Losers.EACH
     replaces = g.rules.drunkard is Drunkard.REPLACES
     for j in failed:
         job = SUITS[j]
-        out.append(_tuple(ev.JobFailed, (job, hours[j])))
+        if out is not None:
+            out.append(_tuple(ev.JobFailed, (job, hours[j])))
         if nomenklatura:
             assert trump is not None
             effect = _nomenklatura(g.workers[j], trump, job, north, out, replaces)
@@ -129,45 +132,63 @@ def requisition(g: GameData, out: list[ev.Event]) -> None:
         else:
             count, lose, informer = _PLAIN
         # The Queen makes everyone show all their matching cards.
-        only_highest = highest and not informer
-        lo, hi = _WORKER_IDS[j]
-        losses: list[tuple[int, int]] = []
-        for s in everyone if informer and hero is None else rule.exposed:
-            plot = plots[s]
-            # The seat's matching cards: plot workers of the job's suit, highest first
-            # (rewards never count). Only this job's suit leaves the plots here, so reading
-            # them job by job sees what reading them all before the first job would.
-            mine = [c for c in plot if lo <= c < hi]
-            if whole_plot:
-                new = [c for c in plot if c not in face_up]
-            elif not mine:
-                continue
-            else:
-                mine.sort(reverse=True)
-                new = [c for c in mine if c not in face_up]
-                if only_highest:
-                    del new[count:]
-            if new:
-                face_up.update(new)
-                new.sort()
-                out.append(_tuple(ev.CardsRevealed, (s, job, tuple([CARDS[c] for c in new]))))
-            if not mine:
-                continue
-            if whole_plot:
-                mine.sort(reverse=True)
-            # Only what everyone has now seen can be taken: a card left hidden stays. The
-            # losses are told after every reveal of the job.
-            seen = [(s, c) for c in mine if c in face_up]
-            if each:
-                del seen[count if lose < 0 else lose:]
-            losses.extend(seen)
+        seats = everyone if informer and hero is None else rule.exposed
+        losses = _reveal(g, j, seats, count, lose, reveal, highest and not informer, each, out)
         if not each:
             losses.sort(key=_CARD_OF_LOSS, reverse=True)
             del losses[count if lose < 0 else lose:]
-        if not losses and lose != 0:  # (lose 0: the Drunkard went instead of the one card)
+        if not losses and lose != 0 and out is not None:
+            # (lose 0: the Drunkard went instead of the one card)
             out.append(_tuple(ev.NothingRequisitioned, (job,)))
         for s, c in losses:
             plots[s].remove(c)
             face_up.discard(c)
             north.append(c)
-            out.append(_tuple(ev.CardSentNorth, (s, job, CARDS[c])))
+            if out is not None:
+                out.append(_tuple(ev.CardSentNorth, (s, job, CARDS[c])))
+
+
+def _reveal(
+    g: GameData, j: int, seats: tuple[int, ...], count: int, lose: int, reveal: Reveal,
+    only_highest: bool, each: bool, out: list[ev.Event] | None,
+) -> list[tuple[int, int]]:
+    """What the ``seats`` searched for failed job ``j`` reveal (reported to ``out``) and
+    which of their cards can go north, as (seat, card), highest first by seat: with ``each``
+    already cut to each seat's share, else all of them (the caller keeps the highest)."""
+    job = SUITS[j]
+    plots = g.plots
+    face_up = g.face_up
+    whole_plot = reveal is Reveal.PLOT
+    lo, hi = _WORKER_IDS[j]
+    losses: list[tuple[int, int]] = []
+    for s in seats:
+        plot = plots[s]
+        # The seat's matching cards: plot workers of the job's suit, highest first
+        # (rewards never count). Only this job's suit leaves the plots here, so reading
+        # them job by job sees what reading them all before the first job would.
+        mine = [c for c in plot if lo <= c < hi]
+        if whole_plot:
+            new = [c for c in plot if c not in face_up]
+        elif not mine:
+            continue
+        else:
+            mine.sort(reverse=True)
+            new = [c for c in mine if c not in face_up]
+            if only_highest:
+                del new[count:]
+        if new:
+            face_up.update(new)
+            if out is not None:
+                new.sort()
+                out.append(_tuple(ev.CardsRevealed, (s, job, tuple([CARDS[c] for c in new]))))
+        if not mine:
+            continue
+        if whole_plot:
+            mine.sort(reverse=True)
+        # Only what everyone has now seen can be taken: a card left hidden stays. The
+        # losses are told after every reveal of the job.
+        seen = [(s, c) for c in mine if c in face_up]
+        if each:
+            del seen[count if lose < 0 else lose:]
+        losses.extend(seen)
+    return losses

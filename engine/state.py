@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from engine.views import View
 
 _ACE_OF_CLUBS = card_id(ACE, Suit.C)
-_EVENTS_OFF: list[ev.Event] = []  # a sink for fast playouts; cleared after each apply
 _WORKER_SET: Final = frozenset(WORKERS)
 _REWARD_PILES: Final = tuple(tuple(reward_cards(s)) for s in SUITS)  # in id order
 _PLAY: Final = ActionKind.PLAY
@@ -240,32 +239,33 @@ class Game(GameData):
             raise explain(self, seat, action)
         self._legal = {}
         kind = action.kind
-        out = _EVENTS_OFF
+        # No list of events (None): nothing builds them.
         if kind is _PLAY:
-            self._play(seat, action.card_id, out)
+            self._play(seat, action.card_id, None)
         elif kind is _ASSIGN:
-            self._assign(seat, action.card_id, action.suit_id, out)
+            self._assign(seat, action.card_id, action.suit_id, None)
         else:
-            self._decide(seat, action, out)
-        out.clear()
+            self._decide(seat, action, None)
 
-    def _decide(self, seat: int, a: Action, out: list[ev.Event]) -> None:
+    def _decide(self, seat: int, a: Action, out: list[ev.Event] | None) -> None:
         if a.kind is _TRUMP:
             self.trump = a.suit_id
-            out.append(_tuple(ev.TrumpDeclared, (seat, SUITS[a.suit_id])))
+            if out is not None:
+                out.append(_tuple(ev.TrumpDeclared, (seat, SUITS[a.suit_id])))
             self._after_trump(out)
         elif a.kind is _PASS_KIND:
             self._pass(seat, a.card_id, out)
         else:
             self._swap(seat, a, out)
 
-    def _play(self, seat: int, c: int, out: list[ev.Event]) -> None:
+    def _play(self, seat: int, c: int, out: list[ev.Event] | None) -> None:
         self.hands[seat].remove(c)
         trick = self.trick
         trick.append((seat, c))
         if SUIT_OF[c] == self.trump:
             self.trump_played = True
-        out.append(_PLAYED[seat][c])
+        if out is not None:
+            out.append(_PLAYED[seat][c])
         n = self.n
         if len(trick) < n:
             self.turn = (seat + 1) % n
@@ -284,9 +284,10 @@ class Game(GameData):
         self.brigadier_year[winner] = True
         self.pending = pending = [x for _, x in trick]
         self.phase = ASSIGN
-        out.append(_tuple(ev.TrickWon, (winner, tuple([CARDS[x] for x in pending]))))
+        if out is not None:
+            out.append(_tuple(ev.TrickWon, (winner, tuple([CARDS[x] for x in pending]))))
 
-    def _assign(self, seat: int, c: int, job: int, out: list[ev.Event]) -> None:
+    def _assign(self, seat: int, c: int, job: int, out: list[ev.Event] | None) -> None:
         pending = self.pending
         pending.remove(c)
         self.workers[job].append(c)
@@ -296,7 +297,8 @@ class Game(GameData):
             worked = hours[job]  # Пьяница: the trump Jack works no hours
         else:
             worked = hours[job] = hours[job] + HOURS[c]
-        out.append(_tuple(ev.CardAssigned, (seat, CARDS[c], SUITS[job], worked)))
+        if out is not None:
+            out.append(_tuple(ev.CardAssigned, (seat, CARDS[c], SUITS[job], worked)))
         if pending:
             return
         # The Brigadier placed the last card: jobs that reached the threshold complete now.
@@ -320,7 +322,7 @@ class Game(GameData):
             self.lead = seat
             self.turn = seat
 
-    def _complete(self, j: int, seat: int, out: list[ev.Event]) -> None:
+    def _complete(self, j: int, seat: int, out: list[ev.Event] | None) -> None:
         self.completed_by[j] = seat
         reward = self.rules.reward
         rewards: list[int] = []
@@ -344,15 +346,17 @@ class Game(GameData):
                 self.face_up.add(stack[0])
                 self.stacks[seat].append(stack)
             self.completed_year[seat] = True
-        taken = tuple([CARDS[x] for x in rewards])
-        out.append(_tuple(ev.JobCompleted, (SUITS[j], seat, taken, top, size)))
+        if out is not None:
+            taken = tuple([CARDS[x] for x in rewards])
+            out.append(_tuple(ev.JobCompleted, (SUITS[j], seat, taken, top, size)))
 
-    def _pass(self, seat: int, c: int, out: list[ev.Event]) -> None:
+    def _pass(self, seat: int, c: int, out: list[ev.Event] | None) -> None:
         # pass_cards: the choice stays face-down (in the hand) until every seat has chosen.
         self.pass_pending.remove(seat)
         passes = self.passes
         passes[seat] = c
-        out.append(_tuple(ev.PassChosen, (seat,)))
+        if out is not None:
+            out.append(_tuple(ev.PassChosen, (seat,)))
         if self.pass_pending:
             return
         # Every chosen card moves at once: left (seat + 1) in even years, right in odd ones.
@@ -367,13 +371,15 @@ class Game(GameData):
             hand = hands[(s + step) % n]
             hand.append(sent[s])
             hand.sort()
-        out.append(_tuple(ev.CardsPassed, (self.year, left)))
+        if out is not None:
+            out.append(_tuple(ev.CardsPassed, (self.year, left)))
         self._after_pass(out)
 
-    def _swap(self, seat: int, a: Action, out: list[ev.Event]) -> None:
+    def _swap(self, seat: int, a: Action, out: list[ev.Event] | None) -> None:
         self.swap_pending.remove(seat)
         if a.target is None:
-            out.append(_tuple(ev.SwapDecided, (seat, False)))
+            if out is not None:
+                out.append(_tuple(ev.SwapDecided, (seat, False)))
         else:
             h, p = a.card_id, a.target.id
             hand, plot = self.hands[seat], self.plots[seat]
@@ -381,7 +387,8 @@ class Game(GameData):
             hand.append(p)
             hand.sort()
             plot[plot.index(p)] = h
-            out.append(_tuple(ev.SwapDecided, (seat, True)))
+            if out is not None:
+                out.append(_tuple(ev.SwapDecided, (seat, True)))
         if not self.swap_pending:
             self._start_tricks()
 
@@ -393,7 +400,7 @@ class Game(GameData):
             return sorted(_WORKER_SET.difference(*self.plots))
         return sorted(_WORKER_SET.difference(self.north, *self.plots))
 
-    def _start_year(self, out: list[ev.Event]) -> None:
+    def _start_year(self, out: list[ev.Event] | None) -> None:
         rules = self.rules
         if self.year >= rules.years:
             self.deck = self._available_workers()
@@ -455,14 +462,17 @@ class Game(GameData):
         self.passes = []
         self._legal = {}
         self._set_first_lead()
-        shown = tuple([CARDS[c] for c in revealed])
-        out.append(_tuple(ev.YearStarted, (year, planner, hand_size, lean, famine, shown, short)))
+        if out is not None:
+            shown = tuple([CARDS[c] for c in revealed])
+            out.append(
+                _tuple(ev.YearStarted, (year, planner, hand_size, lean, famine, shown, short))
+            )
         if lean:
             self._after_trump(out)  # a lean year has no trump
         else:
             self.phase = TRUMP
 
-    def _after_trump(self, out: list[ev.Event]) -> None:
+    def _after_trump(self, out: list[ev.Event] | None) -> None:
         if self.rules.pass_cards and self.year >= 2:
             # pass_cards (house rule): every player chooses a card, face-down, in any order.
             self.phase = PASS
@@ -471,7 +481,7 @@ class Game(GameData):
         else:
             self._after_pass(out)
 
-    def _after_pass(self, out: list[ev.Event]) -> None:
+    def _after_pass(self, out: list[ev.Event] | None) -> None:
         if self.rules.swap and self.year >= 2:
             # "Поменять шило на мыло": everyone decides, independently and in any order.
             self.phase = SWAP
@@ -490,7 +500,7 @@ class Game(GameData):
         self._set_first_lead()
         self.phase = PLAY
 
-    def _end_year(self, out: list[ev.Event]) -> None:
+    def _end_year(self, out: list[ev.Event] | None) -> None:
         n = self.n
         hands = self.hands
         plots = self.plots
@@ -498,7 +508,8 @@ class Game(GameData):
             plots[s].extend(hands[s])  # the last card goes face-down into the plot
             hands[s] = []
         year = self.year
-        out.append(_tuple(ev.CardsToPlot, (year,)))
+        if out is not None:
+            out.append(_tuple(ev.CardsToPlot, (year,)))
         requisition(self, out)
         stacks = self.stacks
         if any(stacks):
@@ -514,7 +525,7 @@ class Game(GameData):
                         if c in plot:
                             plot.remove(c)
                             back += 1
-                if back:
+                if back and out is not None:
                     out.append(_tuple(ev.StacksReturned, (s, back)))
                 stacks[s] = []
         if not self.rules.accumulate_rewards:
@@ -526,11 +537,12 @@ class Game(GameData):
         self.workers = [[], [], [], []]
         self.trump = None
         self.deck = []  # dealt anew from every worker not in a plot or up north
-        out.append(_tuple(ev.YearEnded, (year,)))
+        if out is not None:
+            out.append(_tuple(ev.YearEnded, (year,)))
         self.planner = (self.planner + 1) % n
         self._start_year(out)
 
-    def _end_game(self, out: list[ev.Event], early: bool) -> None:
+    def _end_game(self, out: list[ev.Event] | None, early: bool) -> None:
         self.phase = OVER
         self.ended_early = early
         self.trick = []
@@ -540,10 +552,11 @@ class Game(GameData):
         self.passes = []
         self.trump = None
         self._legal = {}
-        scores = self.scores()
-        best = max(scores)
-        winners = tuple([s for s, v in enumerate(scores) if v == best])  # self.winners()
-        out.append(_tuple(ev.GameOver, (tuple(scores), winners, early)))
+        if out is not None:
+            scores = self.scores()
+            best = max(scores)
+            winners = tuple([s for s, v in enumerate(scores) if v == best])  # self.winners()
+            out.append(_tuple(ev.GameOver, (tuple(scores), winners, early)))
 
     # ------------------------------------------------------------------ views and codec
 

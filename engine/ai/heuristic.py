@@ -351,13 +351,14 @@ def _choose_assign(
     completed_by = game.completed_by
     # The action with the highest (value, -job, -card): as max(legal, key=...) with the
     # score written out (no two actions share a key, so the order of the scan is no matter).
+    # The key is one int, value * 256 + (3 - job) * 64 + (51 - card), which orders as the
+    # tuple does (the last two terms add up to less than 256) without building one.
     choice = legal[0]
     reason = Reason.BUILD_JOB
-    best: tuple[int, int, int] | None = None
+    best = -(1 << 62)
     for a in legal:
         c, j = a.card_id, a.suit_id
         hours = job_hours[j]
-        after = hours + (0 if c == drunk else HOURS[c])  # game.hours_of(c)
         # A job this trick has already brought to the threshold completes when the trick is
         # placed; the refined policy (reached_is_done) counts it as complete already.
         done = completed_by[j] is not None or (reached_is_done and hours >= threshold)
@@ -370,16 +371,16 @@ def _choose_assign(
         elif done:
             value = -100 + _POINTS[c]  # wasted on a finished job
             why = Reason.FINISHED_JOB
-        elif after >= threshold:
+        elif hours + HOURS[c] >= threshold:  # game.hours_of(c): not the Jack here
             reward = sum([_POINTS[r] for r in game.rewards[j]])
             value = 200 + reward * 10 + own_suits[j]
             why = Reason.COMPLETE_JOB
         else:
-            value = after * 2 + own_suits[j] * 3
+            value = (hours + HOURS[c]) * 2 + own_suits[j] * 3
             if c == queen:
                 value -= 30  # an Informer on a job that fails exposes everyone
             why = Reason.BUILD_JOB
-        key = (value, -j, -c)
-        if best is None or key > best:
+        key = value * 256 + (3 - j) * 64 + 51 - c
+        if key > best:
             choice, best, reason = a, key, why
     return choice, reason

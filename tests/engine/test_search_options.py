@@ -15,7 +15,14 @@ from engine import PRESETS, Action, Game, Phase, preset
 from engine.ai import default_action
 from engine.ai.heuristic import refined_action
 from engine.ai.infer import Inference
-from engine.ai.search import PlayoutGame, SearchParams, _playout, placements, ranked_search
+from engine.ai.search import (
+    Draws,
+    PlayoutGame,
+    SearchParams,
+    _playout,
+    placements,
+    ranked_search,
+)
 from engine.determinize import Determinizer
 from tests.engine.scripted import deal, decision_states, play, twin_searches
 
@@ -33,15 +40,15 @@ def test_a_playout_stops_at_its_last_year() -> None:
     seat = g.to_act[0]
     assert g.year == 1
     this_year = _world(g, seat, 1)
-    _playout(this_year, random.Random(2), [0.0] * 4, 1)
+    _playout(this_year, Draws(random.Random(2)), [0.0] * 4, 1)
     assert this_year.year == 2 and not this_year.is_over
     assert not any(this_year.hands)  # the next year is not dealt
     two_years = _world(g, seat, 2)
-    _playout(two_years, random.Random(2), [0.0] * 4, 2)
+    _playout(two_years, Draws(random.Random(2)), [0.0] * 4, 2)
     assert two_years.year == 3 and not two_years.is_over
     assert two_years.copy().last_year == 2  # a copy stops where its original does
     to_the_end = _world(g, seat, 99)
-    moves = _playout(to_the_end, random.Random(2), [0.0] * 4, 99)
+    moves = _playout(to_the_end, Draws(random.Random(2)), [0.0] * 4, 99)
     assert to_the_end.is_over and to_the_end.year == g.rules.years
     assert moves > 4 * 15
 
@@ -247,3 +254,17 @@ def test_the_refined_policy_beats_the_heuristic() -> None:
             wins += 1 / len(winners) if hero in winners else 0.0
             games += 1
     assert wins / games > 0.27, wins / games
+
+
+def test_draws_replay_the_generator_after_a_rewind() -> None:
+    # The playouts of a world's candidates share one Draws: each must see what a generator
+    # seeded again for it would give, however far the others read.
+    draws = Draws(random.Random(5))
+    first = [draws.random() for _ in range(3)]
+    draws.rewind()
+    again = [draws.random() for _ in range(7)]
+    draws.rewind()
+    third = [draws.random() for _ in range(5)]
+    fresh = random.Random(5)
+    expected = [fresh.random() for _ in range(7)]
+    assert first == expected[:3] and again == expected and third == expected[:5]
