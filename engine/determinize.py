@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from engine.cards import JOBS, SUIT_OF, SUITS, parse_card, reward_cards
 from engine.data import WORKERS, GameData
-from engine.phase import Phase
+from engine.phase import PASS, PLAY, Phase
 from engine.rules import Rules
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class Determinizer(Generic[G]):
         g.trump_played = view["trump_played"]
         g.lead = view["lead"]
         to_act = view["to_act"]
-        g.turn = to_act[0] if g.phase is Phase.PLAY and to_act else view["lead"]
+        g.turn = to_act[0] if g.phase is PLAY and to_act else view["lead"]
         g.tricks_done = view["tricks_played"]
         g.brigadier = view["brigadier"]
         g.last_trick_winner = view["last_trick_winner"]
@@ -209,7 +209,7 @@ class Determinizer(Generic[G]):
         mine = next(p for p in players if p["seat"] == seat)
         sent = mine.get("pass_sent")
         received = mine.get("pass_received")
-        if g.phase is Phase.PASS:
+        if g.phase is PASS:
             g.passes = [None] * n
             if sent is not None:
                 g.passes[seat] = parse_card(sent)

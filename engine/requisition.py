@@ -20,6 +20,11 @@ _CARD_OF_LOSS: Final = itemgetter(1)
 _NO_REWARD: Final = Reward.NONE
 _STACK: Final = Reward.STACK
 _EVERYONE: Final = Requisition.EVERYONE
+# Enum members as module constants (a lookup on the class costs ~70 ns on Python 3.11).
+_HIGHEST: Final = Reveal.HIGHEST
+_PLOT: Final = Reveal.PLOT
+_EACH: Final = Losers.EACH
+_REPLACES: Final = Drunkard.REPLACES
 # Events are built with ``tuple.__new__``, skipping the named tuples' Python-level __new__.
 _tuple = tuple.__new__
 
@@ -103,7 +108,7 @@ def requisition(g: GameData, out: list[ev.Event] | None) -> None:
         if out is not None:
             out.append(_tuple(ev.HeroNamed, (g.year, hero)))
         others = tuple([s for s in _SEATS[g.n] if s != hero])
-        rule = _tuple(YearRule, (False, False, others, g.rules.reveal, Losers.EACH))
+        rule = _tuple(YearRule, (False, False, others, g.rules.reveal, _EACH))
     else:
         rule = year_rule(g, len(failed) == 4)
     if rule.mice and out is not None:
@@ -116,9 +121,9 @@ def requisition(g: GameData, out: list[ev.Event] | None) -> None:
     hours = g.hours
     everyone = _SEATS[g.n]
     reveal = rule.reveal
-    highest = reveal is Reveal.HIGHEST
-    each = rule.losers is Losers.EACH
-    replaces = g.rules.drunkard is Drunkard.REPLACES
+    highest = reveal is _HIGHEST
+    each = rule.losers is _EACH
+    replaces = g.rules.drunkard is _REPLACES
     for j in failed:
         job = SUITS[j]
         if out is not None:
@@ -158,7 +163,7 @@ def _reveal(
     job = SUITS[j]
     plots = g.plots
     face_up = g.face_up
-    whole_plot = reveal is Reveal.PLOT
+    whole_plot = reveal is _PLOT
     lo, hi = _WORKER_IDS[j]
     losses: list[tuple[int, int]] = []
     for s in seats:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
-from engine.actions import Action, ActionKind
+from engine.actions import PLAYS, SWAP_PASS, Action, ActionKind
 from engine.cards import HOURS, JACK, QUEEN, card_id
 from engine.phase import Phase
 from engine.rules import Losers, Requisition, Reward
@@ -29,7 +29,8 @@ from engine.state import Game
 
 _SUIT = tuple(c // 13 for c in range(52))
 _POINTS = tuple(c % 13 + 1 for c in range(52))
-# Enum members as module constants: looking them up on the class costs more than the test.
+# Enum members as module constants: looking them up on the class costs more than the test
+# (Python 3.11 finds a member through a Python-level descriptor, about 70 ns).
 _PLAY: Final = Phase.PLAY
 _ASSIGN: Final = Phase.ASSIGN
 _TRUMP: Final = Phase.TRUMP
@@ -38,6 +39,9 @@ _PASS: Final = Phase.PASS
 _SWAP_KIND: Final = ActionKind.SWAP
 _BRIGADIER: Final = Reward.BRIGADIER
 _STACK: Final = Reward.STACK
+_NO_REWARD: Final = Reward.NONE
+_EVERYONE: Final = Requisition.EVERYONE
+_HIGHEST: Final = Losers.HIGHEST
 
 
 class Reason(StrEnum):
@@ -76,6 +80,26 @@ class Reason(StrEnum):
     ASSIGN = "assign"  # (describe) a job the heuristic would not choose
 
 
+# The reasons the choices return, as module constants too.
+_WHY_BUILD_JOB: Final = Reason.BUILD_JOB
+_WHY_COMPLETE_JOB: Final = Reason.COMPLETE_JOB
+_WHY_DRUNK_SHIELD: Final = Reason.DRUNK_SHIELD
+_WHY_DUCK: Final = Reason.DUCK
+_WHY_DUMP: Final = Reason.DUMP
+_WHY_FINISHED_JOB: Final = Reason.FINISHED_JOB
+_WHY_KEEP_FOR_PLOT: Final = Reason.KEEP_FOR_PLOT
+_WHY_LEAD_LOW: Final = Reason.LEAD_LOW
+_WHY_LOWEST: Final = Reason.LOWEST
+_WHY_ONLY_MOVE: Final = Reason.ONLY_MOVE
+_WHY_PASS_LOW: Final = Reason.PASS_LOW
+_WHY_SPEND_HIGH: Final = Reason.SPEND_HIGH
+_WHY_SWAP_HIDE: Final = Reason.SWAP_HIDE
+_WHY_SWAP_KEEP: Final = Reason.SWAP_KEEP
+_WHY_TRUMP_LONGEST: Final = Reason.TRUMP_LONGEST
+_WHY_WIN_CHEAP: Final = Reason.WIN_CHEAP
+_WHY_WIN_HIGH: Final = Reason.WIN_HIGH
+
+
 def default_action(game: Game, seat: int) -> Action:
     """The heuristic move for ``seat`` now (deterministic for a given state).
 
@@ -109,7 +133,7 @@ def decide(game: Game, seat: int, refined: bool = False) -> tuple[Action, Reason
     if not legal:
         raise ValueError(f"seat {seat} has no legal action")
     if len(legal) == 1:
-        return legal[0], Reason.ONLY_MOVE
+        return legal[0], _WHY_ONLY_MOVE
     phase = game.phase
     if phase is _PLAY:
         return _choose_play(game, seat, legal, refined)
@@ -121,7 +145,7 @@ def decide(game: Game, seat: int, refined: bool = False) -> tuple[Action, Reason
         return _choose_pass(game, seat, legal)
     if phase is _SWAP:
         if refined:
-            return Action.swap_pass(), Reason.SWAP_KEEP
+            return SWAP_PASS, _WHY_SWAP_KEEP
         return _choose_swap(game, seat, legal)
     return _choose_assign(game, seat, legal, refined)
 
@@ -161,7 +185,7 @@ def _choose_trump(game: Game, seat: int, legal: list[Action]) -> tuple[Action, R
         cards = [c for c in hand if _SUIT[c] == s]
         return (len(cards) * 20 + sum(_POINTS[c] for c in cards), -s)
 
-    return max(legal, key=strength), Reason.TRUMP_LONGEST
+    return max(legal, key=strength), _WHY_TRUMP_LONGEST
 
 
 def _choose_pass(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Reason]:
@@ -182,14 +206,14 @@ def _choose_pass(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Re
         key = (_SUIT[c] == trump, _POINTS[c], length[_SUIT[c]], c)
         if best_key is None or key < best_key:
             best, best_key = a, key
-    return best, Reason.PASS_LOW
+    return best, _WHY_PASS_LOW
 
 
 def _choose_swap(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Reason]:
     # Hide a strong hand card in the plot in exchange for a weak face-down one, when it gains
     # enough to be worth the requisition risk; trumps are better kept for the tricks.
     rules = game.rules
-    exposed = rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE
+    exposed = rules.reward is _NO_REWARD or rules.requisition is _EVERYONE
     best: Action | None = None
     best_gain = 5 if exposed else 2
     trump = game.trump
@@ -204,8 +228,8 @@ def _choose_swap(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Re
         if gain > best_gain:
             best, best_gain = a, gain
     if best is None:
-        return Action.swap_pass(), Reason.SWAP_KEEP
-    return best, Reason.SWAP_HIDE
+        return SWAP_PASS, _WHY_SWAP_KEEP
+    return best, _WHY_SWAP_HIDE
 
 
 def trick_stakes(game: Game, extra: list[int]) -> int:
@@ -239,11 +263,16 @@ def _wins(game: Game, card: int) -> bool:
 def trick_best(game: Game) -> int:
     """The card winning the current (non-empty) trick so far."""
     trump = game.trump
-    led = _SUIT[game.trick[0][1]]
-    return max(
-        (c for _, c in game.trick),
-        key=lambda c: (_SUIT[c] == trump, _SUIT[c] == led, c),
-    )
+    trick = game.trick
+    led = _SUIT[trick[0][1]]
+    # The highest (trump, led suit, id), as one int: the flags outweigh any id (below 64).
+    best = -1
+    best_key = -1
+    for _, c in trick:
+        key = (128 if _SUIT[c] == trump else 0) + (64 if _SUIT[c] == led else 0) + c
+        if key > best_key:
+            best, best_key = c, key
+    return best
 
 
 def _beats(card: int, best: int, trump: int | None, led: int) -> bool:
@@ -254,60 +283,89 @@ def _beats(card: int, best: int, trump: int | None, led: int) -> bool:
     return card > best
 
 
+def _low(cards: list[int], trump: int | None) -> int:
+    """The first of ``cards`` with the lowest (is a trump, points): ``min`` by that key,
+    the key as one int (points are below 16)."""
+    choice = cards[0]
+    lowest = 99
+    for c in cards:
+        key = (16 if _SUIT[c] == trump else 0) + _POINTS[c]
+        if key < lowest:
+            choice, lowest = c, key
+    return choice
+
+
 def _choose_play(
     game: Game, seat: int, legal: list[Action], refined: bool = False
 ) -> tuple[Action, Reason]:
     cards = [a.card_id for a in legal]  # play actions: every one names a card
     hand = game.hands[seat]
     last_in_hand = len(hand) == 2  # the card kept now goes to the plot and scores
-
-    def low(c: int) -> tuple[int, int]:
-        return (_SUIT[c] == game.trump, _POINTS[c])
-
+    trump = game.trump
+    trick = game.trick
+    # Each choice below is the first card with the highest or lowest key, as max or min
+    # would give, with the key written as one int.
     rules = game.rules
-    if rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE:
+    if rules.reward is _NO_REWARD or rules.requisition is _EVERYONE:
         # Everyone is exposed to every requisition ("Зонский режим"): a strong card kept is a
         # card lost, so spend strong cards on the jobs and keep the weak ones.
-        choice = max(cards, key=lambda c: (_POINTS[c], -c))
-        reason = Reason.SPEND_HIGH
-    elif not game.trick:
+        # The highest (points, -id).
+        choice = cards[0]
+        highest = -1
+        for c in cards:
+            key = _POINTS[c] * 64 + 63 - c
+            if key > highest:
+                choice, highest = c, key
+        reason = _WHY_SPEND_HIGH
+    elif not trick:
         # Lead low from a side suit; keep strong cards for the plot.
         if refined:  # the lowest card of the longest side suit
-            trump = game.trump
             length = [0, 0, 0, 0]
             for c in hand:
                 length[_SUIT[c]] += 1
-            choice = min(cards, key=lambda c: (_SUIT[c] == trump, -length[_SUIT[c]], _POINTS[c]))
+            # The lowest (is a trump, -length of its suit, points).
+            choice = cards[0]
+            lowest = 1 << 20
+            for c in cards:
+                key = ((256 if _SUIT[c] == trump else 0) + (15 - length[_SUIT[c]]) * 16
+                       + _POINTS[c])
+                if key < lowest:
+                    choice, lowest = c, key
         else:
-            choice = min(cards, key=low)
-        reason = Reason.LEAD_LOW
+            choice = _low(cards, trump)
+        reason = _WHY_LEAD_LOW
     else:
         # _wins for each card, the trick's best card found once.
-        best, trump, led = trick_best(game), game.trump, _SUIT[game.trick[0][1]]
+        best, led = trick_best(game), _SUIT[trick[0][1]]
         winners = [c for c in cards if _beats(c, best, trump, led)]
         stakes = trick_stakes(game, [])
-        if winners and stakes >= 3 and len(game.trick) == game.n - 1:
-            choice = min(winners, key=low)  # last to play: take a valuable trick cheaply
-            reason = Reason.WIN_CHEAP
+        if winners and stakes >= 3 and len(trick) == game.n - 1:
+            choice = _low(winners, trump)  # last to play: take a valuable trick cheaply
+            reason = _WHY_WIN_CHEAP
         elif winners and stakes >= 3:
             if refined:
-                choice = min(winners, key=low)
-            else:
-                choice = max(winners, key=lambda c: (_SUIT[c] == game.trump, _POINTS[c]))
-            reason = Reason.WIN_HIGH
+                choice = _low(winners, trump)
+            else:  # the highest (is a trump, points)
+                choice = winners[0]
+                highest = -1
+                for c in winners:
+                    key = (16 if _SUIT[c] == trump else 0) + _POINTS[c]
+                    if key > highest:
+                        choice, highest = c, key
+            reason = _WHY_WIN_HIGH
         else:
             losers = [c for c in cards if c not in winners]
-            choice = min(losers or cards, key=low)
-            reason = (Reason.DUMP if not winners
-                      else Reason.DUCK if losers else Reason.LOWEST)
+            choice = _low(losers or cards, trump)
+            reason = (_WHY_DUMP if not winners
+                      else _WHY_DUCK if losers else _WHY_LOWEST)
     if last_in_hand and len(cards) == 2:
         # The card kept goes face-down into the plot: keep the one worth more after the
         # year's requisition, not simply the higher one.
-        other = next(c for c in cards if c != choice)
+        other = cards[1] if cards[0] == choice else cards[0]
         if keep_value(game, seat, other) < keep_value(game, seat, choice):
             choice = other
-            reason = Reason.KEEP_FOR_PLOT
-    return Action.play(choice), reason
+            reason = _WHY_KEEP_FOR_PLOT
+    return PLAYS[choice], reason
 
 
 def keep_value(game: Game, seat: int, c: int) -> float:
@@ -320,15 +378,15 @@ def _loss_risk(game: Game, seat: int, c: int) -> float:
     if game.completed_by[j] is not None:
         return 0.0
     rules = game.rules
-    if rules.reward is Reward.NONE or rules.requisition is Requisition.EVERYONE:
+    if rules.reward is _NO_REWARD or rules.requisition is _EVERYONE:
         exposed = 1.0
-    elif rules.reward is Reward.STACK:
+    elif rules.reward is _STACK:
         exposed = 0.9 if game.completed_year[seat] else 0.4  # mice fallback, Informer
     else:
         exposed = 0.9 if game.brigadier_year[seat] else 0.3
     need = game.rules.threshold - game.hours[j]
     fails = 0.9 if need > 15 else 0.6 if need > 5 else 0.35
-    if rules.losers is Losers.HIGHEST:
+    if rules.losers is _HIGHEST:
         # Only the single highest matching card goes: high cards are the ones at risk.
         fails *= 0.3 + 0.7 * (_POINTS[c] - 5) / 8
     return exposed * fails
@@ -354,7 +412,7 @@ def _choose_assign(
     # The key is one int, value * 256 + (3 - job) * 64 + (51 - card), which orders as the
     # tuple does (the last two terms add up to less than 256) without building one.
     choice = legal[0]
-    reason = Reason.BUILD_JOB
+    reason = _WHY_BUILD_JOB
     best = -(1 << 62)
     for a in legal:
         c, j = a.card_id, a.suit_id
@@ -367,19 +425,19 @@ def _choose_assign(
         if c == drunk:
             # The Jack shields a failing job: put it where the plot has the most at stake.
             value = 0 if done else own_suits[j] * 4 - hours
-            why = Reason.FINISHED_JOB if done else Reason.DRUNK_SHIELD
+            why = _WHY_FINISHED_JOB if done else _WHY_DRUNK_SHIELD
         elif done:
             value = -100 + _POINTS[c]  # wasted on a finished job
-            why = Reason.FINISHED_JOB
+            why = _WHY_FINISHED_JOB
         elif hours + HOURS[c] >= threshold:  # game.hours_of(c): not the Jack here
             reward = sum([_POINTS[r] for r in game.rewards[j]])
             value = 200 + reward * 10 + own_suits[j]
-            why = Reason.COMPLETE_JOB
+            why = _WHY_COMPLETE_JOB
         else:
             value = (hours + HOURS[c]) * 2 + own_suits[j] * 3
             if c == queen:
                 value -= 30  # an Informer on a job that fails exposes everyone
-            why = Reason.BUILD_JOB
+            why = _WHY_BUILD_JOB
         key = value * 256 + (3 - j) * 64 + 51 - c
         if key > best:
             choice, best, reason = a, key, why

@@ -87,9 +87,18 @@ class YearValue:
                  chosen: tuple[str, ...] = ()) -> None:
         self.weights = weights
         self.chosen = chosen
+        # The last rules asked about and their preset: a search asks at the end of every
+        # playout with the same rules, and hashing them for the cache costs a microsecond.
+        # One tuple, so a thread reading it never sees rules with another's preset.
+        self._last: tuple[Rules | None, str | None] = (None, None)
 
     def _for(self, rules: Rules, left: int, chosen_only: bool) -> list[float] | None:
-        name = _preset_like(rules)
+        last = self._last
+        if last[0] is rules:
+            name = last[1]
+        else:
+            name = _preset_like(rules)
+            self._last = (rules, name)
         if chosen_only and name not in self.chosen:
             return None
         by_left = self.weights.get(name) if name else None
