@@ -129,7 +129,7 @@ def decide(game: Game, seat: int, refined: bool = False) -> tuple[Action, Reason
     """The heuristic move for ``seat`` now and the :class:`Reason` it was chosen for
     (:func:`default_action` is its first half; with ``refined``, :func:`refined_action`'s).
     Raises :class:`ValueError` when the seat has nothing to do."""
-    legal = game.legal_actions(seat)
+    legal = game._legal_list(seat)  # the cached list itself: nothing here changes it
     if not legal:
         raise ValueError(f"seat {seat} has no legal action")
     if len(legal) == 1:

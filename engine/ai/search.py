@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.actions import Action
-from engine.ai.heuristic import default_action, refined_action
+from engine.ai.heuristic import decide
 from engine.ai.infer import Inference, Inferred, WorldPool
 from engine.ai.model import learned_policy
 from engine.ai.value import survival, year_value
@@ -179,9 +179,9 @@ def ranked_search(
     if params.joint_assign and det.base.phase is ASSIGN:
         joint = placements(legal, params.joint_assign)
     candidates = joint if joint is not None else [(a,) for a in legal]
-    policy: Callable[[Game, int], Action] = (
-        learned_policy().action if params.playout_model
-        else refined_action if params.refined else default_action)
+    # The learned model's moves, or (None) the heuristic's, refined or not: called directly.
+    policy = learned_policy().action if params.playout_model else None
+    refined = params.refined
     n = len(candidates)
     alive = list(range(n))
     total = [0.0] * n
@@ -242,7 +242,7 @@ def ranked_search(
                     g.apply_fast(seat, a)
                 # A placement's cards after the first are moves too.
                 draws.rewind()
-                moves = _playout(g, draws, noise, last_year, policy)
+                moves = _playout(g, draws, noise, last_year, policy, refined)
                 moves += len(candidates[i]) - 1
                 total[i] += _value(g, seat, params)
                 count[i] += 1
@@ -323,11 +323,11 @@ def _pick(styles: tuple[float, ...], seed: int, s: int) -> float:
 
 def _playout(
     g: Game, rng: Draws, noise: list[float], last_year: int,
-    policy: Callable[[Game, int], Action] = default_action,
+    policy: Callable[[Game, int], Action] | None = None, refined: bool = False,
 ) -> int:
     """Play ``g`` on to the end of ``last_year`` (or of the game), every seat playing
-    ``policy`` but for its share of random moves (drawn from ``rng``); returns the moves
-    made."""
+    ``policy`` (None: the heuristic's :func:`~engine.ai.heuristic.decide`, ``refined`` or
+    not) but for its share of random moves (drawn from ``rng``); returns the moves made."""
     moves = 0
     while g.year <= last_year:
         phase = g.phase
@@ -349,7 +349,7 @@ def _playout(
         elif rng.random() < noise[seat]:
             a = legal[int(rng.random() * len(legal))]
         else:
-            a = policy(g, seat)
+            a = decide(g, seat, refined)[0] if policy is None else policy(g, seat)
         g.apply_fast(seat, a)
         moves += 1
     return moves
