@@ -216,9 +216,10 @@ def test_ctrl_c_through_the_command(tmp_path: Path) -> None:
          "--level", "normal", "--db", str(db)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
         env={**os.environ, "KOLKHOZ_COMMAND": "kolkhoz play"},
-        # As from a shell: Ctrl-C not ignored. An ignored SIGINT is inherited across exec,
-        # and Python then keeps it ignored; a test worker may have it so (seen in a full
-        # parallel run, where the child then ignored the Ctrl-C and waited for input).
+        # As from a terminal: Ctrl-C not ignored. A non-interactive shell starts a command
+        # put in the background (``pytest ... &``) with SIGINT ignored, every process it
+        # starts inherits that across exec, and Python keeps it ignored: the child would
+        # wait for input after the Ctrl-C (seen when the suite was run that way).
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdout is not None
