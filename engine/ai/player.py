@@ -76,9 +76,9 @@ _LEVELS: Final = {
     "strong": Level("strong", SearchParams(moves=10_000), 0.2),
     # hard expects a careful table (no worlds of all-random opponents) and plays its
     # playouts with the refined heuristic, a closer model of a careful player; it scores a
-    # year's end by the fitted value in the presets where that measured stronger; three
+    # year's end by the fitted value in the presets where that measured stronger; four
     # times its first budget, as the bot thinks with the compiled engine (docs/ai.md).
-    "hard": Level("hard", SearchParams(moves=75_000, random_tables=0.0, refined=True,
+    "hard": Level("hard", SearchParams(moves=100_000, random_tables=0.0, refined=True,
                                        value_fit_chosen=True), 1.0),
 }
 

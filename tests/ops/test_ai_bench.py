@@ -125,7 +125,7 @@ def test_a_game_records_its_search_players_settings() -> None:
     # Only what differs from SearchParams' defaults, by level: a later change to a level
     # shows in its games' records.
     assert recorded == {
-        "hard": {"moves": 75_000, "random_tables": 0.0, "refined": True,
+        "hard": {"moves": 100_000, "random_tables": 0.0, "refined": True,
                  "value_fit_chosen": True},
         "strong": {"moves": 10_000},
     }
