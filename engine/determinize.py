@@ -33,7 +33,7 @@ one per iteration); :func:`determinize` is the one-off form behind ``Game.determ
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from engine.cards import JOBS, SUIT_OF, SUITS, parse_card, reward_cards
 from engine.data import WORKERS, GameData
@@ -45,9 +45,9 @@ if TYPE_CHECKING:
 
 G = TypeVar("G", bound=GameData)
 
-_TRIES = 20
+_TRIES: Final = 20
 #: A card's place in a stack's order (rank, then suit: engine.state), as one int.
-_STACK_KEY: tuple[int, ...] = tuple(c % 13 * 4 + c // 13 for c in range(52))
+_STACK_KEY: Final = tuple(c % 13 * 4 + c // 13 for c in range(52))
 
 
 def _ids(texts: Iterable[str | None]) -> list[int]:

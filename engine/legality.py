@@ -25,6 +25,12 @@ from engine.data import GameData
 from engine.phase import ASSIGN, OVER, PASS, PLAY, SWAP, TRUMP
 from engine.rules import Assignment
 
+# The shared actions as this module's constants: in the compiled engine a name imported from
+# a module that is not compiled (engine.actions) is looked up in the globals at every use.
+_PLAYS: Final = PLAYS
+_PASSES: Final = PASSES
+_TRUMPS: Final = TRUMPS
+_SWAP_PASS: Final = SWAP_PASS
 #: Jobs a card may go to with ``assignment = present``, by the bit set of suits in the trick.
 _PRESENT_JOBS: Final = tuple(tuple(j for j in JOBS if mask >> j & 1) for mask in range(16))
 _OWN_JOB: Final = tuple((SUIT_OF[c],) for c in range(52))
@@ -48,15 +54,15 @@ def compute_legal(g: GameData, seat: int) -> list[Action]:
         trick = g.trick
         if trick:
             led = SUIT_OF[trick[0][1]]
-            follow = [PLAYS[c] for c in hand if SUIT_OF[c] == led]
-            return follow or [PLAYS[c] for c in hand]
+            follow = [_PLAYS[c] for c in hand if SUIT_OF[c] == led]
+            return follow or [_PLAYS[c] for c in hand]
         trump = g.trump
         if g.rules.trump_lead_restricted and trump is not None and not g.trump_played:
             # seed 002: no trump lead until trump has been played, unless only trumps left.
-            others = [PLAYS[c] for c in hand if SUIT_OF[c] != trump]
+            others = [_PLAYS[c] for c in hand if SUIT_OF[c] != trump]
             if others:
                 return others
-        return [PLAYS[c] for c in hand]
+        return [_PLAYS[c] for c in hand]
     if phase is ASSIGN:
         if seat != g.brigadier:
             return []
@@ -81,18 +87,18 @@ def compute_legal(g: GameData, seat: int) -> list[Action]:
     if phase is TRUMP:
         if seat != g.planner:
             return []
-        return list(TRUMPS)
+        return list(_TRUMPS)
     if phase is SWAP:
         if seat not in g.swap_pending:
             return []
         hidden = g.hidden_plot(seat)
         out = [Action.swap(h, p) for h in g.hands[seat] for p in hidden]
-        out.append(SWAP_PASS)
+        out.append(_SWAP_PASS)
         return out
     if phase is PASS:
         if seat not in g.pass_pending:
             return []
-        return [PASSES[c] for c in g.hands[seat]]
+        return [_PASSES[c] for c in g.hands[seat]]
     return []
 
 

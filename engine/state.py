@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from engine.actions import IllegalAction
     from engine.views import View
 
-_ACE_OF_CLUBS = card_id(ACE, Suit.C)
+_ACE_OF_CLUBS: Final = card_id(ACE, Suit.C)
 _WORKER_SET: Final = frozenset(WORKERS)
 _REWARD_PILES: Final = tuple(tuple(reward_cards(s)) for s in SUITS)  # in id order
 _PLAY: Final = ActionKind.PLAY

@@ -27,8 +27,12 @@ from engine.phase import Phase
 from engine.rules import Losers, Requisition, Reward
 from engine.state import Game
 
-_SUIT = tuple(c // 13 for c in range(52))
-_POINTS = tuple(c % 13 + 1 for c in range(52))
+# Final: the compiled engine keeps these in C variables (other module globals are looked up
+# by name at every use, and so are names imported from modules that are not compiled).
+_SUIT: Final = tuple(c // 13 for c in range(52))
+_POINTS: Final = tuple(c % 13 + 1 for c in range(52))
+_PLAYS: Final = PLAYS
+_SWAP_PASS: Final = SWAP_PASS
 # Enum members as module constants: looking them up on the class costs more than the test
 # (Python 3.11 finds a member through a Python-level descriptor, about 70 ns).
 _PLAY: Final = Phase.PLAY
@@ -145,7 +149,7 @@ def decide(game: Game, seat: int, refined: bool = False) -> tuple[Action, Reason
         return _choose_pass(game, seat, legal)
     if phase is _SWAP:
         if refined:
-            return SWAP_PASS, _WHY_SWAP_KEEP
+            return _SWAP_PASS, _WHY_SWAP_KEEP
         return _choose_swap(game, seat, legal)
     return _choose_assign(game, seat, legal, refined)
 
@@ -228,7 +232,7 @@ def _choose_swap(game: Game, seat: int, legal: list[Action]) -> tuple[Action, Re
         if gain > best_gain:
             best, best_gain = a, gain
     if best is None:
-        return SWAP_PASS, _WHY_SWAP_KEEP
+        return _SWAP_PASS, _WHY_SWAP_KEEP
     return best, _WHY_SWAP_HIDE
 
 
@@ -365,7 +369,7 @@ def _choose_play(
         if keep_value(game, seat, other) < keep_value(game, seat, choice):
             choice = other
             reason = _WHY_KEEP_FOR_PLOT
-    return PLAYS[choice], reason
+    return _PLAYS[choice], reason
 
 
 def keep_value(game: Game, seat: int, c: int) -> float:
