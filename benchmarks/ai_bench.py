@@ -37,7 +37,9 @@ gives the hero's mean win share and margin with normal 95% intervals over the de
 ``--out results.jsonl`` appends every game as it ends (a long run stopped early still
 counts), with the settings of each search player; ``--report results.jsonl [more.jsonl.gz
 ...]`` prints the table of such files without playing (a game found in several files, by
-match-up, settings, preset and seed, counts once; games of other settings get a table of their
+match-up, settings, preset and seed, counts once, as the first file listed has it: a deal
+played again by a changed player replaces the old one when its file comes first; games of
+other settings get a table of their
 own; duplicate runs of two heroes against the same opponents are also compared deal by deal,
 on the deals both played). ``--rename h25=hard`` with ``--report`` counts a variant's games
 as a level's, pooled where the recorded settings are the same (play the two at different
@@ -259,9 +261,10 @@ def read_results(
     paths: list[str], rename: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """The games of ``--out`` files (plain, or gzip-compressed when the name ends in .gz), a
-    game found in several counted once. ``rename`` counts a variant's games under another name
-    (``{"h25": "hard"}``): they pool with that name's games where the recorded settings are
-    the same, and stay in a table of their own where they are not."""
+    game found in several counted once (the first file's). ``rename`` counts a variant's
+    games under another name (``{"h25": "hard"}``): they pool with that name's games where
+    the recorded settings are the same, and stay in a table of their own where they are
+    not."""
     rename = rename or {}
     rows: list[dict[str, Any]] = []
     seen = set()

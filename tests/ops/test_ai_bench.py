@@ -149,6 +149,11 @@ def test_a_report_reads_gzip_files_and_keeps_other_settings_apart(
 
     rows = ai_bench.read_results([str(plain), str(packed)])
     assert len(rows) == 3  # a game found in both files counts once
+    # ... as the first file listed has it: a deal played again replaces the old one so.
+    again = tmp_path / "c.jsonl"
+    again.write_text(json.dumps(row(0, 0.5, 25_000)) + "\n")
+    assert [r["win"] for r in ai_bench.read_results([str(again), str(plain)])] == [0.5, 0.0]
+    assert [r["win"] for r in ai_bench.read_results([str(plain), str(again)])] == [1.0, 0.0]
 
     ai_bench.report(rows)
     out = capsys.readouterr().out
