@@ -222,3 +222,27 @@ def test_playouts_follow_the_rules_at_every_step(name: str, players: int, medals
                 sum(c % 13 + 1 for c in plot) + (g.medals[s] if medals else 0)
                 for s, plot in enumerate(g.plots)
             ]
+
+
+@pytest.mark.parametrize("house", [{}, *HOUSE_RULES],
+                         ids=lambda h: "-".join(f"{k}={v}" for k, v in h.items()) or "plain")
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_apply_fast_leaves_the_state_apply_does(name: str, house: dict[str, object]) -> None:
+    """The search's ``apply_fast`` builds no events; everything else must be as ``apply``
+    leaves it, at every step (a state change hidden among the events would show here),
+    for 3 to 5 players, random and heuristic moves."""
+    rules = dataclasses.replace(preset(name), **house)  # type: ignore[arg-type]
+    for seed in range(6):
+        rng = random.Random(f"fast/{name}/{house}/{seed}")
+        g = Game.new(rules, 3 + seed % 3, seed)
+        fast = g.copy()
+        while not g.is_over:
+            seat = rng.choice(g.to_act)
+            action = _choose(g, seat, rng, heuristic=seed % 2 == 0)
+            g.apply(seat, action)
+            fast.apply_fast(seat, action)
+            state, fast_state = g.to_json(), fast.to_json()
+            # The move counter is the log's; apply_fast keeps no log.
+            state.pop("moves", None)
+            fast_state.pop("moves", None)
+            assert fast_state == state
