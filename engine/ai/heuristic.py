@@ -417,7 +417,7 @@ def _choose_assign(
     # tuple does (the last two terms add up to less than 256) without building one.
     choice = legal[0]
     reason = _WHY_BUILD_JOB
-    best = -(1 << 62)
+    best = -(1 << 30)  # below any key, and within the compiled engine's unboxed ints
     for a in legal:
         c, j = a.card_id, a.suit_id
         hours = job_hours[j]
