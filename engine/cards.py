@@ -176,6 +176,8 @@ SUIT_OF: Final = tuple(c // 13 for c in range(52))
 HOURS: Final = tuple(0 if c % 13 < 5 else c % 13 + 1 for c in range(52))
 #: Per card id: its points in a plot (points_of).
 POINTS: Final = tuple(points_of(c) for c in range(52))
+#: Per card id: its place in a Kolkhoznik stack's order (by rank, then suit ♥ ♦ ♣ ♠).
+STACK_ORDER: Final = tuple(c % 13 * 4 + c // 13 for c in range(52))
 #: The jobs by suit index (♥ ♦ ♣ ♠), and the Jack of each suit (Пьяница when trump).
 JOBS: Final = (0, 1, 2, 3)
 JACKS: Final = tuple(card_id(JACK, s) for s in SUITS)

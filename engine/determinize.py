@@ -35,7 +35,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
-from engine.cards import JOBS, SUIT_OF, SUITS, parse_card, reward_cards
+from engine.cards import JOBS, STACK_ORDER, SUIT_OF, SUITS, parse_card, reward_cards
 from engine.data import WORKERS, GameData
 from engine.phase import PASS, PLAY, Phase
 from engine.rules import Rules
@@ -46,8 +46,6 @@ if TYPE_CHECKING:
 G = TypeVar("G", bound=GameData)
 
 _TRIES: Final = 20
-#: A card's place in a stack's order (rank, then suit: engine.state), as one int.
-_STACK_KEY: Final = tuple(c % 13 * 4 + c // 13 for c in range(52))
 
 
 def _ids(texts: Iterable[str | None]) -> list[int]:
@@ -155,7 +153,7 @@ class Determinizer(Generic[G]):
         # above its top) include those of every stack before it, so filling in this order
         # succeeds whenever the view is of a real game: every prefix has enough candidates.
         fills = [
-            (_STACK_KEY[top], s, i, k)
+            (STACK_ORDER[top], s, i, k)
             for s in range(n)
             if s != seat
             for i, (top, k) in enumerate(self.stack_shapes[s])
@@ -167,7 +165,7 @@ class Determinizer(Generic[G]):
         need = 0
         for key, _, _, k in fills:
             need += k
-            if sum(_STACK_KEY[c] > key for c in self.unseen) < need:
+            if sum(STACK_ORDER[c] > key for c in self.unseen) < need:
                 raise ValueError("the view's stacks cannot hold cards above their tops")
         self.deck_count = int(view["deck_count"])
         self.reward_pools: list[list[int]] = [[], [], [], []]
@@ -253,7 +251,7 @@ class Determinizer(Generic[G]):
                 # Stacks first, highest top first: their hidden cards rank above the top card
                 # (the lowest goes on top).
                 for s, i, floor, k in stack_fills:
-                    picked = [c for c in unseen if _STACK_KEY[c] > floor][:k]
+                    picked = [c for c in unseen if STACK_ORDER[c] > floor][:k]
                     taken = set(picked)
                     unseen = [c for c in unseen if c not in taken]
                     stack_cards[s][i] = picked
@@ -280,7 +278,7 @@ class Determinizer(Generic[G]):
             g.plots[s] = g.plots[s] + rest[:k] + in_stacks
             del rest[:k]
             g.stacks[s] = [
-                sorted([top, *st], key=_STACK_KEY.__getitem__)
+                sorted([top, *st], key=STACK_ORDER.__getitem__)
                 for (top, _), st in zip(self.stack_shapes[s], mine, strict=True)
             ]
         g.deck = rest

@@ -20,6 +20,7 @@ from engine.cards import (
     HOURS,
     JACKS,
     JOBS,
+    STACK_ORDER,
     SUIT_OF,
     SUITS,
     Card,
@@ -64,10 +65,6 @@ _WIN_KEY: Final[dict[int, dict[int | None, tuple[int, ...]]]] = {
 }
 #: Every possible CardPlayed, by seat and card: immutable, so one shared instance each.
 _PLAYED: Final = tuple(tuple(ev.CardPlayed(s, CARDS[c]) for c in range(52)) for s in range(5))
-
-
-def _stack_order(c: int) -> tuple[int, int]:
-    return (c % 13, c // 13)  # by rank, then suit
 
 
 def _shuffle(cards: list[int], rng: random.Random) -> None:
@@ -239,19 +236,17 @@ class Game(GameData):
             raise explain(self, seat, action)
         self._legal = {}
         kind = action.kind
-        # No list of events (None): nothing builds them.
-        if kind is _PLAY:
+        if kind is _PLAY:  # no list of events (None) on the paths of nearly every move
             self._play(seat, action.card_id, None)
         elif kind is _ASSIGN:
             self._assign(seat, action.card_id, action.suit_id, None)
         else:
-            self._decide(seat, action, None)
+            self._decide(seat, action, [])
 
-    def _decide(self, seat: int, a: Action, out: list[ev.Event] | None) -> None:
+    def _decide(self, seat: int, a: Action, out: list[ev.Event]) -> None:
         if a.kind is _TRUMP:
             self.trump = a.suit_id
-            if out is not None:
-                out.append(_tuple(ev.TrumpDeclared, (seat, SUITS[a.suit_id])))
+            out.append(_tuple(ev.TrumpDeclared, (seat, SUITS[a.suit_id])))
             self._after_trump(out)
         elif a.kind is _PASS_KIND:
             self._pass(seat, a.card_id, out)
@@ -337,7 +332,7 @@ class Game(GameData):
             # Колхозик "Орден": the workers on the job become a stack in the Brigadier's plot,
             # lowest card face-up on top; equal ranks go by suit order ♥ ♦ ♣ ♠ (RULES.md,
             # "Points the seeds leave open").
-            stack = sorted(self.workers[j], key=_stack_order)
+            stack = sorted(self.workers[j], key=STACK_ORDER.__getitem__)
             self.workers[j] = []
             size = len(stack)
             if stack:
@@ -350,13 +345,12 @@ class Game(GameData):
             taken = tuple([CARDS[x] for x in rewards])
             out.append(_tuple(ev.JobCompleted, (SUITS[j], seat, taken, top, size)))
 
-    def _pass(self, seat: int, c: int, out: list[ev.Event] | None) -> None:
+    def _pass(self, seat: int, c: int, out: list[ev.Event]) -> None:
         # pass_cards: the choice stays face-down (in the hand) until every seat has chosen.
         self.pass_pending.remove(seat)
         passes = self.passes
         passes[seat] = c
-        if out is not None:
-            out.append(_tuple(ev.PassChosen, (seat,)))
+        out.append(_tuple(ev.PassChosen, (seat,)))
         if self.pass_pending:
             return
         # Every chosen card moves at once: left (seat + 1) in even years, right in odd ones.
@@ -371,15 +365,13 @@ class Game(GameData):
             hand = hands[(s + step) % n]
             hand.append(sent[s])
             hand.sort()
-        if out is not None:
-            out.append(_tuple(ev.CardsPassed, (self.year, left)))
+        out.append(_tuple(ev.CardsPassed, (self.year, left)))
         self._after_pass(out)
 
-    def _swap(self, seat: int, a: Action, out: list[ev.Event] | None) -> None:
+    def _swap(self, seat: int, a: Action, out: list[ev.Event]) -> None:
         self.swap_pending.remove(seat)
         if a.target is None:
-            if out is not None:
-                out.append(_tuple(ev.SwapDecided, (seat, False)))
+            out.append(_tuple(ev.SwapDecided, (seat, False)))
         else:
             h, p = a.card_id, a.target.id
             hand, plot = self.hands[seat], self.plots[seat]
@@ -387,8 +379,7 @@ class Game(GameData):
             hand.append(p)
             hand.sort()
             plot[plot.index(p)] = h
-            if out is not None:
-                out.append(_tuple(ev.SwapDecided, (seat, True)))
+            out.append(_tuple(ev.SwapDecided, (seat, True)))
         if not self.swap_pending:
             self._start_tricks()
 
@@ -464,9 +455,8 @@ class Game(GameData):
         self._set_first_lead()
         if out is not None:
             shown = tuple([CARDS[c] for c in revealed])
-            out.append(
-                _tuple(ev.YearStarted, (year, planner, hand_size, lean, famine, shown, short))
-            )
+            out.append(_tuple(ev.YearStarted, (year, planner, hand_size, lean, famine, shown,
+                                               short)))
         if lean:
             self._after_trump(out)  # a lean year has no trump
         else:
@@ -552,11 +542,8 @@ class Game(GameData):
         self.passes = []
         self.trump = None
         self._legal = {}
-        if out is not None:
-            scores = self.scores()
-            best = max(scores)
-            winners = tuple([s for s, v in enumerate(scores) if v == best])  # self.winners()
-            out.append(_tuple(ev.GameOver, (tuple(scores), winners, early)))
+        if out is not None:  # (the phase is OVER now: winners() names them)
+            out.append(_tuple(ev.GameOver, (tuple(self.scores()), tuple(self.winners()), early)))
 
     # ------------------------------------------------------------------ views and codec
 
