@@ -47,14 +47,15 @@ def measure(moves: int, compiled: bool) -> dict[str, object]:
 
     import engine.state
     from engine import PRESETS, Game
-    from engine.ai import default_action
-    from engine.ai.player import _LEVELS
+    from engine.ai import AIPlayer, default_action
     from engine.ai.search import PlayoutGame, ranked_search
     from engine.determinize import Determinizer
     from engine.legality import forced_among
     from engine.phase import ASSIGN
 
-    params = replace(_LEVELS["hard"].search, moves=moves)
+    hard = AIPlayer("hard").params
+    assert hard is not None
+    params = replace(hard, moves=moves)
     views = []
     for name, rules in PRESETS.items():
         for i in range(4):
