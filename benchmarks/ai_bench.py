@@ -39,11 +39,11 @@ counts), with the settings of each search player; ``--report results.jsonl [more
 ...]`` prints the table of such files without playing (a game found in several files, by
 match-up, settings, preset and seed, counts once, as the first file listed has it: a deal
 played again by a changed player replaces the old one when its file comes first; games of
-other settings get a table of their
-own; duplicate runs of two heroes against the same opponents are also compared deal by deal,
-on the deals both played). ``--rename h25=hard`` with ``--report`` counts a variant's games
-as a level's, pooled where the recorded settings are the same (play the two at different
-seeds: a game of each at the same seed would count once). The runs behind docs/ai.md's
+other settings get a table of their own; duplicate runs of two heroes against the same
+opponents are also compared deal by deal, on the deals both played). ``--rename h25=hard``
+with ``--report`` counts a variant's games as a level's, pooled where the recorded settings
+are the same (play the two at different seeds: a game of each at the same seed would count
+once). The runs behind docs/ai.md's
 figures are kept in ``benchmarks/results/``.
 ``--replay results.jsonl`` plays the recorded games again (same match-ups, presets, seeds,
 budgets and variants) and checks every one has the same moves, win and margin: a refactoring
@@ -51,7 +51,7 @@ of the players must leave their decisions exactly as they were (exit status 1 ot
 Games are played round the presets (game 0 of each, then game 1, ...), so a run stopped early
 has every preset about equally.
 ``--compiled`` plays on the engine compiled with mypyc (``benchmarks/compiled.py``): the same
-decisions in about half the CPU time; each game records it, and reports keep its times, which
+decisions in about 0.4 of the CPU time; each game records it, and reports keep its times, which
 the levels' time goals are about (the bot thinks with it), apart from the plain engine's.
 """
 
@@ -555,7 +555,7 @@ def main() -> None:
     parser.add_argument(
         "--compiled", action="store_true",
         help="play on the engine compiled with mypyc (benchmarks/compiled.py): the same "
-        "decisions, about twice as fast; the records say so and reports keep its times apart",
+        "decisions, about 2.5 times as fast; the records say so and reports keep its times apart",
     )
     parser.add_argument(
         "--report", nargs="+", default=None,

@@ -79,7 +79,7 @@ def build_parser(with_admin: bool = True) -> argparse.ArgumentParser:
     engine = commands.add_parser(
         "engine", help="build the compiled engine (faster bots, the same moves)",
         description="The rules engine compiled with mypyc: bots make the same moves about "
-                    "twice as fast. `kolkhoz play` and `kolkhoz bot` use it when it is built "
+                    "2.5 times as fast. `kolkhoz play` and `kolkhoz bot` use it when it is built "
                     "for these sources (KOLKHOZ_ENGINE=auto|compiled|plain).")
     engine.add_argument("action", choices=("build", "status"),
                         help="build: compile it (a C compiler, Python's headers and mypy; "

@@ -1,4 +1,4 @@
-"""The rules engine compiled to C with mypyc: the same moves, about twice as fast.
+"""The rules engine compiled to C with mypyc: the same moves, about 2.5 times as fast.
 
 Nearly all of a search bot's thinking is the engine's simulated play, in pure Python. mypyc
 (part of mypy) compiles the engine's type-checked modules to C extensions; the decisions stay
