@@ -22,7 +22,6 @@ from typing import Any, Final
 
 from engine import Action
 from engine.ai import LEVELS, Advice, AIPlayer
-from engine.cards import CARD_TEXT, Suit
 
 #: Levels that need no search: played inside the transaction.
 CHEAP_LEVELS: Final = frozenset({"random", "normal"})
@@ -77,28 +76,11 @@ def think(
 def advise(
     level: str, seed: str, view: dict[str, Any], seconds: float | None = None,
     iterations: int | None = None, infer: bool = False,
-) -> dict[str, Any]:
-    """What a bot of ``level`` would play on the seat's ``view`` and why, as plain values (a
-    worker's answer crosses processes): ``action`` (its text), ``reason`` (an
-    ``engine.ai.heuristic.Reason`` code), and for a search level ``value``, ``runner_up`` and
-    ``runner_up_value`` (None otherwise). ``seconds`` and ``iterations`` as for
-    :func:`think`. With ``infer`` a search level weighs its worlds by the others' plays
-    (``engine.ai.infer``) and ``inferred`` lists what that taught, most telling first:
-    ``{"seat": 2, "void": "D"}`` (no ♦ left) or ``{"seat": 1, "holds": "KS"}``, each with
-    its ``chance``."""
+) -> Advice:
+    """What a bot of ``level`` would play on the seat's ``view`` and why
+    (:class:`engine.ai.Advice`: a frozen record of plain values, which crosses to and from
+    a worker's process as it is). ``seconds`` and ``iterations`` as for :func:`think`. With
+    ``infer`` a search level weighs its worlds by the others' plays (``engine.ai.infer``),
+    and the advice's ``inferred`` lists what that taught, most telling first."""
     bot = AIPlayer(level, seed=seed, seconds=seconds, iterations=iterations, infer=infer)
-    advice: Advice = bot.advise(view)
-    return {
-        "action": advice.action.text,
-        "reason": advice.reason.value,
-        "level": advice.level,
-        "value": advice.value,
-        "runner_up": None if advice.runner_up is None else advice.runner_up.text,
-        "runner_up_value": advice.runner_up_value,
-        "inferred": [
-            {"seat": f.seat, ("void" if f.kind == "void" else "holds"):
-             Suit(f.value).letter if f.kind == "void" else CARD_TEXT[f.value],
-             "chance": round(f.chance, 3)}
-            for f in advice.inferred
-        ],
-    }
+    return bot.advise(view)

@@ -30,16 +30,7 @@ PRESENTATION = (*sorted(str(p.relative_to(ROOT)) for folder in ("present", "pict
                 "kolkhoz_tg/bot/plan.py")
 
 #: Functions still reading string keys: (file, function) -> why.
-KEY_LEDGER: dict[tuple[str, str], str] = {
-    ("kolkhoz_tg/present/hints.py", "chances_words"):
-        "an AI player's advice: aiplay.advise's JSON answer, not a record",
-    ("kolkhoz_tg/present/hints.py", "hint_line"):
-        "an AI player's advice: aiplay.advise's JSON answer, not a record",
-    ("kolkhoz_tg/present/hints.py", "inferred_words"):
-        "an AI player's advice: aiplay.advise's JSON answer, not a record",
-    ("kolkhoz_tg/present/hints.py", "line"):
-        "hint_line's inner function, reading the same advice",
-}
+KEY_LEDGER: dict[tuple[str, str], str] = {}
 
 
 def _is_dict_str_any(node: ast.expr | None) -> bool:

@@ -43,7 +43,7 @@ from typing import Any
 
 from telegram.ext import Application, Job
 
-from engine.ai import LEVELS, AIPlayer
+from engine.ai import LEVELS, Advice, AIPlayer
 from kolkhoz_tg import metrics
 from kolkhoz_tg.aiplay import AIPolicy, advise, think
 from kolkhoz_tg.bot.delivery import Deliverer
@@ -267,7 +267,7 @@ class Thinker:
 
     async def advise(
         self, level: str, seed: str, view: dict[str, Any], seconds: float
-    ) -> dict[str, Any]:
+    ) -> Advice:
         """What a bot of ``level`` would play on ``view`` and why
         (:func:`kolkhoz_tg.aiplay.advise`, with what it inferred from the others' plays),
         worked out in a worker like a bot's move, in at most ``seconds`` (or the fixed

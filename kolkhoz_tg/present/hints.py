@@ -20,11 +20,13 @@ from typing import Any, Final
 from babel.numbers import format_percent
 
 from engine import Action, ActionKind, Card
+from engine.ai import Advice
+from engine.cards import CARD_TEXT, Suit
 from engine.rules import Reward
 from engine.views import JobView, View
 from kolkhoz_tg.i18n import Translator
 from kolkhoz_tg.present.events import card_action
-from kolkhoz_tg.present.words import SUIT_SYMBOLS, card, job_name, seat_name
+from kolkhoz_tg.present.words import card, job_name, seat_name
 from kolkhoz_tg.service.records import GameInfo
 
 #: The longest text a Telegram alert shows (characters): a hint must fit in it.
@@ -122,24 +124,24 @@ def assign_effect(tr: Translator, view: View, action: str) -> list[str]:
     return parts
 
 
-def chances_words(tr: Translator, advice: dict[str, Any], view: View | None = None) -> str:
+def chances_words(tr: Translator, advice: Advice, view: View | None = None) -> str:
     """The search's figures in words: ``chance to win: 62%, against 48% for J♥``, or
     ``little difference`` from the runner-up when the two are within :data:`CLOSE_POINTS`;
     empty when there are none, or when the move's figure is 0% (a figure that says
     nothing, and "0% vs 0%" even less)."""
     _ = tr.gettext
-    value = advice.get("value")
+    value = advice.value
     if value is None:
         return ""
     mine = round(value * 100)
     if mine <= 0:
         return ""
     percent = _percent(tr, mine)
-    other, other_value = advice.get("runner_up"), advice.get("runner_up_value")
+    other, other_value = advice.runner_up, advice.runner_up_value
     if other is None or other_value is None:
         return _("chance to win: {value}", value=percent)
     theirs = round(other_value * 100)
-    move = move_words(tr, other, view)
+    move = move_words(tr, other.text, view)
     if abs(mine - theirs) < CLOSE_POINTS:
         return _("chance to win: {value}, little difference from {move}", value=percent,
                  move=move)
@@ -147,23 +149,23 @@ def chances_words(tr: Translator, advice: dict[str, Any], view: View | None = No
              other=_percent(tr, theirs), move=move)
 
 
-def inferred_words(tr: Translator, advice: dict[str, Any], game: GameInfo | None) -> str:
+def inferred_words(tr: Translator, advice: Advice, game: GameInfo | None) -> str:
     """What the hint's search inferred from the others' plays, the most telling thing
     (``Boris probably has no ♦ left``, ``Bot 2 probably holds K♠``); empty when it inferred
     nothing worth telling, or without the game to name the player."""
-    found = advice.get("inferred") or []
-    if not found or game is None:
+    if not advice.inferred or game is None:
         return ""
-    first = found[0]
-    name = seat_name(tr, game, first["seat"])
-    if "void" in first:
+    first = advice.inferred[0]
+    name = seat_name(tr, game, first.seat)
+    if first.kind == "void":
         return tr.gettext("{name} probably has no {suit} left", name=name,
-                          suit=SUIT_SYMBOLS[first["void"]])
-    return tr.gettext("{name} probably holds {card}", name=name, card=card(tr, first["holds"]))
+                          suit=Suit(first.value).symbol)
+    return tr.gettext("{name} probably holds {card}", name=name,
+                      card=card(tr, CARD_TEXT[first.value]))
 
 
 def hint_line(
-    tr: Translator, advice: dict[str, Any], view: View | dict[str, Any] | None = None,
+    tr: Translator, advice: Advice, view: View | dict[str, Any] | None = None,
     game: GameInfo | None = None,
 ) -> str:
     """``💡 10♥: takes the trick for now — chance to win: 62%, against 48% for J♥`` (what
@@ -173,9 +175,9 @@ def hint_line(
     there (``💡 J♠ → ♠ Grain: 22→33 of 40 hours, 7 more hours still needed``)."""
     _ = tr.gettext
     typed = View.from_dict(view) if isinstance(view, dict) else view
-    action = advice["action"]
+    action = advice.action.text
     effect: list[str] = []
-    if typed is not None and advice["reason"] in _EFFECT_REASONS:
+    if typed is not None and advice.reason.value in _EFFECT_REASONS:
         effect = assign_effect(tr, typed, action)
     chances = chances_words(tr, advice, typed)
     inferred = inferred_words(tr, advice, game)
@@ -186,7 +188,7 @@ def hint_line(
         tail = [chances]
 
     def line(parts: list[str], move: Callable[[], str], end: str) -> str:
-        why = "; ".join(parts) if parts else reason_words(tr, advice["reason"])
+        why = "; ".join(parts) if parts else reason_words(tr, advice.reason.value)
         text = "💡 " + _("{move}: {why}", move=move(), why=why)
         return text + " — " + end if end else text
 

@@ -6,12 +6,15 @@ seat's view, not canned words), and jobs are named as on the assignment buttons.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from engine import Action, ActionKind, Game, preset
-from engine.ai import default_action
+from engine.ai import Advice, Reason, default_action
+from engine.ai.infer import Inferred
+from engine.cards import Suit, parse_card
 from engine.views import View
 from kolkhoz_tg import present
 from kolkhoz_tg.aiplay import advise
@@ -24,9 +27,19 @@ TAUTOLOGY = ("the job where this worker pays off",
 
 
 def _advice(action: str, reason: str, value: float | None = None,
-            runner_up: str | None = None, runner_up_value: float | None = None) -> dict[str, Any]:
-    return {"action": action, "reason": reason, "level": "strong", "value": value,
-            "runner_up": runner_up, "runner_up_value": runner_up_value}
+            runner_up: str | None = None, runner_up_value: float | None = None,
+            *inferred: Inferred) -> Advice:
+    return Advice(Action.parse(action), Reason(reason), "strong", value,
+                  None if runner_up is None else Action.parse(runner_up), runner_up_value,
+                  inferred=inferred)
+
+
+def _void(seat: int, suit: str, chance: float) -> Inferred:
+    return Inferred(seat, "void", Suit.parse(suit).value, chance, 0.5)
+
+
+def _holds(seat: int, card: str, chance: float) -> Inferred:
+    return Inferred(seat, "holds", parse_card(card), chance, 0.3)
 
 
 def _assign_view(name: str = "classic", seed: int = 3) -> tuple[dict[str, Any], list[str]]:
@@ -215,8 +228,8 @@ def test_real_advice_on_real_views_reads_the_state() -> None:
         view = game.view(seat)
         if game.phase.value == "assign" and len(game.legal_actions(seat)) > 1:
             advice = advise("strong", "t", view, None, 8)
-            if advice["reason"] != "only_move":
-                a = Action.parse(advice["action"])
+            if advice.reason is not Reason.ONLY_MOVE:
+                a = advice.action
                 assert a.card is not None and a.suit is not None
                 job = View.from_dict(view).job(a.suit)
                 for tr in (EN, RU):
@@ -246,17 +259,16 @@ def _table(*names: tuple[str, bool]) -> Any:
 
 def test_a_hint_says_what_the_search_inferred_naming_the_player() -> None:
     game = _table(("Anna", False), ("Boris", False), ("Bot 2", True))
-    void = {**_advice("play:10H", "take", 0.62, "play:JH", 0.48),
-            "inferred": [{"seat": 1, "void": "D", "chance": 0.9}]}
+    void = _advice("play:10H", "take", 0.62, "play:JH", 0.48, _void(1, "D", 0.9))
     assert hint_line(EN, void, game=game) == (
         "💡 10♥: takes the trick for now — chance to win: 62%, against 48% for J♥ · "
         "Boris probably has no ♦ left")
     assert hint_line(RU, void, game=game).endswith("Boris: скорее всего, ♦ больше нет")
-    holds = {**_advice("play:10H", "take"), "inferred": [{"seat": 2, "holds": "QS", "chance": 0.8}]}
+    holds = _advice("play:10H", "take", None, None, None, _holds(2, "QS", 0.8))
     assert hint_line(EN, holds, game=game).endswith("— Bot 2 probably holds Q♠")
     assert hint_line(RU, holds, game=game).endswith("— Бот 2: скорее всего, на руках Д♠")
     # Nothing inferred, or no game to name the player: the line as before.
-    assert hint_line(EN, {**void, "inferred": []}, game=game) == hint_line(EN, void)
+    assert hint_line(EN, replace(void, inferred=()), game=game) == hint_line(EN, void)
     assert "Boris" not in hint_line(EN, void)
 
 
@@ -265,8 +277,7 @@ def test_what_was_inferred_goes_before_the_figures_when_both_do_not_fit() -> Non
     action = next(a for a in legal if a.startswith("assign"))
     game = _table(("Anna", False), ("Boris", False), ("Vera Konstantinovna Ivanova", False),
                   ("Bot 3", True))
-    advice = {**_advice(action, "assign", 0.31, legal[-1], 0.62),
-              "inferred": [{"seat": 2, "void": "S", "chance": 0.95}]}
+    advice = _advice(action, "assign", 0.31, legal[-1], 0.62, _void(2, "S", 0.95))
     for tr in (EN, RU):
         text = hint_line(tr, advice, view, game)
         assert len(text) <= HINT_LIMIT
@@ -286,9 +297,9 @@ def test_a_hint_with_inference_tells_only_of_other_seats_and_is_repeatable() -> 
                     seat) is None:
                 advice = advise("strong", "t", view, iterations=8, infer=True)
                 assert advice == advise("strong", "t", view, iterations=8, infer=True)
-                assert advise("strong", "t", view, iterations=8)["inferred"] == []
-                for fact in advice["inferred"]:
-                    assert fact["seat"] != seat and fact["chance"] >= 0.75
-                told += bool(advice["inferred"])
+                assert advise("strong", "t", view, iterations=8).inferred == ()
+                for fact in advice.inferred:
+                    assert fact.seat != seat and fact.chance >= 0.75
+                told += bool(advice.inferred)
             game.apply(seat, default_action(game, seat))
     assert told >= 1

@@ -61,10 +61,11 @@ def test_hints_only_in_practice_and_only_on_the_players_turn(service: GameServic
 
 
 def test_a_hint_is_worked_out_on_the_players_view_alone(service: GameService) -> None:
-    """What a worker runs for the 💡: plain values in and out (they cross processes), a
-    legal move, and the same advice for the same turn."""
+    """What a worker runs for the 💡: plain values in, a frozen record out (both cross
+    processes), a legal move, and the same advice for the same turn."""
     import pickle
 
+    from engine.ai import Reason
     from kolkhoz_tg.aiplay import advise
 
     game_id = service.start_practice(9, "Gleb", level="strong", seed=4).game_id
@@ -73,5 +74,5 @@ def test_a_hint_is_worked_out_on_the_players_view_alone(service: GameService) ->
     args = pickle.loads(pickle.dumps((turn.level, turn.seed, turn.view, None, 4)))
     first = advise(*args)
     assert pickle.loads(pickle.dumps(first)) == first == advise(*args)
-    assert first["action"] in service.seat_view(game_id, 9).legal
-    assert isinstance(first["reason"], str)
+    assert first.action.text in service.seat_view(game_id, 9).legal
+    assert isinstance(first.reason, Reason)
