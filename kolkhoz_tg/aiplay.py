@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from engine import Action
 from engine.ai import LEVELS, Advice, AIPlayer
+from engine.ai import advise as engine_advise
 
 #: Levels that need no search: played inside the transaction.
 CHEAP_LEVELS: Final = frozenset({"random", "normal"})
@@ -82,5 +83,4 @@ def advise(
     a worker's process as it is). ``seconds`` and ``iterations`` as for :func:`think`. With
     ``infer`` a search level weighs its worlds by the others' plays (``engine.ai.infer``),
     and the advice's ``inferred`` lists what that taught, most telling first."""
-    bot = AIPlayer(level, seed=seed, seconds=seconds, iterations=iterations, infer=infer)
-    return bot.advise(view)
+    return engine_advise(view, level, seed, seconds=seconds, iterations=iterations, infer=infer)

@@ -20,7 +20,7 @@ from typing import Any, Final
 from babel.numbers import format_percent
 
 from engine import Action, ActionKind, Card
-from engine.ai import Advice
+from engine.ai import Advice, Reason
 from engine.cards import CARD_TEXT, Suit
 from engine.rules import Reward
 from engine.views import JobView, View
@@ -36,7 +36,8 @@ HINT_LIMIT: Final = 200
 CLOSE_POINTS: Final = 3
 
 #: The reason codes an assignment's own effect, read from the view, explains better.
-_EFFECT_REASONS: Final = frozenset({"assign", "build_job", "complete_job", "drunk_shield"})
+_EFFECT_REASONS: Final = frozenset({Reason.ASSIGN, Reason.BUILD_JOB, Reason.COMPLETE_JOB,
+                                     Reason.DRUNK_SHIELD})
 
 
 def reason_words(tr: Translator, code: str) -> str:
@@ -177,7 +178,7 @@ def hint_line(
     typed = View.from_dict(view) if isinstance(view, dict) else view
     action = advice.action.text
     effect: list[str] = []
-    if typed is not None and advice.reason.value in _EFFECT_REASONS:
+    if typed is not None and advice.reason in _EFFECT_REASONS:
         effect = assign_effect(tr, typed, action)
     chances = chances_words(tr, advice, typed)
     inferred = inferred_words(tr, advice, game)
