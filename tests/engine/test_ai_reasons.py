@@ -9,6 +9,8 @@ import pytest
 from engine import PRESETS, Game, preset
 from engine.ai import LEVELS, Advice, AIPlayer, Reason, advise, default_action
 from engine.ai.heuristic import decide, describe
+from engine.cards import SUIT_OF
+from engine.phase import Phase
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -88,3 +90,28 @@ def test_normal_advice_names_the_branch_that_fired() -> None:
         assert advice.value is None and advice.runner_up is None
         assert advice.action == default_action(g, seat)
         g.apply(seat, advice.action)
+
+
+@pytest.mark.parametrize(("name", "expected"), [("original", Reason.GIVE),
+                                                ("classic", Reason.TAKE)])
+def test_a_trump_on_a_side_lead_takes_the_trick_only_where_trump_wins(
+    name: str, expected: Reason
+) -> None:
+    """The hint's words follow the rules: under seed 000 (``original``, no ``trump_wins``) a
+    trump played on another suit's lead cannot take the trick, so it is described as giving
+    it; where trump wins (``classic``) it takes it."""
+    found = 0
+    for seed in range(6):
+        g = Game.new(preset(name), 4, seed=seed)
+        while not g.is_over and found < 5:
+            seat = g.to_act[0]
+            chosen = default_action(g, seat)
+            if (g.phase is Phase.PLAY and g.trick and g.trump is not None
+                    and all(SUIT_OF[c] != g.trump for _, c in g.trick)):
+                for other in g.legal_actions(seat):
+                    if (other != chosen
+                            and SUIT_OF[other.card_id] == g.trump):
+                        assert describe(g, seat, other) is expected
+                        found += 1
+            g.apply(seat, chosen)
+    assert found >= 5
