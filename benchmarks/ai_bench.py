@@ -28,8 +28,8 @@ Python literals; they win over ``--iterations``), for instance::
 Against three copies of its base at the same budget, a variant that plays no better scores
 0.25 (the variant's name seeds its decisions, as a level's name does).
 ``--agreement LEVEL`` plays ``--games`` games a preset with that level in every seat and prints
-how often its move (not forced) is the heuristic's, by phase: how far the playouts' model of a
-player is from the level itself.
+how often its move (not forced) is the heuristic's, and ``refined_action``'s, by phase: how far
+the playouts' model of a player is from the level itself.
 ``--duplicate`` plays every deal once with the hero in each seat against the same opponents
 (the same cards, the seats rotated), so the luck of the deal cancels, as bridge and Skat
 programs are compared: ``--games`` then counts deals, the table counts complete deals only and
@@ -68,6 +68,7 @@ import multiprocessing
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +79,8 @@ from benchmarks import compiled
 if "--compiled" in sys.argv[1:]:  # before anything imports the engine
     compiled.activate()
 
-from engine import PRESETS, Game, Phase, preset
-from engine.ai import LEVELS, AIPlayer, Level, default_action
+from engine import PRESETS, Action, Game, Phase, preset
+from engine.ai import LEVELS, AIPlayer, Level, default_action, refined_action
 from engine.ai.search import SearchParams
 
 TABLE = [("strong", "normal"), ("strong", "random"), ("hard", "normal"), ("hard", "strong")]
@@ -449,12 +450,14 @@ def duplicate_report(rows: list[tuple[str, list[dict[str, Any]]]],
         )
 
 
-def _allocation(g: Game, seat: int) -> frozenset[str]:
-    """Where the heuristic would put every card of the trick ``seat`` is to assign now."""
+def _allocation(
+    g: Game, seat: int, policy: Callable[[Game, int], Action] = default_action
+) -> frozenset[str]:
+    """Where ``policy`` would put every card of the trick ``seat`` is to assign now."""
     h = g.copy()
     out = set()
     while h.phase is Phase.ASSIGN and h.to_act == [seat] and h.pending:
-        action = default_action(h, seat)
+        action = policy(h, seat)
         out.add(str(action))
         h.apply(seat, action)
     return frozenset(out)
@@ -466,36 +469,41 @@ def agreement(
 ) -> None:
     """Print the share of a level's decisions (not forced) that are the heuristic's move,
     and of the tricks it assigned with a choice, those it placed as the heuristic would
-    (the order in which a trick's cards are placed makes no difference)."""
+    (the order in which a trick's cards are placed makes no difference); and the same for
+    ``refined_action``, the playouts' policy of ``hard``."""
     same: dict[str, int] = defaultdict(int)
+    refined: dict[str, int] = defaultdict(int)
     total: dict[str, int] = defaultdict(int)
-    tricks = tricks_same = 0
+    tricks = tricks_same = tricks_refined = 0
     for name in presets:
         for i in range(first, first + games):
             g = Game.new(preset(name), players, seed=i)
             ais = [make_ai(level, f"{i}/{s}", iterations, defines) for s in range(players)]
             # A trick being assigned: the heuristic's placement, the level's so far, and
             # whether it had a choice.
-            trick: tuple[frozenset[str], set[str], list[bool]] | None = None
+            trick: tuple[frozenset[str], frozenset[str], set[str], list[bool]] | None = None
             while not g.is_over:
                 seat = g.to_act[0]
                 if trick is None and g.phase is Phase.ASSIGN and len(g.pending) == len(g.trick):
-                    trick = (_allocation(g, seat), set(), [False])
+                    trick = (_allocation(g, seat), _allocation(g, seat, refined_action),
+                             set(), [False])
                 action = ais[seat].choose(g.view(seat))
                 if g.forced_action(seat) is None:
                     phase = str(g.phase)
                     total[phase] += 1
                     same[phase] += action == default_action(g, seat)
+                    refined[phase] += action == refined_action(g, seat)
                     if trick is not None:
-                        trick[2][0] = True
+                        trick[3][0] = True
                 if trick is not None:
-                    trick[1].add(str(action))
+                    trick[2].add(str(action))
                 g.apply(seat, action)
                 if trick is not None and (g.phase is not Phase.ASSIGN or not g.pending
                                           or len(g.pending) == len(g.trick)):
-                    if trick[2][0]:
+                    if trick[3][0]:
                         tricks += 1
-                        tricks_same += trick[0] == trick[1]
+                        tricks_same += trick[0] == trick[2]
+                        tricks_refined += trick[1] == trick[2]
                     trick = None
     print(f"{level} in every seat, {games} games a preset: its move is the heuristic's in")
     if not total:
@@ -504,12 +512,15 @@ def agreement(
     for phase in [*sorted(total), "all"]:
         n = sum(total.values()) if phase == "all" else total[phase]
         k = sum(same.values()) if phase == "all" else same[phase]
+        r = (sum(refined.values()) if phase == "all" else refined[phase]) / n
         lo, hi = wilson(k / n, n)
-        print(f"  {phase:<7} {k:>6} of {n:>6} decisions: {k / n:.2f} [{lo:.2f}, {hi:.2f}]")
+        print(f"  {phase:<7} {k:>6} of {n:>6} decisions: {k / n:.2f} [{lo:.2f}, {hi:.2f}]; "
+              f"refined_action's: {r:.2f}")
     if tricks:
         lo, hi = wilson(tricks_same / tricks, tricks)
         print(f"  and it placed {tricks_same} of {tricks} tricks it assigned with a choice as the "
-              f"heuristic would: {tricks_same / tricks:.2f} [{lo:.2f}, {hi:.2f}]")
+              f"heuristic would: {tricks_same / tricks:.2f} [{lo:.2f}, {hi:.2f}]; as "
+              f"refined_action would: {tricks_refined / tricks:.2f}")
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ import pytest
 from benchmarks import ai_bench
 from benchmarks.ai_bench import agreement, make_ai, parse_define, play_one
 from engine import Game, preset
-from engine.ai.heuristic import default_action
+from engine.ai.heuristic import default_action, refined_action
 from engine.ai.search import SearchParams
 
 
@@ -98,14 +98,19 @@ def test_agreement_counts_the_decisions_that_are_the_heuristics(
     agreement("normal", 1, ["classic"], 0, 4, None, ())
     out = capsys.readouterr().out
     # normal is the heuristic: every decision agrees; forced moves are not counted.
-    g, unforced = Game.new(preset("classic"), 4, seed=0), 0
+    # Beside it, the share that refined_action (hard's playout policy) would have played.
+    g, unforced, as_refined = Game.new(preset("classic"), 4, seed=0), 0, 0
     while not g.is_over:
         seat = g.to_act[0]
-        unforced += g.forced_action(seat) is None
+        if g.forced_action(seat) is None:
+            unforced += 1
+            as_refined += refined_action(g, seat) == default_action(g, seat)
         g.apply(seat, default_action(g, seat))
     all_line = next(line for line in out.splitlines() if line.strip().startswith("all"))
     k, n = [int(w) for w in all_line.split() if w.isdigit()][:2]
     assert n == unforced > 20 and k == n
+    assert all_line.endswith(f"refined_action's: {as_refined / unforced:.2f}")
+    assert as_refined < unforced  # the two policies differ somewhere in a whole game
     tricks_line = out.splitlines()[-1]
     k, n = [int(w) for w in tricks_line.split() if w.isdigit()][:2]
     assert "tricks" in tricks_line and k == n > 0
