@@ -479,8 +479,8 @@ def agreement(
         for i in range(first, first + games):
             g = Game.new(preset(name), players, seed=i)
             ais = [make_ai(level, f"{i}/{s}", iterations, defines) for s in range(players)]
-            # A trick being assigned: the heuristic's placement, the level's so far, and
-            # whether it had a choice.
+            # A trick being assigned: the heuristic's placement, refined_action's, the
+            # level's so far, and whether it had a choice.
             trick: tuple[frozenset[str], frozenset[str], set[str], list[bool]] | None = None
             while not g.is_over:
                 seat = g.to_act[0]

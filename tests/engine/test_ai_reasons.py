@@ -109,8 +109,7 @@ def test_a_trump_on_a_side_lead_takes_the_trick_only_where_trump_wins(
             if (g.phase is Phase.PLAY and g.trick and g.trump is not None
                     and all(SUIT_OF[c] != g.trump for _, c in g.trick)):
                 for other in g.legal_actions(seat):
-                    if (other != chosen
-                            and SUIT_OF[other.card_id] == g.trump):
+                    if other != chosen and SUIT_OF[other.card_id] == g.trump:
                         assert describe(g, seat, other) is expected
                         found += 1
             g.apply(seat, chosen)
