@@ -253,6 +253,13 @@ class Game(GameData):
         else:
             self._swap(seat, a, out)
 
+    def trick_keys(self) -> tuple[int, ...]:
+        """How every card (by id) ranks in the current, non-empty trick: the card with the
+        highest key wins it. A trump (only with ``trump_wins``; seed 000 has the highest card
+        of the led suit always win) beats the led suit, which beats the rest; within a suit
+        the higher id is the higher rank."""
+        return _WIN_KEY[SUIT_OF[self.trick[0][1]]][self.trump if self.rules.trump_wins else None]
+
     def _play(self, seat: int, c: int, out: list[ev.Event] | None) -> None:
         self.hands[seat].remove(c)
         trick = self.trick
@@ -265,10 +272,7 @@ class Game(GameData):
         if len(trick) < n:
             self.turn = (seat + 1) % n
             return
-        # The winner is the card with the highest key: a trump (only with trump_wins; seed 000
-        # has the highest card of the led suit always win) beats the led suit, which beats the
-        # rest; within a suit the higher id is the higher rank.
-        key = _WIN_KEY[SUIT_OF[trick[0][1]]][self.trump if self.rules.trump_wins else None]
+        key = self.trick_keys()
         winner = -1
         best = -2
         for s, x in trick:

@@ -261,15 +261,14 @@ def _wins(game: Game, card: int) -> bool:
     trick = game.trick
     if not trick:
         return True
-    trumps_win = game.rules.trump_wins
-    trump = game.trump if trumps_win else None
-    return _beats(card, trick_best(game, trumps_win), trump, _SUIT[trick[0][1]])
+    keys = game.trick_keys()  # the rules' own ranking, trump_wins or not
+    return keys[card] > max([keys[c] for _, c in trick])
 
 
-def trick_best(game: Game, trumps_win: bool = True) -> int:
-    """The card winning the current (non-empty) trick so far, a trump beating the led suit
-    if ``trumps_win`` (the rules' ``trump_wins``; the policies assume it under every rules)."""
-    trump = game.trump if trumps_win else None
+def trick_best(game: Game) -> int:
+    """The card winning the current (non-empty) trick so far, as the policies see it: a
+    trump beats the led suit under every rules (see :func:`_choose_play`)."""
+    trump = game.trump
     trick = game.trick
     led = _SUIT[trick[0][1]]
     # The highest (trump, led suit, id), as one int: the flags outweigh any id (below 64).
@@ -342,9 +341,10 @@ def _choose_play(
             choice = _low(cards, trump)
         reason = _WHY_LEAD_LOW
     else:
-        # _wins for each card, the trick's best card found once. Both policies take a trump
-        # for a winner even without trump_wins (seed 000): knowing better measured no
-        # stronger, and a worse model of `strong` (docs/ai-lab.md).
+        # Which cards win, the trick's best card found once. Unlike _wins (the hint's words,
+        # by the rules), both policies take a trump for a winner even without trump_wins
+        # (seed 000): knowing better measured no stronger, and a worse model of `strong`
+        # (docs/ai-lab.md).
         best, led = trick_best(game), _SUIT[trick[0][1]]
         winners = [c for c in cards if _beats(c, best, trump, led)]
         stakes = trick_stakes(game, [])
