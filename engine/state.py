@@ -254,10 +254,8 @@ class Game(GameData):
             self._swap(seat, a, out)
 
     def trick_keys(self) -> tuple[int, ...]:
-        """How every card (by id) ranks in the current, non-empty trick: the card with the
-        highest key wins it. A trump (only with ``trump_wins``; seed 000 has the highest card
-        of the led suit always win) beats the led suit, which beats the rest; within a suit
-        the higher id is the higher rank."""
+        """Every card's rank (by id) in the current trick, highest wins: see ``_WIN_KEY``
+        (a trump only with ``trump_wins``; seed 000 has the led suit's highest always win)."""
         return _WIN_KEY[SUIT_OF[self.trick[0][1]]][self.trump if self.rules.trump_wins else None]
 
     def _play(self, seat: int, c: int, out: list[ev.Event] | None) -> None:
